@@ -1,0 +1,46 @@
+"""samecode: find near-duplicate code and text with halo hashes and ngram selection.
+
+A drop-in for the SameCode 0.5.1 API (:mod:`samecode.chunking`, :mod:`samecode.halohash`)
+with identical outputs, its defects fixed, and ``bitarray`` as its only dependency.
+
+>>> import samecode
+>>> a = samecode.BitAverageHaloHash(b"a b c d e f".split(), size_in_bits=64)
+>>> b = samecode.BitAverageHaloHash(b"a b c d e g".split(), size_in_bits=64)
+>>> 0 < a.distance(b) < 32
+True
+"""
+
+from samecode.chunking import ngrams, select_ngrams, token_fingerprint
+from samecode.halohash import (
+    SIZES_IN_BITS,
+    BitAverageHaloHash,
+    SliceLengthError,
+    bit_to_num,
+    bitarray_from_bytes,
+    byte_hamming_distance,
+    common_chunks,
+    common_chunks_from_hexdigest,
+    decode_vector,
+    hamming_distance,
+    slices,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SIZES_IN_BITS",
+    "BitAverageHaloHash",
+    "SliceLengthError",
+    "__version__",
+    "bit_to_num",
+    "bitarray_from_bytes",
+    "byte_hamming_distance",
+    "common_chunks",
+    "common_chunks_from_hexdigest",
+    "decode_vector",
+    "hamming_distance",
+    "ngrams",
+    "select_ngrams",
+    "slices",
+    "token_fingerprint",
+]
