@@ -19,18 +19,20 @@ from __future__ import annotations
 import operator
 import zlib
 from collections.abc import Iterable, Iterator
-from itertools import islice, tee
+from itertools import chain, compress, count, islice, tee
 from typing import Any, TypeVar
 
 __all__ = ["ngrams", "select_ngrams", "token_fingerprint"]
 
 _T = TypeVar("_T")
 _MISSING: Any = object()
-# Fingerprints are remembered for tokens of these exact types: for them, equal tokens
-# always have equal text, so a remembered value is always right. (Not so for floats,
-# where 0.0 == -0.0, or for bool, where True == 1.)
-_REMEMBERED_TYPES = (int, bytes)
+# Fingerprints are remembered only for tokens of these exact types: within one of them,
+# equal tokens always have equal text. (Not so across types, 1 == 1.0 == True, nor for
+# floats, where 0.0 == -0.0.)
+_REMEMBERED_TYPES = (str, int, bytes)
 _MAX_REMEMBERED = 1 << 18
+# ngrams are fingerprinted this many at a time, so that the work per token runs in C.
+_BATCH = 4096
 
 
 def _check_length(ngram_length: object) -> int:
@@ -102,33 +104,53 @@ def token_fingerprint(token: object) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-class _Fingerprints(dict[Any, int]):
-    """Token -> fingerprint, remembering only tokens for which that is always safe."""
+class _Remembered(dict[Any, int]):
+    """Token -> fingerprint for tokens of one exact type, forgetting all when it grows large."""
 
-    __slots__ = ("_by_type",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._by_type: dict[tuple[type, Any], int] = {}
+    __slots__ = ()
 
     def __missing__(self, token: Any) -> int:
-        kind = type(token)
-        if kind is str:
-            value = zlib.crc32(token.encode("utf-8"))
+        value = token_fingerprint(token)
+        if len(self) >= _MAX_REMEMBERED:
+            self.clear()
+        self[token] = value
+        return value
+
+
+class _Typed(dict[tuple[type, Any], int]):
+    """(type, token) -> fingerprint, for batches that mix token types."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: tuple[type, Any]) -> int:
+        kind, token = key
+        value = token_fingerprint(token)
+        if kind in _REMEMBERED_TYPES:
             if len(self) >= _MAX_REMEMBERED:
                 self.clear()
-            self[token] = value
-            return value
-        if kind in _REMEMBERED_TYPES:
-            key = (kind, token)
-            value = self._by_type.get(key, _MISSING)
-            if value is _MISSING:
-                value = zlib.crc32(str(token).encode("utf-8"))
-                if len(self._by_type) >= _MAX_REMEMBERED:
-                    self._by_type.clear()
-                self._by_type[key] = value
-            return int(value)
-        return token_fingerprint(token)
+            self[key] = value
+        return value
+
+
+class _Fingerprinter:
+    """Fingerprints a list of tokens at once, remembering what is safe to remember."""
+
+    __slots__ = ("_by_type", "_typed")
+
+    def __init__(self) -> None:
+        self._by_type = {kind: _Remembered() for kind in _REMEMBERED_TYPES}
+        self._typed = _Typed()
+
+    def __call__(self, tokens: list[Any]) -> list[int]:
+        kinds = set(map(type, tokens))
+        try:
+            if len(kinds) == 1:
+                remembered = self._by_type.get(kinds.pop())
+                if remembered is not None:
+                    return list(map(remembered.__getitem__, tokens))
+            return list(map(self._typed.__getitem__, zip(map(type, tokens), tokens)))
+        except TypeError:  # an unhashable token: nothing to remember it by
+            return list(map(token_fingerprint, tokens))
 
 
 def select_ngrams(ngrams: Iterable[Any], with_pos: bool = False) -> Iterator[Any]:
@@ -172,31 +194,49 @@ def select_ngrams(ngrams: Iterable[Any], with_pos: bool = False) -> Iterator[Any
 
 
 def _select_ngrams(iterator: Iterator[Any], with_pos: bool) -> Iterator[Any]:
-    lookup = _Fingerprints().__getitem__
+    fingerprints = _Fingerprinter()
+    start = 0
     last_yielded: Any = _MISSING
-    item: Any = _MISSING
-    for pos, ngram in enumerate(iterator):
-        try:
-            prints = list(map(lookup, ngram))
-        except TypeError:
-            # An unhashable token: fingerprint this ngram without remembering.
-            if not isinstance(ngram, Iterable):
-                raise TypeError(
-                    f"each ngram must be a sequence of tokens; got "
-                    f"{type(ngram).__name__} {ngram!r} at {pos}"
-                ) from None
-            if iter(ngram) is ngram:
-                raise TypeError(
-                    f"ngram {pos} is a one-shot iterator with unhashable tokens; "
-                    "give each ngram as a tuple or a list"
-                ) from None
-            prints = list(map(token_fingerprint, ngram))
-        if not prints:
-            raise ValueError(f"an ngram must hold at least one token; got {ngram!r} at {pos}")
-        item = (pos, ngram) if with_pos else ngram
-        smallest = min(prints)
-        if smallest == prints[0] or smallest == prints[-1] or pos == 0:
-            yield item
-            last_yielded = item
-    if item is not _MISSING and last_yielded != item:
-        yield item
+    last_item: Any = _MISSING
+    while batch := list(islice(iterator, _BATCH)):
+        chosen = _choose(batch, start, fingerprints)
+        if start == 0:
+            chosen[0] = True  # the first ngram is always kept
+        items: list[Any] = list(zip(count(start), batch)) if with_pos else batch
+        yield from compress(items, chosen)
+        if True in chosen:
+            last_yielded = items[len(chosen) - 1 - chosen[::-1].index(True)]
+        last_item = items[-1]
+        start += len(batch)
+    # The last ngram closes the selection, unless it was just yielded.
+    if last_item is not _MISSING and last_yielded != last_item:
+        yield last_item
+
+
+def _choose(batch: list[Any], start: int, fingerprints: _Fingerprinter) -> list[bool]:
+    """Return, for each ngram of ``batch``, whether its smallest fingerprint is at an end."""
+    try:
+        lengths = set(map(len, batch))
+    except TypeError:
+        lengths = set()  # ngrams without a length: take them one at a time
+    if len(lengths) != 1 or 0 in lengths:
+        return [_chosen_alone(ngram, start + offset, fingerprints) for offset, ngram in enumerate(batch)]
+    (k,) = lengths
+    prints = fingerprints(list(chain.from_iterable(batch)))
+    if k == 1:
+        return [True] * len(batch)
+    firsts, lasts = prints[0::k], prints[k - 1 :: k]
+    smallest = list(map(min, *(prints[i::k] for i in range(k))))
+    return list(map(operator.or_, map(operator.eq, smallest, firsts), map(operator.eq, smallest, lasts)))
+
+
+def _chosen_alone(ngram: Any, pos: int, fingerprints: _Fingerprinter) -> bool:
+    if not isinstance(ngram, Iterable):
+        raise TypeError(
+            f"each ngram must be a sequence of tokens; got {type(ngram).__name__} {ngram!r} at {pos}"
+        )
+    prints = fingerprints(list(ngram))
+    if not prints:
+        raise ValueError(f"an ngram must hold at least one token; got {ngram!r} at {pos}")
+    smallest = min(prints)
+    return smallest == prints[0] or smallest == prints[-1]
