@@ -93,7 +93,7 @@ def _short_tokens(count, seed):
 
 def _words(count, seed, vocabulary=5000):
     rng = random.Random(seed)
-    vocab = ["w%d" % i for i in range(vocabulary)]
+    vocab = [f"w{i}" for i in range(vocabulary)]
     # A skewed choice, as in real text: a few words are very common.
     weights = [1 / (rank + 1) for rank in range(vocabulary)]
     return rng.choices(vocab, weights=weights, k=count)
@@ -104,9 +104,11 @@ def _bench(request):
     if task in ("halo_list", "halo_update", "hashlib_floor"):
         data = _short_tokens(count, seed)
         if task == "halo_list":
+
             def run():
                 return BitAverageHaloHash(data, size_in_bits=size).hexdigest()
         elif task == "halo_update":
+
             def run():
                 h = BitAverageHaloHash(size_in_bits=size)
                 update = h.update
@@ -114,8 +116,15 @@ def _bench(request):
                     update(token)
                 return h.hexdigest()
         else:
-            name = {32: "md5", 64: "md5", 128: "md5", 160: "sha1", 256: "sha256",
-                    384: "sha384", 512: "sha512"}[size]
+            name = {
+                32: "md5",
+                64: "md5",
+                128: "md5",
+                160: "sha1",
+                256: "sha256",
+                384: "sha384",
+                512: "sha512",
+            }[size]
             constructor = getattr(hashlib, name)
 
             def run():

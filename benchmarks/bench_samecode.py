@@ -41,8 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     reference = peer_python("samecode-0.5.1", REFERENCE)
     ours = sys.executable
     tasks = [
-        ("BitAverageHaloHash(200k tokens), 128 bits", {"task": "halo_list", "size": 128, "count": 200_000}),
-        ("BitAverageHaloHash(200k tokens), 256 bits", {"task": "halo_list", "size": 256, "count": 200_000}),
+        (
+            "BitAverageHaloHash(200k tokens), 128 bits",
+            {"task": "halo_list", "size": 128, "count": 200_000},
+        ),
+        (
+            "BitAverageHaloHash(200k tokens), 256 bits",
+            {"task": "halo_list", "size": 256, "count": 200_000},
+        ),
         ("200k x update(token), 128 bits", {"task": "halo_update", "size": 128, "count": 200_000}),
         ("200k x update(token), 256 bits", {"task": "halo_update", "size": 256, "count": 200_000}),
         ("select_ngrams, 1M 4-grams of str", {"task": "select_ngrams_str", "count": 1_000_000}),
@@ -60,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             floor_s, _ = _median_run(ours, {**request, "task": "hashlib_floor"}, args.repeat)
             floor = f"{floor_s:.3f} s ({ours_s / floor_s:.2f}x)"
         rows.append((label, theirs_s, ours_s, theirs_s / ours_s, floor))
-    print(f"Python {platform.python_version()} on {platform.machine()}; median of {args.repeat} runs"
-          + (" (quick: a tenth of the data)" if args.quick else ""))
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}; median of {args.repeat} runs"
+        + (" (quick: a tenth of the data)" if args.quick else "")
+    )
     print()
     header = ("task", "0.5.1", "samecode", "speed-up", "hashlib floor (ours / floor)")
     widths = [max(len(header[0]), *(len(r[0]) for r in rows)), 9, 9, 8, 28]

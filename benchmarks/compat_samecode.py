@@ -66,15 +66,19 @@ def make_cases(count: int, seed: int) -> list[dict[str, Any]]:
         roll = index % 20
         if roll < 14:
             size = SIZES[index % len(SIZES)]
-            first = _features(rng, rng.choice([0, 1, 2, 3, rng.randint(4, 40), rng.randint(40, 300)]))
-            cases.append({
-                "kind": "halo",
-                "size": size,
-                "a": first,
-                "b": _edit(rng, first),
-                "chunk_bytes": rng.sample(_divisors(size // 8), k=2),
-                "chunk_bits": rng.sample(_divisors(size), k=3),
-            })
+            first = _features(
+                rng, rng.choice([0, 1, 2, 3, rng.randint(4, 40), rng.randint(40, 300)])
+            )
+            cases.append(
+                {
+                    "kind": "halo",
+                    "size": size,
+                    "a": first,
+                    "b": _edit(rng, first),
+                    "chunk_bytes": rng.sample(_divisors(size // 8), k=2),
+                    "chunk_bits": rng.sample(_divisors(size), k=3),
+                }
+            )
         elif roll < 17:
             tokens = [_token(rng) for _ in range(rng.randint(0, 12))]
             cases.append({"kind": "ngrams", "tokens": tokens, "n": rng.randint(1, 6)})
@@ -88,7 +92,9 @@ def make_cases(count: int, seed: int) -> list[dict[str, Any]]:
     return cases
 
 
-def compare(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[str]:
+def compare(
+    ours: list[dict[str, Any]], theirs: list[dict[str, Any]], cases: list[dict[str, Any]]
+) -> list[str]:
     """Return a line for every output that differs."""
     mismatches = []
     for index, (mine, ref, case) in enumerate(zip(ours, theirs, cases)):

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from enum import Enum
 
 import pytest
-from reference import naive_select_ngrams
 
 import samecode
 from samecode import chunking
 from samecode.chunking import ngrams, select_ngrams, token_fingerprint
+
+from reference import naive_select_ngrams
 
 GRAMS = [(2, 1, 3), (1, 1, 3), (5, 1, 3), (2, 6, 1), (7, 3, 4)]
 

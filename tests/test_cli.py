@@ -25,7 +25,9 @@ def test_features_words_and_ngrams() -> None:
 def test_fingerprint_file_matches_library(tmp_path: Path) -> None:
     path = tmp_path / "t.txt"
     path.write_bytes(b"alpha beta\ngamma")
-    assert fingerprint_file(path, 64) == BitAverageHaloHash([b"alpha", b"beta", b"gamma"], size_in_bits=64)
+    assert fingerprint_file(path, 64) == BitAverageHaloHash(
+        [b"alpha", b"beta", b"gamma"], size_in_bits=64
+    )
 
 
 def test_compare_prints_both_hashes_and_distance(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,7 +69,9 @@ def test_missing_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ([], "the following arguments are required"),
     ],
 )
-def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2

@@ -10,7 +10,6 @@ import tracemalloc
 
 import pytest
 from bitarray import bitarray
-from reference import naive_halo_digest
 
 import samecode
 from samecode import halohash
@@ -27,6 +26,8 @@ from samecode.halohash import (
     hamming_distance,
     slices,
 )
+
+from reference import naive_halo_digest
 
 WORDS = b"the quick brown fox jumps over the lazy dog and runs away".split()
 
@@ -71,7 +72,9 @@ def test_ties_give_zero() -> None:
 
 @pytest.mark.parametrize("size", [0, 8, 100, 127, 129, 1024, -128])
 def test_unsupported_size_is_a_value_error_naming_the_sizes(size: int) -> None:
-    with pytest.raises(ValueError, match=r"one of 32, 64, 128, 160, 256, 384, 512; got " + str(size)):
+    with pytest.raises(
+        ValueError, match=r"one of 32, 64, 128, 160, 256, 384, 512; got " + str(size)
+    ):
         BitAverageHaloHash(size_in_bits=size)
 
 
@@ -147,7 +150,9 @@ def test_failed_update_is_all_or_nothing_across_batches(monkeypatch: pytest.Monk
 
 def test_small_batches_give_the_same_digest(monkeypatch: pytest.MonkeyPatch) -> None:
     features = [b"feature %d" % i for i in range(1000)]
-    expected = {size: BitAverageHaloHash(features, size_in_bits=size).digest() for size in SIZES_IN_BITS}
+    expected = {
+        size: BitAverageHaloHash(features, size_in_bits=size).digest() for size in SIZES_IN_BITS
+    }
     monkeypatch.setattr(halohash, "_PENDING_LIMIT", 200)
     for size in SIZES_IN_BITS:
         assert BitAverageHaloHash(features, size_in_bits=size).digest() == expected[size]
@@ -229,7 +234,10 @@ def test_equality_is_by_type_size_and_digest() -> None:
 
 def test_repr_names_size_count_and_digest() -> None:
     h = BitAverageHaloHash([b"a", b"b"], size_in_bits=32)
-    assert repr(h) == f"<BitAverageHaloHash size_in_bits=32 elements=2 hexdigest={h.hexdigest().decode()}>"
+    assert (
+        repr(h)
+        == f"<BitAverageHaloHash size_in_bits=32 elements=2 hexdigest={h.hexdigest().decode()}>"
+    )
 
 
 # -- combine, copy, pickle, rebuild ------------------------------------------------------
@@ -395,7 +403,9 @@ def test_slices() -> None:
     assert slices([1, 2, 3, 4, 5, 6], 2) == [(1, 2), (3, 4), (5, 6)]
     assert slices(b"abcd", 4) == [(97, 98, 99, 100)]
     assert slices([], 3) == []
-    with pytest.raises(SliceLengthError, match=r"length of s \(6\) must be a multiple of size \(4\)"):
+    with pytest.raises(
+        SliceLengthError, match=r"length of s \(6\) must be a multiple of size \(4\)"
+    ):
         slices([1, 2, 3, 4, 5, 6], 4)
     # old code that caught AssertionError, and new code that catches ValueError, both work
     with pytest.raises(AssertionError):

@@ -6,12 +6,13 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import naive_halo_digest, naive_ngrams, naive_select_ngrams
 
 from samecode import chunking
 from samecode._columns import column_ones
 from samecode.chunking import ngrams, select_ngrams
 from samecode.halohash import SIZES_IN_BITS, BitAverageHaloHash
+
+from reference import naive_halo_digest, naive_ngrams, naive_select_ngrams
 
 sizes = st.sampled_from(SIZES_IN_BITS)
 features = st.lists(st.binary(max_size=8), max_size=40)
@@ -33,14 +34,21 @@ def test_distance_is_symmetric_and_bounded(f1: list[bytes], f2: list[bytes], siz
 
 @given(features, sizes)
 def test_distance_to_equal_input_is_zero(fs: list[bytes], size: int) -> None:
-    assert BitAverageHaloHash(fs, size_in_bits=size).distance(BitAverageHaloHash(list(fs), size_in_bits=size)) == 0
+    assert (
+        BitAverageHaloHash(fs, size_in_bits=size).distance(
+            BitAverageHaloHash(list(fs), size_in_bits=size)
+        )
+        == 0
+    )
 
 
 @given(features, sizes, st.randoms(use_true_random=False))
 def test_feature_order_does_not_change_the_digest(fs: list[bytes], size: int, rnd: Any) -> None:
     shuffled = list(fs)
     rnd.shuffle(shuffled)
-    assert BitAverageHaloHash(fs, size_in_bits=size) == BitAverageHaloHash(shuffled, size_in_bits=size)
+    assert BitAverageHaloHash(fs, size_in_bits=size) == BitAverageHaloHash(
+        shuffled, size_in_bits=size
+    )
 
 
 @given(st.lists(features, min_size=1, max_size=5), sizes)
@@ -88,11 +96,18 @@ def test_ngrams_equal_naive_windows(items: list[Any], n: int) -> None:
 
 
 @given(
-    st.lists(st.lists(st.sampled_from(["a", "b", "c", 1, 2, 1.0, True, b"a"]), min_size=1, max_size=5).map(tuple), max_size=40),
+    st.lists(
+        st.lists(
+            st.sampled_from(["a", "b", "c", 1, 2, 1.0, True, b"a"]), min_size=1, max_size=5
+        ).map(tuple),
+        max_size=40,
+    ),
     st.booleans(),
     st.integers(1, 7),
 )
-def test_select_ngrams_equals_naive_selection(grams: list[tuple[Any, ...]], with_pos: bool, batch: int) -> None:
+def test_select_ngrams_equals_naive_selection(
+    grams: list[tuple[Any, ...]], with_pos: bool, batch: int
+) -> None:
     original = chunking._BATCH
     chunking._BATCH = batch
     try:
@@ -101,7 +116,10 @@ def test_select_ngrams_equals_naive_selection(grams: list[tuple[Any, ...]], with
         chunking._BATCH = original
 
 
-@given(st.lists(st.text(alphabet="abcdef", min_size=1, max_size=2), min_size=0, max_size=60), st.integers(2, 5))
+@given(
+    st.lists(st.text(alphabet="abcdef", min_size=1, max_size=2), min_size=0, max_size=60),
+    st.integers(2, 5),
+)
 def test_select_ngrams_is_a_subsequence_keeping_first_and_last(words: list[str], n: int) -> None:
     grams = list(ngrams(words, n))
     chosen = list(select_ngrams(grams, with_pos=True))

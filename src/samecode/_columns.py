@@ -16,6 +16,7 @@ from typing import Protocol
 
 __all__ = [
     "SIZES_IN_BITS",
+    "BytesLike",
     "FeatureHasher",
     "check_size",
     "column_ones",
@@ -30,7 +31,8 @@ class _Digester(Protocol):
     def digest(self) -> bytes: ...
 
 
-FeatureHasher = Callable[[bytes], _Digester]
+BytesLike = bytes | bytearray | memoryview
+FeatureHasher = Callable[[BytesLike], _Digester]
 
 
 def _md5_constructor() -> FeatureHasher:
@@ -40,7 +42,7 @@ def _md5_constructor() -> FeatureHasher:
         hashlib.md5(b"probe")
     except ValueError:  # pragma: no cover - only on FIPS-restricted OpenSSL builds
 
-        def md5_not_for_security(data: bytes) -> _Digester:
+        def md5_not_for_security(data: BytesLike) -> _Digester:
             return hashlib.md5(data, usedforsecurity=False)
 
         return md5_not_for_security

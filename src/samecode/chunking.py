@@ -138,7 +138,7 @@ class _Fingerprinter:
     __slots__ = ("_by_type", "_typed")
 
     def __init__(self) -> None:
-        self._by_type = {kind: _Remembered() for kind in _REMEMBERED_TYPES}
+        self._by_type: dict[type, _Remembered] = {kind: _Remembered() for kind in _REMEMBERED_TYPES}
         self._typed = _Typed()
 
     def __call__(self, tokens: list[Any]) -> list[int]:
@@ -220,20 +220,25 @@ def _choose(batch: list[Any], start: int, fingerprints: _Fingerprinter) -> list[
     except TypeError:
         lengths = set()  # ngrams without a length: take them one at a time
     if len(lengths) != 1 or 0 in lengths:
-        return [_chosen_alone(ngram, start + offset, fingerprints) for offset, ngram in enumerate(batch)]
+        return [
+            _chosen_alone(ngram, start + offset, fingerprints) for offset, ngram in enumerate(batch)
+        ]
     (k,) = lengths
     prints = fingerprints(list(chain.from_iterable(batch)))
     if k == 1:
         return [True] * len(batch)
     firsts, lasts = prints[0::k], prints[k - 1 :: k]
     smallest = list(map(min, *(prints[i::k] for i in range(k))))
-    return list(map(operator.or_, map(operator.eq, smallest, firsts), map(operator.eq, smallest, lasts)))
+    return list(
+        map(operator.or_, map(operator.eq, smallest, firsts), map(operator.eq, smallest, lasts))
+    )
 
 
 def _chosen_alone(ngram: Any, pos: int, fingerprints: _Fingerprinter) -> bool:
     if not isinstance(ngram, Iterable):
         raise TypeError(
-            f"each ngram must be a sequence of tokens; got {type(ngram).__name__} {ngram!r} at {pos}"
+            "each ngram must be a sequence of tokens; "
+            f"got {type(ngram).__name__} {ngram!r} at {pos}"
         )
     prints = fingerprints(list(ngram))
     if not prints:

@@ -53,7 +53,9 @@ def features(data: bytes, ngram: int = 1) -> Iterator[bytes]:
     return (b" ".join(gram) for gram in ngrams(words, ngram))
 
 
-def fingerprint_file(path: str | Path, size_in_bits: int = 128, ngram: int = 1) -> BitAverageHaloHash:
+def fingerprint_file(
+    path: str | Path, size_in_bits: int = 128, ngram: int = 1
+) -> BitAverageHaloHash:
     """Return the halo hash of a file's features (see :func:`features`).
 
     :raises OSError: if the file cannot be read.
@@ -70,13 +72,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--size", type=int, default=128, choices=SIZES_IN_BITS, help="hash size in bits (default 128)"
+        "--size",
+        type=int,
+        default=128,
+        choices=SIZES_IN_BITS,
+        help="hash size in bits (default 128)",
     )
     common.add_argument(
         "--ngram", type=int, default=1, metavar="N", help="features are runs of N words (default 1)"
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    fp = commands.add_parser("fingerprint", parents=[common], help="print the halo hash of each file")
+    fp = commands.add_parser(
+        "fingerprint", parents=[common], help="print the halo hash of each file"
+    )
     fp.add_argument("files", nargs="+", type=Path, metavar="FILE")
     cmp = commands.add_parser("compare", parents=[common], help="compare two files")
     cmp.add_argument("first", type=Path, metavar="A")

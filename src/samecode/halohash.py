@@ -287,12 +287,12 @@ class BitAverageHaloHash:
 
     def _live_ones(self) -> list[int]:
         """Return the per-column counts of ones, with every pending digest counted."""
-        self._check_updatable()
+        ones = self._check_updatable()
         if self._pending:
             counts = column_ones(self._pending, self._stride, self._size)
-            self._ones = [a + b for a, b in zip(self._ones, counts)]
+            ones = self._ones = [a + b for a, b in zip(ones, counts)]
             self._pending = bytearray()
-        return self._ones
+        return ones
 
     def _ones_flushed(self) -> list[int] | None:
         return None if self._ones is None else self._live_ones()
@@ -364,8 +364,7 @@ class BitAverageHaloHash:
         if isinstance(other, BitAverageHaloHash):
             if other._size != self._size:
                 raise ValueError(
-                    f"cannot compare hashes of different sizes: {self._size} and "
-                    f"{other._size} bits"
+                    f"cannot compare hashes of different sizes: {self._size} and {other._size} bits"
                 )
             return (self.intdigest() ^ other.intdigest()).bit_count()
         return hamming_distance(self.hash(), other)
@@ -429,9 +428,7 @@ class BitAverageHaloHash:
             raise ValueError("combine needs at least one hash; got none")
         for part in parts:
             if not isinstance(part, cls):
-                raise TypeError(
-                    f"every item must be a {cls.__name__}; got {_describe(part)}"
-                )
+                raise TypeError(f"every item must be a {cls.__name__}; got {_describe(part)}")
         size = parts[0]._size
         sizes = sorted({part._size for part in parts})
         if len(sizes) > 1:
@@ -594,7 +591,7 @@ def bitarray_from_bytes(b: bytes | bytearray | memoryview) -> bitarray:
     if not isinstance(b, _BYTES_LIKE):
         raise TypeError(f"b must be bytes-like; got {_describe(b)}")
     bits = bitarray(endian="big")
-    bits.frombytes(b)
+    bits.frombytes(b.tobytes() if isinstance(b, memoryview) else b)
     return bits
 
 
@@ -673,14 +670,16 @@ def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
     return list(zip(*[iter(s)] * size))
 
 
-def _count_equal_chunks(x1: Sequence[Any], x2: Sequence[Any], size: int, unit: str) -> int:
+def _count_equal_chunks(x1: Any, x2: Any, size: int, unit: str) -> int:
     if len(x1) != len(x2):
         raise ValueError(f"the two hashes differ in length: {len(x1)} and {len(x2)} {unit}")
     pieces1, pieces2 = slices(x1, size), slices(x2, size)
     return sum(1 for p1, p2 in zip(pieces1, pieces2) if p1 == p2)
 
 
-def common_chunks_from_hexdigest(h1: str | bytes, h2: str | bytes, chunk_bytes_length: int = 4) -> int:
+def common_chunks_from_hexdigest(
+    h1: str | bytes, h2: str | bytes, chunk_bytes_length: int = 4
+) -> int:
     """Return how many aligned pieces of two hex digests are equal, cutting them by *bits*.
 
     Despite its name, ``chunk_bytes_length`` counts **bits** here: the two digests are
