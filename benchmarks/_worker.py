@@ -29,9 +29,7 @@ from samecode.halohash import (
 
 def _token(spec):
     kind, value = spec
-    if kind == "s":
-        return value
-    if kind == "i":
+    if kind in ("s", "i"):
         return value
     if kind == "b":
         return binascii.unhexlify(value)

@@ -104,17 +104,21 @@ def token_fingerprint(token: object) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
+def _remember(cache: dict[Any, int], key: Any, value: int) -> int:
+    """Store ``value`` under ``key``, first forgetting everything if ``cache`` is full."""
+    if len(cache) >= _MAX_REMEMBERED:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class _Remembered(dict[Any, int]):
-    """Token -> fingerprint for tokens of one exact type, forgetting all when it grows large."""
+    """Token -> fingerprint for tokens of one exact type."""
 
     __slots__ = ()
 
     def __missing__(self, token: Any) -> int:
-        value = token_fingerprint(token)
-        if len(self) >= _MAX_REMEMBERED:
-            self.clear()
-        self[token] = value
-        return value
+        return _remember(self, token, token_fingerprint(token))
 
 
 class _Typed(dict[tuple[type, Any], int]):
@@ -125,11 +129,7 @@ class _Typed(dict[tuple[type, Any], int]):
     def __missing__(self, key: tuple[type, Any]) -> int:
         kind, token = key
         value = token_fingerprint(token)
-        if kind in _REMEMBERED_TYPES:
-            if len(self) >= _MAX_REMEMBERED:
-                self.clear()
-            self[key] = value
-        return value
+        return _remember(self, key, value) if kind in _REMEMBERED_TYPES else value
 
 
 class _Fingerprinter:

@@ -109,10 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path, h in zip(paths, hashes):
         print(f"{h.hexdigest().decode()}  {path}  ({h.elements_count} features)")
     if args.command == "compare":
-        first, second = hashes
-        distance = first.distance(second)
+        distance = hashes[0].distance(hashes[1])
         print(
-            f"distance: {distance} of {args.size} bits; similarity {first.similarity(second):.3f}"
+            f"distance: {distance} of {args.size} bits; similarity {1 - distance / args.size:.3f}"
         )
     return 0
 

@@ -141,8 +141,8 @@ class BitAverageHaloHash:
     __slots__ = ("_count", "_digest", "_hasher", "_ones", "_pending", "_size", "_stride")
 
     def __init__(self, msg: Any = None, size_in_bits: int = 128) -> None:
-        self._size = check_size(size_in_bits)
         self._hasher, self._stride = feature_hasher(size_in_bits)
+        self._size = size_in_bits
         self._ones: list[int] | None = [0] * size_in_bits
         self._count = 0
         self._pending = bytearray()
@@ -542,9 +542,9 @@ class BitAverageHaloHash:
     def __setstate__(self, state: dict[str, Any]) -> None:
         if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
             raise ValueError(f"unsupported saved state for {type(self).__name__}: {state!r}")
-        size = check_size(state["size_in_bits"])
-        self._size = size
+        size = state["size_in_bits"]
         self._hasher, self._stride = feature_hasher(size)
+        self._size = size
         self._pending = bytearray()
         self._count = state["count"]
         ones = state["ones"]
