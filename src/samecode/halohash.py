@@ -19,16 +19,21 @@ True
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from bitarray import bitarray
-from bitarray.util import count_xor
 
-from samecode._columns import SIZES_IN_BITS, check_size, column_ones, feature_hasher
+from samecode._columns import SIZES_IN_BITS, column_ones, feature_hasher
+from samecode.fingerprint import (
+    Fingerprint,
+    b64_bytes,
+    bit_distance,
+    bits_of,
+    describe,
+    unhex,
+)
 
 __all__ = [
     "SIZES_IN_BITS",
@@ -76,17 +81,10 @@ class _HasDigest(Protocol):
     def digest(self) -> bytes: ...
 
 
-def _describe(value: object) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
-
-
 def _bad_feature(feature: object) -> TypeError:
     hint = " (encode text first, e.g. text.encode('utf-8'))" if isinstance(feature, str) else ""
     return TypeError(
-        f"a feature must be bytes, bytearray or memoryview{hint}; got {_describe(feature)}"
+        f"a feature must be bytes, bytearray or memoryview{hint}; got {describe(feature)}"
     )
 
 
@@ -100,7 +98,7 @@ def _batches(items: Iterable[_T], size: int) -> Iterator[Sequence[_T]]:
         yield batch
 
 
-class BitAverageHaloHash:
+class BitAverageHaloHash(Fingerprint):
     """A halo hash that takes, for each bit, the minority vote of the features' hashes.
 
     Each feature (a byte string) is hashed with the feature hash of the size: MD5 for 32,
@@ -138,7 +136,9 @@ class BitAverageHaloHash:
     True
     """
 
-    __slots__ = ("_count", "_digest", "_hasher", "_ones", "_pending", "_size", "_stride")
+    __slots__ = ("_hasher", "_ones", "_pending", "_stride")
+
+    SIZES = SIZES_IN_BITS
 
     def __init__(self, msg: Any = None, size_in_bits: int = 128) -> None:
         self._hasher, self._stride = feature_hasher(size_in_bits)
@@ -148,35 +148,6 @@ class BitAverageHaloHash:
         self._pending = bytearray()
         self._digest: bytes | None = None
         self.update(msg)
-
-    # -- sizes -------------------------------------------------------------------------
-
-    @property
-    def size_in_bits(self) -> int:
-        """The size of this hash in bits.
-
-        >>> BitAverageHaloHash(size_in_bits=256).size_in_bits
-        256
-        """
-        return self._size
-
-    @property
-    def digest_size(self) -> int:
-        """The size of this hash's digest in bytes.
-
-        >>> BitAverageHaloHash(size_in_bits=160).digest_size
-        20
-        """
-        return self._size // 8
-
-    @property
-    def elements_count(self) -> int | None:
-        """How many features this hash has seen (``None`` if rebuilt from a digest).
-
-        >>> BitAverageHaloHash([b"a", b"", b"b", b"a"]).elements_count
-        3
-        """
-        return None if self._ones is None else self._count
 
     @property
     def columns(self) -> list[int] | None:
@@ -279,10 +250,7 @@ class BitAverageHaloHash:
 
     def _check_updatable(self) -> list[int]:
         if self._ones is None:
-            raise ValueError(
-                "this hash was rebuilt from a digest: its column totals are unknown, so it "
-                "cannot take more features or be combined"
-            )
+            raise self._frozen_error()
         return self._ones
 
     def _live_ones(self) -> list[int]:
@@ -299,233 +267,26 @@ class BitAverageHaloHash:
 
     # -- reading -----------------------------------------------------------------------
 
-    def digest(self) -> bytes:
-        """Return the hash as ``digest_size`` raw bytes.
+    def _compute_digest(self) -> bytes:
+        ones = self._live_ones()
+        count = self._count
+        bits = "".join(["1" if 2 * o < count else "0" for o in ones])
+        return int(bits, 2).to_bytes(self._size // 8, "big")
 
-        >>> BitAverageHaloHash([b"a", b"b"], size_in_bits=32).digest()
-        b'a\\x14\\x80\\x00'
-        """
-        if self._digest is None:
-            ones = self._live_ones()  # a hash rebuilt from a digest always has one
-            count = self._count
-            bits = "".join(["1" if 2 * o < count else "0" for o in ones])
-            self._digest = int(bits, 2).to_bytes(self._size // 8, "big")
-        return self._digest
+    def _is_frozen(self) -> bool:
+        return self._ones is None
 
-    def hexdigest(self) -> bytes:
-        """Return the digest as hexadecimal ``bytes`` (as SameCode 0.5.1 does, not ``str``).
+    def _freeze(self, digest: bytes) -> None:
+        self._ones = None
+        self._pending = bytearray()
+        self._digest = digest
 
-        >>> BitAverageHaloHash([b"a", b"b"], size_in_bits=32).hexdigest()
-        b'61148000'
-        """
-        return binascii.hexlify(self.digest())
-
-    def b64digest(self) -> bytes:
-        """Return the digest as URL-safe base64 ``bytes``, with padding.
-
-        >>> BitAverageHaloHash([b"a", b"b"], size_in_bits=32).b64digest()
-        b'YRSAAA=='
-        """
-        return base64.urlsafe_b64encode(self.digest())
-
-    def intdigest(self) -> int:
-        """Return the digest as an unsigned integer, first bit most significant.
-
-        >>> h = BitAverageHaloHash([b"a", b"b"], size_in_bits=32)
-        >>> hex(h.intdigest())
-        '0x61148000'
-        """
-        return int.from_bytes(self.digest(), "big")
-
-    def hash(self) -> bitarray:
-        """Return the hash as a big-endian :class:`bitarray.bitarray`.
-
-        >>> BitAverageHaloHash([b"a", b"b"], size_in_bits=32).hash()
-        bitarray('01100001000101001000000000000000')
-        """
-        return bitarray_from_bytes(self.digest())
-
-    # -- comparing ---------------------------------------------------------------------
-
-    def distance(self, other: BitAverageHaloHash | bitarray | _HasHash) -> int:
-        """Return the Hamming distance (the number of differing bits) to ``other``.
-
-        :param other: a hash of the same size, or a bitarray of the same length.
-        :raises ValueError: if the sizes differ.
-        :raises TypeError: if ``other`` is neither a hash nor a bitarray.
-
-        >>> a = BitAverageHaloHash([b"a", b"b", b"c"], size_in_bits=32)
-        >>> b = BitAverageHaloHash([b"a", b"b", b"d"], size_in_bits=32)
-        >>> a.distance(b) == b.distance(a) == hamming_distance(a.hash(), b.hash())
-        True
-        >>> a.distance(a)
-        0
-        """
-        if isinstance(other, BitAverageHaloHash):
-            if other._size != self._size:
-                raise ValueError(
-                    f"cannot compare hashes of different sizes: {self._size} and {other._size} bits"
-                )
-            return (self.intdigest() ^ other.intdigest()).bit_count()
-        return hamming_distance(self.hash(), other)
-
-    def similarity(self, other: BitAverageHaloHash | bitarray | _HasHash) -> float:
-        """Return ``1 - distance / size_in_bits``: 1.0 for equal hashes, about 0.5 for unrelated.
-
-        :raises ValueError: if the sizes differ.
-
-        >>> a = BitAverageHaloHash([b"x", b"y"], size_in_bits=32)
-        >>> a.similarity(a)
-        1.0
-        """
-        return 1 - self.distance(other) / self._size
-
-    def __eq__(self, other: object) -> bool:
-        """Hashes are equal when they have the same type, size and digest."""
-        if not isinstance(other, BitAverageHaloHash):
-            return NotImplemented
-        return (
-            type(self) is type(other)
-            and self._size == other._size
-            and self.digest() == other.digest()
-        )
-
-    # A hash changes as it is updated, so it cannot be a dict key; use digest() for that.
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        count = "unknown" if self._ones is None else str(self._count)
-        return (
-            f"<{type(self).__name__} size_in_bits={self._size} elements={count} "
-            f"hexdigest={self.hexdigest().decode('ascii')}>"
-        )
-
-    # -- building ----------------------------------------------------------------------
-
-    @classmethod
-    def combine(cls: type[_H], hashes: Iterable[_H]) -> _H:
-        """Return one hash of all the features of ``hashes``, at their common size.
-
-        The result is the hash of every feature the parts have seen, as if they had
-        all been fed to one hash; the parts are not changed. (In SameCode 0.5.1 this
-        method always failed.)
-
-        :param hashes: one or more hashes of this class and of one size.
-        :raises TypeError: if an item is not a hash of this class.
-        :raises ValueError: if ``hashes`` is empty, the sizes differ, or a part was
-            rebuilt from a digest.
-
-        >>> words = b"one two three four five six".split()
-        >>> left = BitAverageHaloHash(words[:2], size_in_bits=64)
-        >>> right = BitAverageHaloHash(words[2:], size_in_bits=64)
-        >>> BitAverageHaloHash.combine([left, right]) == BitAverageHaloHash(words, size_in_bits=64)
-        True
-        """
-        parts = list(hashes) if isinstance(hashes, Iterable) else None
-        if parts is None:
-            raise TypeError(f"hashes must be an iterable of hashes; got {_describe(hashes)}")
-        if not parts:
-            raise ValueError("combine needs at least one hash; got none")
+    def _merge(self, parts: list[Any]) -> None:
+        totals = [0] * self._size
         for part in parts:
-            if not isinstance(part, cls):
-                raise TypeError(f"every item must be a {cls.__name__}; got {_describe(part)}")
-        size = parts[0]._size
-        sizes = sorted({part._size for part in parts})
-        if len(sizes) > 1:
-            raise ValueError(f"all hashes must have the same size; got sizes {sizes}")
-        result = cls(size_in_bits=size)
-        totals = [0] * size
-        for part in parts:
-            ones = part._live_ones()
-            totals = [a + b for a, b in zip(totals, ones)]
-            result._count += part._count
-        result._ones = totals
-        return result
-
-    def copy(self: _H) -> _H:
-        """Return an independent copy of this hash.
-
-        >>> a = BitAverageHaloHash([b"x"], size_in_bits=32)
-        >>> b = a.copy()
-        >>> b.update(b"y")
-        >>> a.elements_count, b.elements_count
-        (1, 2)
-        """
-        clone = type(self).__new__(type(self))
-        clone.__setstate__(self.__getstate__())
-        return clone
-
-    @classmethod
-    def from_digest(cls: type[_H], digest: bytes | bytearray | memoryview) -> _H:
-        """Rebuild a hash from its :meth:`digest`; the size follows from the length.
-
-        The result compares, measures distances and prints like the original, but it
-        does not know the original's columns, so it cannot be updated or combined.
-
-        :param digest: 4, 8, 16, 20, 32, 48 or 64 bytes.
-        :raises TypeError: if ``digest`` is not bytes-like.
-        :raises ValueError: if its length is not the length of a supported size.
-
-        >>> h = BitAverageHaloHash([b"a", b"b"], size_in_bits=160)
-        >>> BitAverageHaloHash.from_digest(h.digest()) == h
-        True
-        """
-        if not isinstance(digest, _BYTES_LIKE):
-            raise TypeError(f"digest must be bytes-like; got {_describe(digest)}")
-        digest = bytes(digest)
-        size = _SIZE_BY_DIGEST_LENGTH.get(len(digest))
-        if size is None:
-            lengths = ", ".join(str(n) for n in _SIZE_BY_DIGEST_LENGTH)
-            raise ValueError(f"a digest must be {lengths} bytes long; got {len(digest)} bytes")
-        result = cls(size_in_bits=size)
-        result._ones = None
-        result._digest = digest
-        return result
-
-    @classmethod
-    def from_hexdigest(cls: type[_H], hexdigest: str | bytes) -> _H:
-        """Rebuild a hash from its :meth:`hexdigest` (``str`` or ``bytes``).
-
-        :raises ValueError: if the text is not hexadecimal or has the wrong length.
-
-        >>> h = BitAverageHaloHash([b"a", b"b"], size_in_bits=64)
-        >>> BitAverageHaloHash.from_hexdigest(h.hexdigest().decode()) == h
-        True
-        """
-        return cls.from_digest(_unhex(hexdigest, "hexdigest"))
-
-    @classmethod
-    def from_b64digest(cls: type[_H], b64digest: str | bytes) -> _H:
-        """Rebuild a hash from its :meth:`b64digest`.
-
-        :raises ValueError: if the text is not valid base64 or has the wrong length.
-
-        >>> h = BitAverageHaloHash([b"a", b"b"], size_in_bits=256)
-        >>> BitAverageHaloHash.from_b64digest(h.b64digest()) == h
-        True
-        """
-        return cls.from_digest(decode_vector(b64digest).tobytes())
-
-    @classmethod
-    def from_int(cls: type[_H], value: int, size_in_bits: int) -> _H:
-        """Rebuild a hash of ``size_in_bits`` from its :meth:`intdigest`.
-
-        :raises TypeError: if ``value`` is not an int.
-        :raises ValueError: if ``value`` is negative or does not fit in the size.
-
-        >>> h = BitAverageHaloHash([b"a", b"b"], size_in_bits=32)
-        >>> BitAverageHaloHash.from_int(h.intdigest(), 32) == h
-        True
-        """
-        check_size(size_in_bits)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"value must be an int; got {_describe(value)}")
-        if not 0 <= value < 1 << size_in_bits:
-            raise ValueError(
-                f"value must be in 0 .. 2**{size_in_bits} - 1 for {size_in_bits} bits; "
-                f"got {value!r}"
-            )
-        return cls.from_digest(value.to_bytes(size_in_bits // 8, "big"))
+            totals = [a + b for a, b in zip(totals, part._live_ones())]
+            self._count += part._count
+        self._ones = totals
 
     # -- pickling ----------------------------------------------------------------------
 
@@ -561,25 +322,6 @@ class BitAverageHaloHash:
 # -- functions ------------------------------------------------------------------------
 
 
-def _unhex(text: object, name: str) -> bytes:
-    if not isinstance(text, (str, bytes, bytearray)):
-        raise TypeError(f"{name} must be hexadecimal str or bytes; got {_describe(text)}")
-    try:
-        return binascii.unhexlify(text)
-    except (binascii.Error, ValueError) as error:
-        raise ValueError(f"{name} must be an even number of hex digits; got {text!r}") from error
-
-
-def _as_bits(value: object, name: str) -> bitarray:
-    if isinstance(value, bitarray):
-        return value
-    if isinstance(value, _HasHash):
-        return value.hash()
-    raise TypeError(
-        f"{name} must be a bitarray or a hash with a hash() method; got {_describe(value)}"
-    )
-
-
 def bitarray_from_bytes(b: bytes | bytearray | memoryview) -> bitarray:
     """Return the bits of the byte string ``b``, most significant bit of each byte first.
 
@@ -589,7 +331,7 @@ def bitarray_from_bytes(b: bytes | bytearray | memoryview) -> bitarray:
     bitarray('0000111110000000')
     """
     if not isinstance(b, _BYTES_LIKE):
-        raise TypeError(f"b must be bytes-like; got {_describe(b)}")
+        raise TypeError(f"b must be bytes-like; got {describe(b)}")
     bits = bitarray(endian="big")
     bits.frombytes(b.tobytes() if isinstance(b, memoryview) else b)
     return bits
@@ -609,7 +351,7 @@ def byte_hamming_distance(b1: str | bytes, b2: str | bytes) -> int:
     >>> byte_hamming_distance(b"1f22", b"1f23")
     1
     """
-    x1, x2 = _unhex(b1, "b1"), _unhex(b2, "b2")
+    x1, x2 = unhex(b1, "b1"), unhex(b2, "b2")
     if len(x1) != len(x2):
         raise ValueError(
             f"b1 and b2 must spell the same number of bytes; got {len(x1)} and {len(x2)}"
@@ -633,14 +375,7 @@ def hamming_distance(bv1: bitarray | _HasHash, bv2: bitarray | _HasHash) -> int:
     >>> hamming_distance(bitarray("11110000"), bitarray("00110011"))
     4
     """
-    bits1, bits2 = _as_bits(bv1, "bv1"), _as_bits(bv2, "bv2")
-    if len(bits1) != len(bits2):
-        raise ValueError(
-            f"bit vectors must have the same length; got {len(bits1)} and {len(bits2)}"
-        )
-    if bits1.endian != bits2.endian:
-        bits2 = bitarray(bits2, endian=bits1.endian)
-    return int(count_xor(bits1, bits2))
+    return bit_distance(bits_of(bv1, "bv1"), bits_of(bv2, "bv2"))
 
 
 def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
@@ -661,7 +396,7 @@ def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
     samecode.halohash.SliceLengthError: the length of s (6) must be a multiple of size (4)
     """
     if isinstance(size, bool) or not isinstance(size, int):
-        raise TypeError(f"size must be an int; got {_describe(size)}")
+        raise TypeError(f"size must be an int; got {describe(size)}")
     if size < 1:
         raise ValueError(f"size must be >= 1; got {size!r}")
     length = len(s)
@@ -698,8 +433,8 @@ def common_chunks_from_hexdigest(
     >>> byte_hamming_distance(a, b)
     8
     """
-    bits1 = bitarray_from_bytes(_unhex(h1, "h1"))
-    bits2 = bitarray_from_bytes(_unhex(h2, "h2"))
+    bits1 = bitarray_from_bytes(unhex(h1, "h1"))
+    bits2 = bitarray_from_bytes(unhex(h2, "h2"))
     return _count_equal_chunks(bits1, bits2, chunk_bytes_length, "bits")
 
 
@@ -726,7 +461,7 @@ def common_chunks(h1: _HasDigest, h2: _HasDigest, chunk_bytes_length: int = 4) -
     """
     for name, value in (("h1", h1), ("h2", h2)):
         if not isinstance(value, _HasDigest):
-            raise TypeError(f"{name} must be a hash with a digest() method; got {_describe(value)}")
+            raise TypeError(f"{name} must be a hash with a digest() method; got {describe(value)}")
     return _count_equal_chunks(h1.digest(), h2.digest(), chunk_bytes_length, "bytes")
 
 
@@ -743,7 +478,7 @@ def bit_to_num(bits: bitarray) -> int:
     True
     """
     if not isinstance(bits, bitarray):
-        raise TypeError(f"bits must be a bitarray; got {_describe(bits)}")
+        raise TypeError(f"bits must be a bitarray; got {describe(bits)}")
     return int(bits.to01() or "0", 2)
 
 
@@ -762,20 +497,5 @@ def decode_vector(b64_str: str | bytes) -> bitarray:
     >>> decode_vector("YRSAAA==") == decode_vector(b"YRSAAA==")
     True
     """
-    if isinstance(b64_str, str):
-        try:
-            data = b64_str.encode("ascii")
-        except UnicodeEncodeError as error:
-            raise ValueError(f"b64_str must be base64 text; got {b64_str!r}") from error
-    elif isinstance(b64_str, (bytes, bytearray)):
-        data = bytes(b64_str)
-    else:
-        raise TypeError(f"b64_str must be str or bytes; got {_describe(b64_str)}")
-    try:
-        decoded = base64.b64decode(data.translate(_URLSAFE_TO_STANDARD), validate=True)
-    except binascii.Error as error:
-        raise ValueError(f"b64_str must be valid base64 text; got {b64_str!r}") from error
+    decoded = b64_bytes(b64_str, "b64_str")
     return bitarray_from_bytes(decoded)
-
-
-_URLSAFE_TO_STANDARD = bytes.maketrans(b"-_", b"+/")
