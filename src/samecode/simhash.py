@@ -1,0 +1,487 @@
+"""Charikar's simhash, with weights and of any supported width, and simhash-py's functions.
+
+A simhash turns a weighted set of features into ``size_in_bits`` bits. Each feature is
+hashed; every bit position keeps a running total, to which a feature adds its weight
+where its hash has a ``1`` and subtracts it where it has a ``0``; the simhash has a ``1``
+where the total ends up positive (Charikar 2002). Two sets that share most of their weight
+get simhashes that differ in few bits: the expected fraction of differing bits is the
+angle between the two weight vectors divided by pi.
+
+:class:`SimHash` is the fingerprint object (the same protocol as the halo hashes, plus an
+integer :attr:`~SimHash.value`). The functions :func:`compute`, :func:`num_differing_bits`,
+:func:`shingle` and :func:`unsigned_hash` give exactly the results of simhash-py's
+functions of the same names, for code written against that package.
+
+>>> a = SimHash("the cat sat on the mat".split())
+>>> b = SimHash("the cat sat on a mat".split())
+>>> c = SimHash("completely different words here now".split())
+>>> a.distance(b) < a.distance(c)
+True
+>>> a.value == compute(unsigned_hash(t.encode()) for t in "the cat sat on the mat".split())
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from array import array
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import compress, islice
+from operator import methodcaller
+from typing import Any
+
+from bitarray import bitarray
+
+from samecode._columns import (
+    SIZES_IN_BITS,
+    add_planes,
+    column_planes,
+    feature_hasher,
+    plane_counts,
+    planes_above,
+    scale_planes,
+)
+from samecode.fingerprint import Fingerprint, describe
+
+__all__ = [
+    "SIZES_IN_BITS",
+    "SimHash",
+    "compute",
+    "num_differing_bits",
+    "shingle",
+    "unsigned_hash",
+]
+
+_STATE_VERSION = 1
+_BATCH = 1 << 14
+# Token -> truncated digest, per size. Text repeats its tokens (Zipf), so most lookups
+# hit; the cache is emptied when it would pass this many entries, which bounds memory.
+_CACHE_LIMIT = 1 << 16
+_CACHES: dict[int, dict[str | bytes, bytes]] = {size: {} for size in SIZES_IN_BITS}
+_TOKEN_TYPES = frozenset({str, bytes})
+_DIGEST = methodcaller("digest")
+_U64 = 1 << 64
+
+
+def _token_error(token: object) -> TypeError:
+    return TypeError(
+        "a feature must be a token (str or bytes-like) or a (token, weight) pair; "
+        f"got {describe(token)}"
+    )
+
+
+def _check_weight(weight: object) -> int | float:
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        raise TypeError(f"a weight must be an int or a float; got {describe(weight)}")
+    if isinstance(weight, float) and not math.isfinite(weight):
+        raise ValueError(f"a weight must be finite; got {weight!r}")
+    return weight
+
+
+class SimHash(Fingerprint):
+    """Charikar's simhash of weighted features, 32 to 512 bits wide.
+
+    Exactly: each token is hashed with the feature hash of the width (a ``str`` token
+    counts as its UTF-8 bytes) and the first ``size_in_bits`` bits of the digest are its
+    bits, most significant first. The hash is MD5 for 32, 64 and 128 bits (truncated to
+    4, 8 or 16 bytes), SHA-1 for 160, SHA-256, SHA-384 and SHA-512 for 256, 384 and 512:
+    the same table as :class:`~samecode.halohash.BitAverageHaloHash`. For every bit
+    position ``i``, ``V[i]`` is the sum over features of ``+weight`` where the token's
+    hash has a ``1`` and ``-weight`` where it has a ``0``; bit ``i`` of the simhash is
+    ``1`` exactly when ``V[i] > 0`` (so a tie, and no features at all, give ``0``).
+
+    At 64 bits the feature hash is simhash-py's :func:`unsigned_hash`, so
+    ``SimHash(tokens).value == compute(unsigned_hash(t) for t in tokens)``.
+
+    Features may be given as tokens (weight 1 each, duplicates counting every time),
+    ``(token, weight)`` pairs, or a mapping of token to weight. Weights are ints or
+    finite floats; a negative weight pushes away from the token's bits and a zero weight
+    changes nothing. Integer weights are counted exactly in any order; float weights are
+    added in floating point, so order can matter when a total is within rounding error
+    of zero.
+
+    :param features: optional first input, as for :meth:`update`.
+    :param size_in_bits: one of :data:`SIZES_IN_BITS`; 64 by default.
+    :raises TypeError: if ``size_in_bits`` is not an int, or a feature or weight has the
+        wrong type.
+    :raises ValueError: if ``size_in_bits`` is not supported, or a weight is not finite.
+
+    Runtime complexity: for tokens, one hash call per *distinct* token (a bounded cache
+    remembers recent tokens) and ``O(n * size_in_bits / 64)`` word operations in C;
+    ``(token, weight)`` pairs add a few Python steps per pair, and float weights
+    ``O(n * size_in_bits)`` steps in C. Memory is ``O(size_in_bits * log(total weight))``.
+
+    >>> h = SimHash(["a", "b", "c"], size_in_bits=32)
+    >>> h.hexdigest(), h.value
+    (b'0acb5df8', 181100024)
+    >>> SimHash({"a": 2, "b": 1, "c": 1}, 32) == SimHash(["a", "a", "b", "c"], 32)
+    True
+    >>> SimHash([("a", 0.5), ("b", 2.5)], 32).vector[:3]
+    [2.0, -3.0, -3.0]
+    """
+
+    __slots__ = ("_hasher", "_planes", "_stride", "_total", "_vector")
+
+    SIZES = SIZES_IN_BITS
+
+    def __init__(self, features: Any = None, size_in_bits: int = 64) -> None:
+        self._hasher, self._stride = feature_hasher(size_in_bits)
+        self._size = size_in_bits
+        self._count = 0
+        self._digest = None
+        self._planes: list[int] | None = []
+        self._total = 0
+        self._vector: list[float] | None = None
+        self.update(features)
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def value(self) -> int:
+        """The simhash as an unsigned integer (the same as :meth:`intdigest`).
+
+        >>> SimHash(["a", "b", "c"], size_in_bits=32).value == 0x0ACB5DF8
+        True
+        """
+        return self.intdigest()
+
+    def __int__(self) -> int:
+        return self.intdigest()
+
+    @property
+    def vector(self) -> list[int] | list[float] | None:
+        """Charikar's vector ``V``, first bit first (``None`` if rebuilt from its bits).
+
+        >>> h = SimHash(["a", "b", "c"], size_in_bits=32)
+        >>> [1 if v > 0 else 0 for v in h.vector] == h.hash().tolist()
+        True
+        """
+        planes = self._planes
+        if planes is None:
+            return None
+        counts = plane_counts(planes, 8 * self._stride)[: self._size]
+        ints = [2 * c - self._total for c in counts]
+        if self._vector is None:
+            return ints
+        return [i + v for i, v in zip(ints, self._vector)]
+
+    def _compute_digest(self) -> bytes:
+        planes = self._planes
+        if planes is None:  # pragma: no cover - a frozen hash always has its digest
+            raise self._frozen_error()
+        if self._vector is None:
+            width = 8 * self._stride
+            value = planes_above(planes, self._total // 2, width) >> (width - self._size)
+        else:
+            vector = self.vector or []
+            value = int("".join(["1" if v > 0 else "0" for v in vector]), 2)
+        return value.to_bytes(self._size // 8, "big")
+
+    # -- feeding -----------------------------------------------------------------------
+
+    def update(self, features: Any) -> None:
+        """Add features: an iterable of tokens or ``(token, weight)`` pairs, or a mapping.
+
+        A token is ``str`` (hashed as UTF-8) or bytes-like. ``None`` changes nothing. A
+        lone ``str`` or ``bytes`` is refused rather than read as a sequence of
+        characters: tokenize text first (see :mod:`samecode.tokens`). If anything is
+        rejected, the hash is left as it was before the call.
+
+        :raises TypeError: for a lone string, a feature or weight of the wrong type.
+        :raises ValueError: for a weight that is not finite, or if this hash was rebuilt
+            from its bits.
+
+        >>> h = SimHash(size_in_bits=64)
+        >>> h.update(["to", "be"])
+        >>> h.update({"or": 1, "not": 1})
+        >>> h.update([("to", 1), ("be", 1)])
+        >>> h == SimHash("to be or not to be".split())
+        True
+        >>> h.update("text")
+        Traceback (most recent call last):
+        ...
+        TypeError: features must be an iterable of tokens, (token, weight) pairs or a mapping; ...
+        """
+        if features is None:
+            return
+        if isinstance(features, (str, bytes, bytearray, memoryview)):
+            raise TypeError(
+                "features must be an iterable of tokens, (token, weight) pairs or a mapping; "
+                f"got a lone {type(features).__name__} (tokenize text first, e.g. with "
+                "samecode.tokens.words)"
+            )
+        if isinstance(features, Mapping):
+            features = features.items()
+        elif not isinstance(features, Iterable):
+            raise TypeError(
+                "features must be an iterable of tokens, (token, weight) pairs or a mapping; "
+                f"got {describe(features)}"
+            )
+        if self._planes is None:
+            raise self._frozen_error()
+        planes: list[int] = []
+        total = 0
+        count = 0
+        vector: list[float] | None = None
+        for batch in _batches(features):
+            count += len(batch)
+            if _TOKEN_TYPES.issuperset(map(type, batch)):
+                planes = add_planes(planes, column_planes(self._token_blob(batch), self._stride))
+                total += len(batch)
+                continue
+            by_weight, floats = self._weighed(batch)
+            for weight, digests in by_weight.items():
+                counted = column_planes(b"".join(digests), self._stride)
+                planes = add_planes(planes, scale_planes(counted, weight))
+                total += weight * len(digests)
+            if floats:
+                vector = self._float_vector(floats, vector)
+        if not count:
+            return
+        self._planes = add_planes(self._planes, planes)
+        self._total += total
+        if vector is not None:
+            mine = self._vector
+            self._vector = vector if mine is None else [a + b for a, b in zip(mine, vector)]
+        self._count += count
+        self._digest = None
+
+    def _token_blob(self, tokens: list[Any]) -> bytes:
+        """Return the digests of str/bytes tokens, end to end, via the cache."""
+        cache = _CACHES[self._size]
+        missing = set(tokens).difference(cache)
+        if 2 * len(missing) > len(tokens):  # mostly new tokens: hashing them all is cheaper
+            return b"".join(map(_DIGEST, map(self._hasher, _encoded(tokens))))
+        if missing:
+            if len(cache) + len(missing) > _CACHE_LIMIT:
+                cache.clear()
+            fresh = list(missing)
+            cache.update(zip(fresh, map(_DIGEST, map(self._hasher, _encoded(fresh)))))
+        return b"".join(map(cache.__getitem__, tokens))
+
+    def _token_digest(self, token: object) -> bytes:
+        if isinstance(token, str):
+            data: Any = token.encode("utf-8", "surrogatepass")
+        elif isinstance(token, (bytes, bytearray, memoryview)):
+            data = token
+        else:
+            raise _token_error(token)
+        return self._hasher(data).digest()
+
+    def _weighed(
+        self, batch: list[Any]
+    ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, float]]]:
+        """Split a batch into digests grouped by integer weight, and float-weighted ones."""
+        by_weight: dict[int, list[bytes]] = {}
+        floats: list[tuple[bytes, float]] = []
+        flip = (1 << (8 * self._stride)) - 1
+        for item in batch:
+            if isinstance(item, (tuple, list)):
+                if len(item) != 2:
+                    raise _token_error(item)
+                token, weight = item
+                weight = _check_weight(weight)
+            else:
+                token, weight = item, 1
+            digest = self._token_digest(token)
+            if isinstance(weight, float):
+                floats.append((digest, weight))
+            elif weight > 0:
+                by_weight.setdefault(weight, []).append(digest)
+            elif weight < 0:
+                flipped = int.from_bytes(digest, "big") ^ flip
+                by_weight.setdefault(-weight, []).append(flipped.to_bytes(self._stride, "big"))
+        return by_weight, floats
+
+    def _float_vector(
+        self, floats: list[tuple[bytes, float]], vector: list[float] | None
+    ) -> list[float]:
+        """Add the float-weighted features' ``+-weight`` totals to ``vector``."""
+        bits = bitarray(endian="big")
+        bits.frombytes(b"".join(digest for digest, _ in floats))
+        weights = [weight for _, weight in floats]
+        whole = math.fsum(weights)
+        width = 8 * self._stride
+        totals = [
+            2 * math.fsum(compress(weights, bits[i::width])) - whole for i in range(self._size)
+        ]
+        return totals if vector is None else [a + b for a, b in zip(vector, totals)]
+
+    # -- the Fingerprint protocol ------------------------------------------------------
+
+    def _is_frozen(self) -> bool:
+        return self._planes is None
+
+    def _freeze(self, digest: bytes) -> None:
+        self._planes = None
+        self._vector = None
+        self._digest = digest
+
+    def _merge(self, parts: list[Any]) -> None:
+        for part in parts:
+            self._planes = add_planes(self._planes or [], part._planes)
+            self._total += part._total
+            if part._vector is not None:
+                mine = self._vector
+                self._vector = (
+                    list(part._vector) if mine is None else list(map(sum, zip(mine, part._vector)))
+                )
+            self._count += part._count
+
+    def __getstate__(self) -> dict[str, Any]:
+        frozen = self._planes is None
+        return {
+            "version": _STATE_VERSION,
+            "size_in_bits": self._size,
+            "count": self._count,
+            "planes": None if frozen else list(self._planes or ()),
+            "total": self._total,
+            "vector": None if self._vector is None else list(self._vector),
+            "digest": self._digest if frozen else None,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
+            raise ValueError(f"unsupported saved state for {type(self).__name__}: {state!r}")
+        self.__init__(size_in_bits=state["size_in_bits"])  # type: ignore[misc]
+        self._count = state["count"]
+        if state["planes"] is None:
+            self._freeze(bytes(state["digest"]))
+            return
+        self._planes = list(state["planes"])
+        self._total = state["total"]
+        vector = state["vector"]
+        if vector is not None and len(vector) != self._size:
+            raise ValueError(f"saved state has {len(vector)} totals for {self._size} bits")
+        self._vector = None if vector is None else list(vector)
+
+
+def _encoded(tokens: list[Any]) -> list[Any]:
+    """Return str and bytes tokens as bytes, text as UTF-8 (lone surrogates kept as is)."""
+    kinds = set(map(type, tokens))
+    if str not in kinds:
+        return tokens
+    if bytes not in kinds:
+        try:
+            return list(map(str.encode, tokens))
+        except UnicodeEncodeError:
+            pass
+    return [t.encode("utf-8", "surrogatepass") if type(t) is str else t for t in tokens]
+
+
+def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
+    if isinstance(items, list):
+        for start in range(0, len(items), _BATCH):
+            yield items[start : start + _BATCH]
+        return
+    iterator = iter(items)
+    while batch := list(islice(iterator, _BATCH)):
+        yield batch
+
+
+# -- simhash-py's functions -----------------------------------------------------------
+
+
+def _check_u64(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int; got {describe(value)}")
+    if not 0 <= value < _U64:
+        raise ValueError(
+            f"{name} must be an unsigned 64-bit int (0 <= {name} < 2**64); got {value!r}"
+        )
+    return value
+
+
+def compute(hashes: Iterable[int]) -> int:
+    """Return the 64-bit simhash of 64-bit feature hashes, as simhash-py's ``compute``.
+
+    Bit ``i`` of the result is ``1`` exactly when more of the hashes have bit ``i`` set
+    than clear (a tie, and no hashes, give ``0``); every hash has weight 1.
+
+    :param hashes: an iterable of ints, each ``0 <= h < 2**64``.
+    :raises TypeError: if ``hashes`` is not iterable or holds something that is not an
+        int.
+    :raises ValueError: if a hash is negative or does not fit in 64 bits.
+
+    Runtime complexity: ``O(n)`` work in C (the hashes are packed into an array and
+    their bits counted by bit-sliced addition); no per-hash Python step.
+
+    >>> hex(compute([0xABCD, 0xBCDE, 0xCDEF]))
+    '0xadcf'
+    >>> compute([])
+    0
+    """
+    if not isinstance(hashes, Iterable):
+        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
+    values = hashes if isinstance(hashes, (list, tuple)) else list(hashes)
+    try:
+        packed = array("Q", values)
+    except (TypeError, OverflowError):
+        for value in values:
+            _check_u64(value, "every hash")
+        raise
+    if sys.byteorder == "little":
+        packed.byteswap()
+    return planes_above(column_planes(packed.tobytes(), 8), len(values) // 2, 64)
+
+
+def num_differing_bits(a: int, b: int) -> int:
+    """Return how many bits differ between two 64-bit ints (simhash-py's function).
+
+    :raises TypeError: if either is not an int.
+    :raises ValueError: if either is negative or does not fit in 64 bits.
+
+    >>> num_differing_bits(0xDEADBEEF, 0xDEADBEAD)
+    2
+    """
+    return (_check_u64(a, "a") ^ _check_u64(b, "b")).bit_count()
+
+
+def shingle(tokens: Iterable[Any], window: int = 4) -> Iterator[list[Any]]:
+    """Yield each run of ``window`` consecutive tokens, as a list (simhash-py's function).
+
+    Fewer than ``window`` tokens yield nothing. The arguments are checked at the call;
+    the shingles come lazily.
+
+    :raises TypeError: if ``tokens`` is not iterable or ``window`` is not an int.
+    :raises ValueError: if ``window`` < 1.
+
+    >>> list(shingle("abcde", 3))
+    [['a', 'b', 'c'], ['b', 'c', 'd'], ['c', 'd', 'e']]
+    >>> list(shingle([1, 2], 3))
+    []
+    """
+    if isinstance(window, bool) or not isinstance(window, int):
+        raise TypeError(f"window must be an int; got {describe(window)}")
+    if window < 1:
+        raise ValueError(f"window must be >= 1; got {window!r}")
+    if not isinstance(tokens, Iterable):
+        raise TypeError(f"tokens must be iterable; got {describe(tokens)}")
+    return _shingles(iter(tokens), window)
+
+
+def _shingles(tokens: Iterator[Any], window: int) -> Iterator[list[Any]]:
+    current: deque[Any] = deque(islice(tokens, window - 1), maxlen=window)
+    for token in tokens:
+        current.append(token)
+        yield list(current)
+
+
+def unsigned_hash(data: bytes | bytearray | memoryview) -> int:
+    """Return the first 8 bytes of the MD5 of ``data`` as a big-endian unsigned int.
+
+    This is simhash-py's ``unsigned_hash``: the usual way to turn a token into the 64-bit
+    hash that :func:`compute` takes.
+
+    :raises TypeError: if ``data`` is not bytes-like (encode text first).
+
+    >>> hex(unsigned_hash(b"hello"))
+    '0x5d41402abc4b2a76'
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        hint = " (encode text first, e.g. text.encode('utf-8'))" if isinstance(data, str) else ""
+        raise TypeError(f"data must be bytes-like{hint}; got {describe(data)}")
+    return int.from_bytes(hashlib.md5(data).digest()[:8], "big")
