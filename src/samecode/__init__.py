@@ -1,7 +1,9 @@
-"""samecode: find near-duplicate code and text with halo hashes and ngram selection.
+"""samecode: find near-duplicate code and text with halo hashes, simhashes and ngram selection.
 
 A drop-in for the SameCode 0.5.1 API (:mod:`samecode.chunking`, :mod:`samecode.halohash`)
-with identical outputs, its defects fixed, and ``bitarray`` as its only dependency.
+with identical outputs, its defects fixed, and ``bitarray`` as its only dependency; plus
+the bucketed halo hashes, Charikar's weighted simhash with simhash-py's functions
+(:mod:`samecode.simhash`), and tokenizers for text and code (:mod:`samecode.tokens`).
 
 >>> import samecode
 >>> a = samecode.BitAverageHaloHash(b"a b c d e f".split(), size_in_bits=64)
@@ -11,9 +13,12 @@ True
 """
 
 from samecode.chunking import ngrams, select_ngrams, token_fingerprint
+from samecode.fingerprint import Fingerprint
 from samecode.halohash import (
     SIZES_IN_BITS,
     BitAverageHaloHash,
+    BucketAverageHaloHash,
+    BucketedBitAverageHaloHash,
     SliceLengthError,
     bit_to_num,
     bitarray_from_bytes,
@@ -24,17 +29,25 @@ from samecode.halohash import (
     hamming_distance,
     slices,
 )
+from samecode.simhash import SimHash
+from samecode.tokens import char_shingles, code_tokens, words
 
 __version__ = "0.1.0"
 
 __all__ = [
     "SIZES_IN_BITS",
     "BitAverageHaloHash",
+    "BucketAverageHaloHash",
+    "BucketedBitAverageHaloHash",
+    "Fingerprint",
+    "SimHash",
     "SliceLengthError",
     "__version__",
     "bit_to_num",
     "bitarray_from_bytes",
     "byte_hamming_distance",
+    "char_shingles",
+    "code_tokens",
     "common_chunks",
     "common_chunks_from_hexdigest",
     "decode_vector",
@@ -43,4 +56,5 @@ __all__ = [
     "select_ngrams",
     "slices",
     "token_fingerprint",
+    "words",
 ]

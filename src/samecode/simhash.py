@@ -45,6 +45,7 @@ from samecode._columns import (
     scale_planes,
 )
 from samecode.fingerprint import Fingerprint, describe
+from samecode.tokens import words
 
 __all__ = [
     "SIZES_IN_BITS",
@@ -136,6 +137,43 @@ class SimHash(Fingerprint):
         self._total = 0
         self._vector: list[float] | None = None
         self.update(features)
+
+    @classmethod
+    def from_text(
+        cls, text: str | bytes, size_in_bits: int = 64, *, ngram: int = 3, errors: str = "replace"
+    ) -> SimHash:
+        """Return the simhash of a text's word n-grams, each of weight 1.
+
+        The text is cut into words by :func:`samecode.tokens.words` (case folded, each
+        CJK ideograph a word); each run of ``ngram`` consecutive words, joined by single
+        spaces, is a feature. A text of fewer words than ``ngram`` has one feature, all
+        its words; a text with no words gives the simhash of nothing (all zeros).
+
+        :param text: ``str``, or bytes decoded as UTF-8 with the ``errors`` policy.
+        :param ngram: words per feature, ``>= 1``.
+        :raises TypeError: if ``text`` is not text or bytes, or ``ngram`` is not an int.
+        :raises ValueError: if ``ngram`` < 1 or the size is not supported.
+
+        >>> a = SimHash.from_text("The quick brown fox jumps over the lazy dog")
+        >>> b = SimHash.from_text("the quick brown fox jumped over the lazy dog!")
+        >>> a.distance(b) < 32
+        True
+        >>> a == SimHash(["the quick brown", "quick brown fox", "brown fox jumps",
+        ...     "fox jumps over", "jumps over the", "over the lazy", "the lazy dog"])
+        True
+        """
+        if isinstance(ngram, bool) or not isinstance(ngram, int):
+            raise TypeError(f"ngram must be an int; got {describe(ngram)}")
+        if ngram < 1:
+            raise ValueError(f"ngram must be >= 1; got {ngram!r}")
+        tokens = words(text, errors=errors)
+        if ngram == 1 or not tokens:
+            features = tokens
+        elif len(tokens) < ngram:
+            features = [" ".join(tokens)]
+        else:
+            features = list(map(" ".join, zip(*(tokens[i:] for i in range(ngram)))))
+        return cls(features, size_in_bits)
 
     # -- reading -----------------------------------------------------------------------
 
