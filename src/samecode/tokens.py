@@ -80,31 +80,39 @@ def decode(data: str | bytes | bytearray | memoryview, errors: str = "replace") 
     raise TypeError(f"expected str or bytes-like text; got {describe(data)}")
 
 
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char)[0] == "M"
+
+
 @lru_cache(maxsize=1)
-def _marks() -> str:
-    """A character class body of every combining mark (categories Mn, Mc, Me)."""
+def _word_pattern() -> re.Pattern[str]:
+    """Each CJK ideograph, or a run of other word characters and combining marks.
+
+    Python's ``\\w`` leaves out combining marks, so they are spelled out as a class of
+    ranges (built once, on first use) and allowed between runs of word characters.
+    """
+    marks = _class_of(range(0x20000)) + _class_of(range(0xE0000, 0xE0200))
+    return re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]+|[{marks}]+)+")
+
+
+def _class_of(codes: range) -> str:
+    """The body of a character class holding the combining marks among ``codes``."""
     ranges: list[str] = []
     start = previous = -2
-    for code in (*range(0x20000), *range(0xE0000, 0xE0200)):
-        if unicodedata.category(chr(code))[0] == "M":
+    for code in codes:
+        if _is_mark(chr(code)):
             if code != previous + 1:
                 if start >= 0:
                     ranges.append(_char_range(start, previous))
                 start = code
             previous = code
-    ranges.append(_char_range(start, previous))
+    if start >= 0:
+        ranges.append(_char_range(start, previous))
     return "".join(ranges)
 
 
 def _char_range(first: int, last: int) -> str:
     return re.escape(chr(first)) + ("" if first == last else "-" + re.escape(chr(last)))
-
-
-@lru_cache(maxsize=1)
-def _word_pattern() -> re.Pattern[str]:
-    # A word is a run of word characters (letters, digits, underscore) and combining
-    # marks that are not CJK ideographs; each ideograph is a word by itself.
-    return re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]|[{_marks()}])+")
 
 
 def words(text: str | bytes, *, casefold: bool = True, errors: str = "replace") -> list[str]:
