@@ -17,22 +17,15 @@ def main(source, target):
     for axis, kind in zip(axes, kinds):
         summary = data["summary"][kind]
         width = summary["width"]
-        same = [r for r in data["rows"] if r["old"] == r["new"]]
-        other = [r for r in data["rows"] if r["old"] != r["new"]]
-        axis.scatter(
-            [r["jaccard"] for r in other],
-            [r[kind] for r in other],
-            s=6,
-            c="tab:gray",
-            label="different modules",
+        groups = (
+            ("different modules", "tab:gray", lambda r: r["old"] != r["new"]),
+            ("same module, two versions", "tab:blue", lambda r: r["old"] == r["new"]),
         )
-        axis.scatter(
-            [r["jaccard"] for r in same],
-            [r[kind] for r in same],
-            s=6,
-            c="tab:blue",
-            label="same module, two versions",
-        )
+        for label, colour, chosen in groups:
+            rows = [r for r in data["rows"] if chosen(r)]
+            axis.scatter(
+                [r["jaccard"] for r in rows], [r[kind] for r in rows], s=6, c=colour, label=label
+            )
         axis.axhline(
             summary["threshold"],
             color="tab:red",

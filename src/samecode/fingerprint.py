@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from bitarray import bitarray, frozenbitarray
@@ -35,6 +36,7 @@ from bitarray.util import count_xor
 __all__ = ["Fingerprint"]
 
 _F = TypeVar("_F", bound="Fingerprint")
+_T = TypeVar("_T")
 _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 
@@ -49,6 +51,31 @@ def describe(value: object) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
+
+
+def check_int(value: object, name: str) -> int:
+    """Return ``value`` if it is an int (and not a bool), else raise a ``TypeError``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int; got {describe(value)}")
+    return value
+
+
+def check_state(state: object, cls: type, version: int) -> dict[str, Any]:
+    """Return a pickled state if it is a dict of the expected version, else raise."""
+    if not isinstance(state, dict) or state.get("version") != version:
+        raise ValueError(f"unsupported saved state for {cls.__name__}: {state!r}")
+    return state
+
+
+def batches(items: Iterable[_T], size: int) -> Iterator[Sequence[_T]]:
+    """Yield ``items`` in batches of ``size`` (slices of a list or tuple, else lists)."""
+    if isinstance(items, (list, tuple)):
+        for start in range(0, len(items), size):
+            yield items[start : start + size]
+        return
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 def unhex(text: object, name: str) -> bytes:
@@ -146,6 +173,16 @@ class Fingerprint:
 
     def __setstate__(self, state: dict[str, Any]) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _idle_update(self, msg: Any) -> bool:
+        """For ``update()`` of a fingerprint rebuilt from its bits: ``True`` if ``msg``
+        holds nothing (nothing to do), an error if it holds features. ``False`` otherwise.
+        """
+        if not self._is_frozen():
+            return False
+        if msg is None or (isinstance(msg, (str, *_BYTES_LIKE, list, tuple)) and not msg):
+            return True
+        raise self._frozen_error()
 
     def _frozen_error(self) -> ValueError:
         return ValueError(
@@ -260,8 +297,7 @@ class Fingerprint:
         >>> h.prefix(32) == BitAverageHaloHash([b"a", b"b"], size_in_bits=32).hash()
         True
         """
-        if isinstance(bits, bool) or not isinstance(bits, int):
-            raise TypeError(f"bits must be an int; got {describe(bits)}")
+        check_int(bits, "bits")
         if not 1 <= bits <= self._size:
             raise ValueError(
                 f"bits must be between 1 and size_in_bits ({self._size}); got {bits!r}"
@@ -472,9 +508,8 @@ class Fingerprint:
         >>> BitAverageHaloHash.from_int(h.intdigest(), 32) == h
         True
         """
-        for name, number in (("value", value), ("size_in_bits", size_in_bits)):
-            if isinstance(number, bool) or not isinstance(number, int):
-                raise TypeError(f"{name} must be an int; got {describe(number)}")
+        check_int(value, "value")
+        check_int(size_in_bits, "size_in_bits")
         if size_in_bits not in cls.SIZES:
             raise ValueError(
                 f"size_in_bits must be one of {', '.join(map(str, cls.SIZES))}; "

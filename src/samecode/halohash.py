@@ -22,7 +22,6 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
 from operator import add
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -39,8 +38,11 @@ from samecode._columns import (
 from samecode.fingerprint import (
     Fingerprint,
     b64_bytes,
+    batches,
     bit_distance,
     bits_of,
+    check_int,
+    check_state,
     describe,
     unhex,
 )
@@ -98,16 +100,6 @@ def _bad_feature(feature: object) -> TypeError:
     return TypeError(
         f"a feature must be bytes, bytearray or memoryview{hint}; got {describe(feature)}"
     )
-
-
-def _batches(items: Iterable[_T], size: int) -> Iterator[Sequence[_T]]:
-    if isinstance(items, (list, tuple)):
-        for start in range(0, len(items), size):
-            yield items[start : start + size]
-        return
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 class BitAverageHaloHash(Fingerprint):
@@ -235,7 +227,7 @@ class BitAverageHaloHash(Fingerprint):
         delta: list[int] | None = None
         staged: list[bytes] = []
         staged_bytes = 0
-        for batch in _batches(features, batch_size):
+        for batch in batches(features, batch_size):
             try:
                 blob = b"".join([hasher(f).digest() for f in batch if f != b""])
             except TypeError:
@@ -313,8 +305,7 @@ class BitAverageHaloHash(Fingerprint):
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
-            raise ValueError(f"unsupported saved state for {type(self).__name__}: {state!r}")
+        state = check_state(state, type(self), _STATE_VERSION)
         size = state["size_in_bits"]
         self._hasher, self._stride = feature_hasher(size)
         self._size = size
@@ -361,7 +352,7 @@ def _digests(hasher: Any, batch: Sequence[Any]) -> list[bytes]:
     return digests
 
 
-def _feature_batches(msg: Any, size: int) -> Iterator[Sequence[Any]]:
+def _featurebatches(msg: Any, size: int) -> Iterator[Sequence[Any]]:
     """Turn ``update()``'s argument into batches of features, checking its type first."""
     if isinstance(msg, (str, *_BYTES_LIKE)):
         return iter([[msg]] if msg else [])
@@ -369,28 +360,16 @@ def _feature_batches(msg: Any, size: int) -> Iterator[Sequence[Any]]:
         return iter([])
     if not isinstance(msg, Iterable):
         raise _any_feature_error(msg)
-    return _batches(msg, size)
-
-
-def _check_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int; got {describe(value)}")
-    return value
+    return batches(msg, size)
 
 
 def _check_bucketed_size(size_in_bits: object) -> int:
-    size = _check_int(size_in_bits, "size_in_bits")
+    size = check_int(size_in_bits, "size_in_bits")
     if size not in _BUCKETED_SIZES:
         raise ValueError(
             f"size_in_bits must be one of {', '.join(map(str, _BUCKETED_SIZES))}; got {size!r}"
         )
     return size
-
-
-def _check_state(state: object, cls: type, version: int) -> dict[str, Any]:
-    if not isinstance(state, dict) or state.get("version") != version:
-        raise ValueError(f"unsupported saved state for {cls.__name__}: {state!r}")
-    return state
 
 
 _KEY_TABLES: dict[int, tuple[list[int], list[int]]] = {}
@@ -488,17 +467,15 @@ class BucketAverageHaloHash(Fingerprint):
         >>> h.elements_count
         3
         """
-        counts = self._counts
-        if counts is None:
-            if msg is None or (isinstance(msg, (str, *_BYTES_LIKE, list, tuple)) and not msg):
-                return
-            raise self._frozen_error()
+        if self._idle_update(msg):
+            return
+        counts = self._counts or []
         low_bits = self.low_bits
         buckets, pops = _key_tables(low_bits)
         new_counts = [0] * self._size
         new_sums = [0] * self._size
         added = 0
-        for batch in _feature_batches(msg, 1 << 16):
+        for batch in _featurebatches(msg, 1 << 16):
             digests = _digests(_md5, batch)
             if not digests:
                 continue
@@ -547,7 +524,7 @@ class BucketAverageHaloHash(Fingerprint):
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state = _check_state(state, type(self), _STATE_VERSION)
+        state = check_state(state, type(self), _STATE_VERSION)
         self._size = _check_bucketed_size(state["size_in_bits"])
         self._count = state["count"]
         self._digest = None
@@ -607,7 +584,7 @@ class BucketedBitAverageHaloHash(Fingerprint):
 
     def __init__(self, msg: Any = None, size_in_bits: int = 128, buckets: int = 8) -> None:
         self._size = _check_bucketed_size(size_in_bits)
-        self._buckets = _check_int(buckets, "buckets")
+        self._buckets = check_int(buckets, "buckets")
         if buckets not in (2, 4, 8, 16, 32, 64, 128, 256) or buckets > self._size:
             raise ValueError(
                 f"buckets must be a power of two from 2 to 256 and at most size_in_bits "
@@ -658,17 +635,15 @@ class BucketedBitAverageHaloHash(Fingerprint):
         >>> h.elements_count
         3
         """
-        counts = self._counts
-        if counts is None:
-            if msg is None or (isinstance(msg, (str, *_BYTES_LIKE, list, tuple)) and not msg):
-                return
-            raise self._frozen_error()
+        if self._idle_update(msg):
+            return
+        counts = self._counts or []
         hasher, stride = self._hasher, self._stride
         shift = 8 - (self._buckets.bit_length() - 1)
         staged = [bytearray() for _ in range(self._buckets)]
         counted = [0] * self._buckets
         flushed: list[list[int]] = [[] for _ in range(self._buckets)]
-        for batch in _feature_batches(msg, _PENDING_LIMIT // stride):
+        for batch in _featurebatches(msg, _PENDING_LIMIT // stride):
             for digest in _digests(hasher, batch):
                 staged[digest[0] >> shift] += digest
             if sum(map(len, staged)) >= _PENDING_LIMIT:
@@ -743,7 +718,7 @@ class BucketedBitAverageHaloHash(Fingerprint):
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state = _check_state(state, type(self), _STATE_VERSION)
+        state = check_state(state, type(self), _STATE_VERSION)
         self.__init__(size_in_bits=state["size_in_bits"], buckets=state["buckets"])  # type: ignore[misc]
         self._count = state["count"]
         if state["counts"] is None:
@@ -831,8 +806,7 @@ def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
     ...
     samecode.halohash.SliceLengthError: the length of s (6) must be a multiple of size (4)
     """
-    if isinstance(size, bool) or not isinstance(size, int):
-        raise TypeError(f"size must be an int; got {describe(size)}")
+    check_int(size, "size")
     if size < 1:
         raise ValueError(f"size must be >= 1; got {size!r}")
     length = len(s)

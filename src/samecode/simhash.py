@@ -28,7 +28,7 @@ import math
 import sys
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress, islice
 from operator import methodcaller
 from typing import Any
@@ -44,7 +44,7 @@ from samecode._columns import (
     planes_above,
     scale_planes,
 )
-from samecode.fingerprint import Fingerprint, describe
+from samecode.fingerprint import Fingerprint, batches, check_int, check_state, describe
 from samecode.tokens import words
 
 __all__ = [
@@ -162,8 +162,7 @@ class SimHash(Fingerprint):
         ...     "fox jumps over", "jumps over the", "over the lazy", "the lazy dog"])
         True
         """
-        if isinstance(ngram, bool) or not isinstance(ngram, int):
-            raise TypeError(f"ngram must be an int; got {describe(ngram)}")
+        check_int(ngram, "ngram")
         if ngram < 1:
             raise ValueError(f"ngram must be >= 1; got {ngram!r}")
         tokens = words(text, errors=errors)
@@ -264,7 +263,7 @@ class SimHash(Fingerprint):
         total = 0
         count = 0
         vector: list[float] | None = None
-        for batch in _batches(features):
+        for batch in batches(features, _BATCH):
             count += len(batch)
             if _TOKEN_TYPES.issuperset(map(type, batch)):
                 planes = add_planes(planes, column_planes(self._token_blob(batch), self._stride))
@@ -287,7 +286,7 @@ class SimHash(Fingerprint):
         self._count += count
         self._digest = None
 
-    def _token_blob(self, tokens: list[Any]) -> bytes:
+    def _token_blob(self, tokens: Sequence[Any]) -> bytes:
         """Return the digests of str/bytes tokens, end to end, via the cache."""
         cache = _CACHES[self._size]
         missing = set(tokens).difference(cache)
@@ -310,7 +309,7 @@ class SimHash(Fingerprint):
         return self._hasher(data).digest()
 
     def _weighed(
-        self, batch: list[Any]
+        self, batch: Sequence[Any]
     ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, float]]]:
         """Split a batch into digests grouped by integer weight, and float-weighted ones."""
         by_weight: dict[int, list[bytes]] = {}
@@ -382,8 +381,7 @@ class SimHash(Fingerprint):
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
-            raise ValueError(f"unsupported saved state for {type(self).__name__}: {state!r}")
+        state = check_state(state, type(self), _STATE_VERSION)
         self.__init__(size_in_bits=state["size_in_bits"])  # type: ignore[misc]
         self._count = state["count"]
         if state["planes"] is None:
@@ -397,7 +395,7 @@ class SimHash(Fingerprint):
         self._vector = None if vector is None else list(vector)
 
 
-def _encoded(tokens: list[Any]) -> list[Any]:
+def _encoded(tokens: Sequence[Any]) -> Sequence[Any]:
     """Return str and bytes tokens as bytes, text as UTF-8 (lone surrogates kept as is)."""
     kinds = set(map(type, tokens))
     if str not in kinds:
@@ -410,22 +408,11 @@ def _encoded(tokens: list[Any]) -> list[Any]:
     return [t.encode("utf-8", "surrogatepass") if type(t) is str else t for t in tokens]
 
 
-def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
-    if isinstance(items, list):
-        for start in range(0, len(items), _BATCH):
-            yield items[start : start + _BATCH]
-        return
-    iterator = iter(items)
-    while batch := list(islice(iterator, _BATCH)):
-        yield batch
-
-
 # -- simhash-py's functions -----------------------------------------------------------
 
 
 def _check_u64(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int; got {describe(value)}")
+    value = check_int(value, name)
     if not 0 <= value < _U64:
         raise ValueError(
             f"{name} must be an unsigned 64-bit int (0 <= {name} < 2**64); got {value!r}"
@@ -492,8 +479,7 @@ def shingle(tokens: Iterable[Any], window: int = 4) -> Iterator[list[Any]]:
     >>> list(shingle([1, 2], 3))
     []
     """
-    if isinstance(window, bool) or not isinstance(window, int):
-        raise TypeError(f"window must be an int; got {describe(window)}")
+    check_int(window, "window")
     if window < 1:
         raise ValueError(f"window must be >= 1; got {window!r}")
     if not isinstance(tokens, Iterable):

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from samecode.fingerprint import describe
+from samecode.fingerprint import check_int, describe
 
 __all__ = ["char_shingles", "code_tokens", "decode", "words"]
 
@@ -305,8 +305,7 @@ def char_shingles(
     >>> list(char_shingles("ab", 3))
     []
     """
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an int; got {describe(k)}")
+    check_int(k, "k")
     if k < 1:
         raise ValueError(f"k must be >= 1; got {k!r}")
     _check_errors(errors)
