@@ -3,7 +3,8 @@
 A drop-in for the SameCode 0.5.1 API (:mod:`samecode.chunking`, :mod:`samecode.halohash`)
 with identical outputs, its defects fixed, and ``bitarray`` as its only dependency; plus
 the bucketed halo hashes, Charikar's weighted simhash with simhash-py's functions
-(:mod:`samecode.simhash`), and tokenizers for text and code (:mod:`samecode.tokens`).
+(:mod:`samecode.simhash`), tokenizers for text and code (:mod:`samecode.tokens`), and exact
+Hamming-distance indexes in memory (:mod:`samecode.index`) and in SQLite (:mod:`samecode.sqlite`).
 
 >>> import samecode
 >>> a = samecode.BitAverageHaloHash(b"a b c d e f".split(), size_in_bits=64)
@@ -29,7 +30,10 @@ from samecode.halohash import (
     hamming_distance,
     slices,
 )
+from samecode.index import HammingIndex
+from samecode.plan import Plan, choose_plan
 from samecode.simhash import SimHash
+from samecode.sqlite import SQLiteIndex
 from samecode.tokens import char_shingles, code_tokens, words
 
 __version__ = "0.1.0"
@@ -40,6 +44,9 @@ __all__ = [
     "BucketAverageHaloHash",
     "BucketedBitAverageHaloHash",
     "Fingerprint",
+    "HammingIndex",
+    "Plan",
+    "SQLiteIndex",
     "SimHash",
     "SliceLengthError",
     "__version__",
@@ -47,6 +54,7 @@ __all__ = [
     "bitarray_from_bytes",
     "byte_hamming_distance",
     "char_shingles",
+    "choose_plan",
     "code_tokens",
     "common_chunks",
     "common_chunks_from_hexdigest",

@@ -51,6 +51,7 @@ __all__ = [
     "SIZES_IN_BITS",
     "SimHash",
     "compute",
+    "find_all",
     "num_differing_bits",
     "shingle",
     "unsigned_hash",
@@ -451,6 +452,65 @@ def compute(hashes: Iterable[int]) -> int:
     if sys.byteorder == "little":
         packed.byteswap()
     return planes_above(column_planes(packed.tobytes(), 8), len(values) // 2, 64)
+
+
+def find_all(
+    hashes: Iterable[int], number_of_blocks: int, different_bits: int
+) -> set[tuple[int, int]]:
+    """Return every pair of distinct hashes that differ in at most ``different_bits`` bits.
+
+    The result is simhash-py's: a set of ``(smaller, larger)`` tuples of hash values. Equal
+    hashes count once, so a value never pairs with itself (to pair *keys* whose
+    fingerprints are equal, use :meth:`samecode.index.HammingIndex.find_all`).
+
+    ``number_of_blocks`` is checked by simhash-py's rules (``different_bits <
+    number_of_blocks <= 64``), but the set of pairs does not depend on it, so the tables
+    are chosen by :func:`samecode.plan.choose_plan` for the number of hashes: with
+    ``different_bits = 3`` and a million hashes, 8 tables keyed on 3 of 8 bytes, where
+    simhash-py's ``number_of_blocks = 5`` makes 10.
+
+    :param hashes: an iterable of ints, each ``0 <= h < 2**64``.
+    :param number_of_blocks: simhash-py's block count; it must exceed ``different_bits``.
+    :param different_bits: the largest number of differing bits in a pair.
+    :raises TypeError: if ``hashes`` is not an iterable of ints, or a count is not an int.
+    :raises ValueError: if a hash does not fit in 64 bits, ``number_of_blocks`` is not
+        between ``different_bits + 1`` and 64, or ``different_bits`` is negative.
+
+    Runtime complexity: for random hashes, ``O(T * n)`` work in C for ``T`` tables, plus a
+    Python step for each chance pair sharing a table key (about ``T * n**2 / 2**(k+1)`` of
+    them for ``k``-bit keys) and for each pair found.
+
+    >>> sorted(find_all([0b1011, 0b1001, 0b0110, 0b1011], 4, 1))
+    [(9, 11)]
+    >>> find_all([1, 2], 3, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: number_of_blocks (3) must be greater than different_bits (3)
+    """
+    from samecode._allpairs import near_pairs
+    from samecode.plan import choose_plan
+
+    if not isinstance(hashes, Iterable):
+        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
+    blocks = check_int(number_of_blocks, "number_of_blocks")
+    bits = check_int(different_bits, "different_bits")
+    if bits < 0:
+        raise ValueError(f"different_bits must be >= 0; got {bits}")
+    if blocks > 64:
+        raise ValueError(f"number_of_blocks must not exceed 64; got {blocks}")
+    if blocks <= bits:
+        raise ValueError(
+            f"number_of_blocks ({blocks}) must be greater than different_bits ({bits})"
+        )
+    values = hashes if isinstance(hashes, list) else list(hashes)
+    try:
+        array("Q", values)
+    except (TypeError, OverflowError):
+        for value in values:
+            _check_u64(value, "every hash")
+        raise
+    plan = choose_plan(64, bits, len(values), purpose="batch")
+    return near_pairs(values, 64, bits, plan, distinct=True)
 
 
 def num_differing_bits(a: int, b: int) -> int:

@@ -1,0 +1,522 @@
+"""An exact Hamming-distance index: every stored fingerprint within a distance, ranked.
+
+:class:`HammingIndex` keeps fingerprints under keys of your choice and answers, for any
+fingerprint, every key whose fingerprint differs in at most ``max_distance`` bits, ranked by
+distance. It chooses its own permuted-block tables (:func:`samecode.plan.choose_plan`) from
+the width, the distance and the expected size, and every answer is checked bit by bit, so
+it is exactly what a scan of all fingerprints would return.
+
+>>> from samecode.index import HammingIndex
+>>> index = HammingIndex(size_in_bits=64, max_distance=3)
+>>> index.add("a", 0xFFFF_0000_FFFF_0000)
+>>> index.add("b", 0xFFFF_0000_FFFF_0007)   # 3 bits from "a"
+>>> index.add("c", 0x0123_4567_89AB_CDEF)
+>>> index.query(0xFFFF_0000_FFFF_0001)
+[('a', 1), ('b', 2)]
+>>> index.find_all()
+[('a', 'b', 3)]
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from bitarray import bitarray
+from bitarray.util import ba2int
+
+from samecode._allpairs import near_pairs
+from samecode.fingerprint import Fingerprint, check_int, describe
+from samecode.plan import MAX_WIDTH, Plan, choose_plan
+
+__all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
+
+_DENSE_BITS = 20
+
+
+def kind_name(kind: str | type[Fingerprint] | None) -> str | None:
+    """Return the name an index records for a fingerprint kind (a class or its name).
+
+    >>> from samecode import SimHash
+    >>> kind_name(SimHash), kind_name("SimHash"), kind_name(None)
+    ('SimHash', 'SimHash', None)
+    """
+    if kind is None:
+        return None
+    if isinstance(kind, type) and issubclass(kind, Fingerprint):
+        return kind.__name__
+    if isinstance(kind, str) and kind:
+        return kind
+    raise TypeError(f"kind must be a Fingerprint class, its name or None; got {describe(kind)}")
+
+
+def fingerprint_value(value: object, size_in_bits: int, kind: str | None = None) -> int:
+    """Return a fingerprint as a non-negative int below ``2**size_in_bits``.
+
+    This is where every index turns what it is given into the one form it stores:
+
+    - an ``int`` is taken as it is;
+    - a ``bitarray`` of ``size_in_bits`` bits is read with its first bit most significant
+      (as :meth:`~samecode.fingerprint.Fingerprint.hash` gives it);
+    - a fingerprint object of this package gives its :meth:`intdigest`; when ``kind`` is
+      set, it must be of that class.
+
+    :raises TypeError: for anything else, a bool, or a fingerprint of another kind.
+    :raises ValueError: for a negative int, or one that needs more than ``size_in_bits``
+        bits, or a bitarray or fingerprint of another width.
+
+    >>> from bitarray import bitarray
+    >>> fingerprint_value(bitarray("0000000000000101"), 16)
+    5
+    >>> fingerprint_value(1 << 16, 16)
+    Traceback (most recent call last):
+    ...
+    ValueError: a 16-bit fingerprint must be an int from 0 to 2**16 - 1; got 65536
+    """
+    if type(value) is int:
+        if value >= 0 and not value >> size_in_bits:
+            return value
+        raise ValueError(
+            f"a {size_in_bits}-bit fingerprint must be an int from 0 to 2**{size_in_bits} - 1; "
+            f"got {value!r}"
+        )
+    if isinstance(value, Fingerprint):
+        name = type(value).__name__
+        if kind is not None and name != kind:
+            raise TypeError(f"this index holds {kind} fingerprints; got a {name}")
+        if value.size_in_bits != size_in_bits:
+            raise ValueError(
+                f"this index holds {size_in_bits}-bit fingerprints; got a "
+                f"{value.size_in_bits}-bit {name}"
+            )
+        return value.intdigest()
+    if isinstance(value, bitarray):
+        if len(value) != size_in_bits:
+            raise ValueError(
+                f"this index holds {size_in_bits}-bit fingerprints; got a bitarray of "
+                f"{len(value)} bits"
+            )
+        return ba2int(bitarray(value, "big"))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fingerprint_value(int(value), size_in_bits, kind)
+    raise TypeError(
+        f"a fingerprint must be an int, a bitarray or a samecode fingerprint; got {describe(value)}"
+    )
+
+
+def _pairs(values: list[int], size: int, distance: int) -> list[tuple[int, int, int]]:
+    plan = choose_plan(size, distance, len(values), purpose="batch")
+    return [
+        (i, j, (values[i] ^ values[j]).bit_count())
+        for i, j in near_pairs(values, size, distance, plan, distinct=False)
+    ]
+
+
+def ranked_pairs(
+    keys: list[Any], values: list[int], size: int, distance: int
+) -> list[tuple[Any, Any, int]]:
+    """Every pair of keys whose values are within ``distance``, as ``find_all`` returns them.
+
+    ``keys[i]`` holds ``values[i]``, in the order the keys were added (the tie-break when
+    keys cannot be compared).
+    """
+    out = []
+    for i, j, d in _pairs(values, size, distance):
+        ka, kb = keys[i], keys[j]
+        try:
+            swap = kb < ka
+        except TypeError:
+            swap = False
+        out.append((kb, ka, d, j, i) if swap else (ka, kb, d, i, j))
+    _sort_ranked(out, lambda p: (p[2], p[0], p[1]), lambda p: (p[2], p[3], p[4]))
+    return [(ka, kb, d) for ka, kb, d, _, _ in out]
+
+
+def components(keys: list[Any], values: list[int], size: int, distance: int) -> list[list[Any]]:
+    """The groups of keys linked by pairs within ``distance``, as ``clusters`` returns them."""
+    parent: dict[int, int] = {}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j, _ in _pairs(values, size, distance):
+        parent.setdefault(i, i)
+        parent.setdefault(j, j)
+        ri, rj = root(i), root(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(root(i), []).append(i)
+    out = []
+    for members in groups.values():
+        group = [(keys[i], i) for i in members]
+        _sort_ranked(group, lambda g: g[0], lambda g: g[1])
+        out.append((len(members), members[0], [k for k, _ in group]))
+    out.sort(key=lambda g: (-g[0], g[1]))
+    return [g for _, _, g in out]
+
+
+def _key_function(plan: Plan, table: int) -> Callable[[int], int]:
+    ranges = plan.ranges(table)
+    if len(ranges) == 1:
+        low, width = ranges[0]
+        mask = (1 << width) - 1
+        if low == 0:
+            return mask.__and__
+        return lambda v: (v >> low) & mask
+
+    def key(v: int) -> int:
+        out = 0
+        for low, width in ranges:
+            out = out << width | (v >> low) & ((1 << width) - 1)
+        return out
+
+    return key
+
+
+def _sort_ranked(
+    items: list[Any], rank: Callable[[Any], Any], fallback: Callable[[Any], Any]
+) -> None:
+    try:
+        items.sort(key=rank)
+    except TypeError:
+        items.sort(key=fallback)
+
+
+class HammingIndex:
+    """Fingerprints under keys, with exact lookups of everything within a distance.
+
+    :param size_in_bits: the width of every fingerprint, 1 to 4096.
+    :param max_distance: the largest distance a lookup may ask for; the tables are built so
+        that every fingerprint within it is found.
+    :param kind: optionally, the fingerprint class (or its name) this index holds;
+        fingerprint objects of another class are refused. Ints and bitarrays are always
+        taken as they are.
+    :param expected_size: how many fingerprints you expect; it sizes the tables.
+    :param plan: a :class:`~samecode.plan.Plan` to use instead of choosing one; it must
+        match ``size_in_bits`` and ``max_distance``.
+    :raises TypeError: for arguments of the wrong type.
+    :raises ValueError: for a width, distance or size out of range, or a plan that does
+        not match.
+
+    Keys are any hashable values. Each table is a list (or, for keys wider than 20 bits, a
+    dict) from a table key to an array of row numbers, so memory is the fingerprints
+    themselves plus 4 bytes per fingerprint per table and the buckets.
+
+    Runtime complexity: :meth:`add` and :meth:`remove` are ``O(T)`` for ``T`` tables (plus
+    the bucket length for a removal); :meth:`query` is ``O(T + c)`` for ``c`` candidates
+    (``plan.expected_candidates(len(index))`` for random fingerprints, plus the answers).
+
+    >>> index = HammingIndex(128, max_distance=10, expected_size=1000)
+    >>> print(index.plan.describe(1000))
+    128-bit, d <= 10: 11 tables of 11/12-bit keys (11 blocks); 3.7 candidates per lookup of 1000
+    """
+
+    __slots__ = (
+        "_free",
+        "_gets",
+        "_key_of",
+        "_keys",
+        "_kind",
+        "_plan",
+        "_rows",
+        "_size",
+        "_tables",
+        "_values",
+    )
+
+    def __init__(
+        self,
+        size_in_bits: int = 64,
+        max_distance: int = 3,
+        *,
+        kind: str | type[Fingerprint] | None = None,
+        expected_size: int = 10_000,
+        plan: Plan | None = None,
+    ) -> None:
+        size = check_int(size_in_bits, "size_in_bits")
+        if not 1 <= size <= MAX_WIDTH:
+            raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
+        distance = check_int(max_distance, "max_distance")
+        if not 0 <= distance <= size:
+            raise ValueError(
+                f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
+            )
+        expected = check_int(expected_size, "expected_size")
+        if expected < 0:
+            raise ValueError(f"expected_size must be >= 0; got {expected}")
+        if plan is None:
+            plan = choose_plan(size, distance, expected, purpose="memory")
+        elif not isinstance(plan, Plan):
+            raise TypeError(f"plan must be a Plan or None; got {describe(plan)}")
+        elif (plan.size_in_bits, plan.max_distance) != (size, distance):
+            raise ValueError(
+                f"plan is for {plan.size_in_bits}-bit fingerprints within "
+                f"{plan.max_distance}; this index is {size}-bit within {distance}"
+            )
+        self._size = size
+        self._kind = kind_name(kind)
+        self._plan = plan
+        self._values: Any = array("Q") if size <= 64 else []
+        self._keys: list[Any] = []
+        self._rows: dict[Any, int] = {}
+        self._free: list[int] = []
+        self._key_of = [_key_function(plan, t) for t in range(len(plan.tables))]
+        self._tables: list[Any] = []
+        for bits in plan.key_bits:
+            dense = bits <= _DENSE_BITS and 2**bits <= 8 * max(expected, 1)
+            self._tables.append([None] * 2**bits if dense else {})
+        self._gets = [t.__getitem__ if isinstance(t, list) else t.get for t in self._tables]
+
+    # -- properties -------------------------------------------------------------------
+
+    @property
+    def size_in_bits(self) -> int:
+        """The width of the fingerprints, in bits."""
+        return self._size
+
+    @property
+    def max_distance(self) -> int:
+        """The largest distance a lookup may ask for."""
+        return self._plan.max_distance
+
+    @property
+    def kind(self) -> str | None:
+        """The name of the fingerprint class this index holds, or ``None`` for any."""
+        return self._kind
+
+    @property
+    def plan(self) -> Plan:
+        """The tables this index uses (see :meth:`samecode.plan.Plan.describe`)."""
+        return self._plan
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over the keys, in the order they were added."""
+        return iter(self._rows)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return key in self._rows
+        except TypeError:
+            return False
+
+    def __repr__(self) -> str:
+        return (
+            f"<HammingIndex {len(self)} fingerprints, {self._size}-bit, "
+            f"max_distance={self.max_distance}, {len(self._plan.tables)} tables>"
+        )
+
+    def __getitem__(self, key: Any) -> int:
+        """Return the fingerprint stored under ``key``, as an int.
+
+        :raises KeyError: if there is no such key.
+        """
+        return int(self._values[self._rows[key]])
+
+    # -- changes ----------------------------------------------------------------------
+
+    def add(self, key: Any, fingerprint: object) -> None:
+        """Store ``fingerprint`` under ``key``.
+
+        :param key: any hashable value not already in the index.
+        :param fingerprint: an int, a bitarray or a fingerprint object (see
+            :func:`fingerprint_value`).
+        :raises KeyError: if ``key`` is already in the index (:meth:`remove` it first;
+            nothing stored is ever replaced silently).
+        :raises TypeError: if ``key`` is unhashable or the fingerprint has the wrong type
+            or kind.
+        :raises ValueError: if the fingerprint has the wrong width.
+        """
+        value = fingerprint_value(fingerprint, self._size, self._kind)
+        try:
+            present = key in self._rows
+        except TypeError:
+            raise TypeError(f"a key must be hashable; got {describe(key)}") from None
+        if present:
+            raise KeyError(f"{key!r} is already in the index; remove it first")
+        self._store(key, value)
+
+    def add_many(self, items: Iterable[tuple[Any, object]]) -> None:
+        """Store many ``(key, fingerprint)`` pairs, with the checks of :meth:`add`.
+
+        Every pair is checked before any is stored, so a bad pair leaves the index as it
+        was.
+
+        :raises KeyError: if a key is in the index already, or twice in ``items``.
+        :raises TypeError: for a pair that is not a pair, or as :meth:`add`.
+        :raises ValueError: as :meth:`add`.
+        """
+        checked: dict[Any, int] = {}
+        size, kind = self._size, self._kind
+        for item in items:
+            try:
+                key, fingerprint = item
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"items must be (key, fingerprint) pairs; got {describe(item)}"
+                ) from None
+            value = fingerprint_value(fingerprint, size, kind)
+            try:
+                duplicate = key in checked or key in self._rows
+            except TypeError:
+                raise TypeError(f"a key must be hashable; got {describe(key)}") from None
+            if duplicate:
+                raise KeyError(f"{key!r} is already in the index; remove it first")
+            checked[key] = value
+        for key, value in checked.items():
+            self._store(key, value)
+
+    def _store(self, key: Any, value: int) -> None:
+        if self._free:
+            row = self._free.pop()
+            self._values[row] = value
+            self._keys[row] = key
+        else:
+            row = len(self._keys)
+            self._values.append(value)
+            self._keys.append(key)
+        self._rows[key] = row
+        for table, get, key_of in zip(self._tables, self._gets, self._key_of):
+            slot = key_of(value)
+            bucket = get(slot)
+            if bucket is None:
+                table[slot] = array("I", (row,))
+            else:
+                bucket.append(row)
+
+    def remove(self, key: Any) -> int:
+        """Remove ``key`` and return the fingerprint it had, as an int.
+
+        :raises KeyError: if there is no such key.
+        """
+        try:
+            row = self._rows.pop(key)
+        except TypeError:
+            raise KeyError(key) from None
+        value = int(self._values[row])
+        for table, get, key_of in zip(self._tables, self._gets, self._key_of):
+            slot = key_of(value)
+            bucket = get(slot)
+            bucket.remove(row)
+            if not bucket:
+                if isinstance(table, list):
+                    table[slot] = None
+                else:
+                    del table[slot]
+        self._keys[row] = None
+        self._free.append(row)
+        return value
+
+    # -- lookups ----------------------------------------------------------------------
+
+    def _check_distance(self, max_distance: int | None) -> int:
+        if max_distance is None:
+            return self._plan.max_distance
+        distance = check_int(max_distance, "max_distance")
+        if not 0 <= distance <= self._plan.max_distance:
+            raise ValueError(
+                f"max_distance must be between 0 and this index's max_distance "
+                f"({self._plan.max_distance}); got {distance}"
+            )
+        return distance
+
+    def query(self, fingerprint: object, max_distance: int | None = None) -> list[tuple[Any, int]]:
+        """Return ``[(key, distance), ...]`` for every fingerprint within ``max_distance``.
+
+        The list is sorted by distance, then by key (by the order keys were added when
+        keys cannot be compared). It is exactly what comparing ``fingerprint`` with every
+        stored one would give.
+
+        :param fingerprint: as for :meth:`add`.
+        :param max_distance: at most the index's ``max_distance`` (the default).
+        :raises TypeError: as for :meth:`add`.
+        :raises ValueError: for a fingerprint of the wrong width or a distance beyond the
+            index's.
+
+        >>> index = HammingIndex(16, max_distance=2)
+        >>> index.add_many([("x", 0b1111), ("y", 0b0111), ("z", 0b0011)])
+        >>> index.query(0b1111), index.query(0b1111, max_distance=1)
+        ([('x', 0), ('y', 1), ('z', 2)], [('x', 0), ('y', 1)])
+        """
+        value = fingerprint_value(fingerprint, self._size, self._kind)
+        distance = self._check_distance(max_distance)
+        values, keys = self._values, self._keys
+        if self._plan.is_scan:
+            rows: Iterable[int] = self._rows.values()
+        else:
+            found: set[int] = set()
+            for get, key_of in zip(self._gets, self._key_of):
+                bucket = get(key_of(value))
+                if bucket is not None:
+                    found.update(bucket)
+            rows = found
+        hits = []
+        for row in rows:
+            d = (values[row] ^ value).bit_count()
+            if d <= distance:
+                hits.append((keys[row], d, row))
+        if len(hits) > 1:
+            _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], self._added(h[2])))
+        return [(key, d) for key, d, _ in hits]
+
+    def find_all(self, max_distance: int | None = None) -> list[tuple[Any, Any, int]]:
+        """Return every pair of keys whose fingerprints are within ``max_distance``.
+
+        Each pair is ``(key_a, key_b, distance)`` once, with ``key_a < key_b`` (or ``key_a``
+        added first, when keys cannot be compared); keys with identical fingerprints are
+        pairs at distance 0. The list is sorted by distance, then keys. The work is done
+        in batch (:func:`samecode.plan.choose_plan` with ``purpose="batch"``), not by a
+        query per fingerprint.
+
+        :raises ValueError: for a distance beyond the index's.
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([(1, 0b1000), (2, 0b1000), (3, 0b1001), (4, 0b0110)])
+        >>> index.find_all()
+        [(1, 2, 0), (1, 3, 1), (2, 3, 1)]
+        """
+        keys, values = self._snapshot()
+        return ranked_pairs(keys, values, self._size, self._check_distance(max_distance))
+
+    def _snapshot(self) -> tuple[list[Any], list[int]]:
+        """Keys and fingerprints, in the order keys were added."""
+        stored = self._values
+        return list(self._rows), [int(stored[r]) for r in self._rows.values()]
+
+    def clusters(self, max_distance: int | None = None) -> list[list[Any]]:
+        """Return the groups of keys linked by chains of pairs within ``max_distance``.
+
+        These are the connected components, with two keys or more, of the graph whose
+        edges are :meth:`find_all`'s pairs. Each group lists its keys in order (by the
+        order they were added when keys cannot be compared); groups come largest first,
+        then by the order their first key was added.
+
+        :raises ValueError: for a distance beyond the index's.
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([("a", 0b000), ("b", 0b001), ("c", 0b011), ("d", 0xF000)])
+        >>> index.clusters()
+        [['a', 'b', 'c']]
+        """
+        keys, values = self._snapshot()
+        return components(keys, values, self._size, self._check_distance(max_distance))
+
+    def _added(self, row: int) -> int:
+        """The position of ``row``'s key in the order keys were added (an ``O(n)`` walk)."""
+        for position, candidate in enumerate(self._rows.values()):
+            if candidate == row:
+                return position
+        raise KeyError(row)  # pragma: no cover - rows passed in are live
+
+    def items(self) -> Iterator[tuple[Any, int]]:
+        """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
+        values = self._values
+        return ((key, int(values[row])) for key, row in self._rows.items())

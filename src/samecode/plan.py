@@ -1,0 +1,417 @@
+"""Permuted-block plans: which lookup tables find every fingerprint within a distance.
+
+Split a ``size_in_bits`` fingerprint into ``b`` blocks of consecutive bits. Two fingerprints
+that differ in at most ``d`` bits differ in at most ``d`` blocks, so they agree exactly on at
+least ``b - d`` blocks (the pigeonhole principle behind seed 002's tables and Manku, Jain and
+Das Sarma 2007). A *table* keys every fingerprint on a few of the blocks; a set of tables is
+*exact* when every choice of ``d`` differing blocks leaves at least one table whose blocks are
+all untouched. Then every pair within distance ``d`` shares the key of some table, and a
+lookup in every table, followed by an exact distance check of what it returns, misses
+nothing.
+
+simhash-py uses every choice of ``b - d`` blocks: ``C(b, d)`` tables. Fewer tables often do:
+with 8 one-byte blocks and ``d = 3``, the 8 tables of :func:`covering_tables` replace the 56
+of ``C(8, 3)``, each still keyed on 24 bits. :func:`choose_plan` weighs tables (one probe
+each) against key width (``n / 2**k`` expected chance candidates per probe) for a given
+number of fingerprints, and falls back to a plain scan when no table is worth its cost.
+
+>>> plan = choose_plan(64, 3, expected_size=1_000_000)
+>>> len(plan.tables), plan.key_bits
+(4, (16, 16, 16, 16))
+>>> round(plan.expected_candidates(1_000_000), 1)
+61.0
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Any, Literal
+
+from samecode.fingerprint import check_int
+
+__all__ = ["MAX_WIDTH", "Plan", "choose_plan", "covering_tables", "even_blocks", "table_bytes"]
+
+#: The widest fingerprint an index takes, in bits.
+MAX_WIDTH = 4096
+
+# Costs in microseconds of the pure-Python steps behind a lookup, per purpose: probing one
+# table, checking one candidate, checking one fingerprint of a plain scan; for batch
+# all-pairs work, one table pass per fingerprint and one chance pair.
+_COSTS = {
+    "memory": (0.35, 0.15, 0.07),
+    "sqlite": (8.0, 1.5, 0.5),
+    "batch": (0.15, 1.0, 0.5),
+}
+# Bytes an in-memory table spends: a slot of a dense table, a bucket, a sparse key, a row.
+_DENSE_BITS = 20
+_SLOT, _BUCKET, _SPARSE_KEY, _ROW = 8, 72, 170, 4.5
+_MEMORY_PER_ITEM = 64
+_MEMORY_FLOOR = 64 << 20
+_EXTRA_BLOCKS = 6
+_MAX_TABLES = 64
+
+
+def even_blocks(size_in_bits: int, count: int) -> tuple[tuple[int, int], ...]:
+    """Return ``count`` blocks of consecutive bits that tile ``size_in_bits`` bits.
+
+    Each block is ``(low, width)``: bits ``low`` to ``low + width - 1``, counted from the
+    least significant bit. Block ``i`` starts at bit ``i * size_in_bits // count``, as in
+    simhash-py, so widths differ by at most one.
+
+    :raises ValueError: unless ``1 <= count <= size_in_bits``.
+
+    >>> even_blocks(64, 5)
+    ((0, 12), (12, 13), (25, 13), (38, 13), (51, 13))
+    """
+    size_in_bits = check_int(size_in_bits, "size_in_bits")
+    count = check_int(count, "count")
+    if not 1 <= count <= size_in_bits:
+        raise ValueError(f"count must be between 1 and size_in_bits ({size_in_bits}); got {count}")
+    edges = [i * size_in_bits // count for i in range(count + 1)]
+    return tuple((edges[i], edges[i + 1] - edges[i]) for i in range(count))
+
+
+@lru_cache(maxsize=256)
+def covering_tables(blocks: int, distance: int, per_table: int) -> tuple[tuple[int, ...], ...]:
+    """Return tables of ``per_table`` blocks each such that any ``distance`` blocks miss one.
+
+    Every set of ``distance`` blocks out of ``blocks`` is disjoint from at least one of the
+    returned tables, which is what makes a plan exact. The tables come from a greedy cover
+    (each new table avoids the most sets not yet avoided), improved by a bounded exact
+    search for a smaller cover, so the answer is deterministic and often far smaller than
+    simhash-py's ``C(blocks, distance)`` tables of ``blocks - distance`` blocks.
+
+    :raises ValueError: unless ``0 <= distance < blocks`` and
+        ``1 <= per_table <= blocks - distance``.
+
+    Runtime complexity: ``O(C(blocks, per_table) * C(blocks, distance))`` per table of the
+    greedy cover, plus at most 20,000 steps of search; meant for ``blocks`` up to about 16.
+
+    >>> covering_tables(8, 3, 3)  # 8 tables where C(8, 3) would be 56
+    ((2, 3, 4), (2, 3, 5), (2, 4, 5), (3, 4, 5), (0, 1, 6), (0, 1, 7), (0, 6, 7), (1, 6, 7))
+    >>> len(covering_tables(5, 3, 2))  # every pair: simhash-py's C(5, 3) tables
+    10
+    """
+    for name, value in (("blocks", blocks), ("distance", distance), ("per_table", per_table)):
+        check_int(value, name)
+    if not 0 <= distance < blocks:
+        raise ValueError(
+            f"distance must be between 0 and blocks - 1 ({blocks - 1}); got {distance}"
+        )
+    if not 1 <= per_table <= blocks - distance:
+        raise ValueError(
+            f"per_table must be between 1 and blocks - distance ({blocks - distance}); "
+            f"got {per_table}"
+        )
+    masks = [sum(1 << i for i in c) for c in combinations(range(blocks), per_table)]
+    targets = [sum(1 << i for i in c) for c in combinations(range(blocks), distance)]
+    chosen = _greedy_cover(masks, targets)
+    smaller = _search_cover(masks, targets, len(chosen) - 1)
+    if smaller is not None:
+        chosen = smaller
+    return tuple(tuple(i for i in range(blocks) if m >> i & 1) for m in sorted(chosen))
+
+
+def _greedy_cover(masks: list[int], targets: list[int]) -> list[int]:
+    pending = set(targets)
+    chosen: list[int] = []
+    while pending:
+        best = max(masks, key=lambda m: sum(not m & d for d in pending))
+        chosen.append(best)
+        pending = {d for d in pending if d & best}
+    return chosen
+
+
+def _search_cover(masks: list[int], targets: list[int], limit: int) -> list[int] | None:
+    """Find a cover of at most ``limit`` masks by depth-first search, or give up."""
+    avoids = {d: [m for m in masks if not m & d] for d in targets}
+    most = max(sum(not m & d for d in targets) for m in masks)
+    budget = [20_000]
+    found: list[int] | None = None
+
+    def search(pending: list[int], chosen: list[int], room: int) -> bool:
+        nonlocal found
+        if not pending:
+            found = list(chosen)
+            return True
+        budget[0] -= 1
+        if room == 0 or budget[0] < 0 or len(pending) > room * most:
+            return False
+        for m in avoids[pending[0]]:
+            chosen.append(m)
+            if search([d for d in pending if d & m], chosen, room - 1):
+                return True
+            chosen.pop()
+        return False
+
+    best: list[int] | None = None
+    while limit >= 1 and search(list(targets), [], limit):
+        best = found
+        limit = len(best) - 1 if best is not None else 0
+    return best
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The lookup tables of an index: blocks of bits, and which blocks key each table.
+
+    :param size_in_bits: the fingerprint width.
+    :param max_distance: the largest distance the tables answer exactly.
+    :param blocks: ``(low, width)`` bit ranges, counted from the least significant bit.
+    :param tables: for each table, the indices of the blocks it is keyed on. No tables
+        means a plain scan.
+    :raises ValueError: if the blocks do not tile the width, or the tables are not exact
+        for ``max_distance``.
+
+    >>> plan = Plan(16, 1, even_blocks(16, 2), ((0,), (1,)))
+    >>> plan.keys(0xAB12)
+    [18, 171]
+    >>> Plan(16, 1, even_blocks(16, 2), ((0,),))
+    Traceback (most recent call last):
+    ...
+    ValueError: tables are not exact for max_distance 1: differing blocks (0,) miss every table
+    """
+
+    size_in_bits: int
+    max_distance: int
+    blocks: tuple[tuple[int, int], ...]
+    tables: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        size = check_int(self.size_in_bits, "size_in_bits")
+        if not 1 <= size <= MAX_WIDTH:
+            raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
+        distance = check_int(self.max_distance, "max_distance")
+        if not 0 <= distance <= size:
+            raise ValueError(f"max_distance must be between 0 and {size}; got {distance}")
+        blocks = tuple((int(low), int(width)) for low, width in self.blocks)
+        tables = tuple(tuple(int(i) for i in table) for table in self.tables)
+        object.__setattr__(self, "blocks", blocks)
+        object.__setattr__(self, "tables", tables)
+        position = 0
+        for low, width in sorted(blocks):
+            if low != position or width < 1:
+                raise ValueError(f"blocks must tile bits 0 to {size - 1}; got {blocks}")
+            position += width
+        if position != size:
+            raise ValueError(f"blocks must tile bits 0 to {size - 1}; got {blocks}")
+        for table in tables:
+            if not table or len(set(table)) != len(table):
+                raise ValueError(f"each table needs distinct blocks; got {table}")
+            for i in table:
+                if not 0 <= i < len(blocks):
+                    raise ValueError(f"table {table} names block {i}; there are {len(blocks)}")
+        if tables:
+            missed = self._missed()
+            if missed is not None:
+                raise ValueError(
+                    f"tables are not exact for max_distance {distance}: differing blocks "
+                    f"{missed} miss every table"
+                )
+
+    def _missed(self) -> tuple[int, ...] | None:
+        count = min(self.max_distance, len(self.blocks))
+        masks = [sum(1 << i for i in table) for table in self.tables]
+        for differing in combinations(range(len(self.blocks)), count):
+            hit = sum(1 << i for i in differing)
+            if all(mask & hit for mask in masks):
+                return differing
+        return None
+
+    @property
+    def is_scan(self) -> bool:
+        """Whether this plan has no tables and every lookup scans all fingerprints."""
+        return not self.tables
+
+    @property
+    def key_bits(self) -> tuple[int, ...]:
+        """The number of bits each table is keyed on."""
+        return tuple(sum(self.blocks[i][1] for i in table) for table in self.tables)
+
+    def ranges(self, table: int) -> tuple[tuple[int, int], ...]:
+        """The bit ranges ``(low, width)`` of one table's key, adjacent blocks merged.
+
+        The key of a fingerprint is these ranges' bits, highest range first.
+        """
+        merged: list[list[int]] = []
+        for low, width in sorted((self.blocks[i] for i in self.tables[table]), reverse=True):
+            if merged and low + width == merged[-1][0]:
+                merged[-1][0] = low
+                merged[-1][1] += width
+            else:
+                merged.append([low, width])
+        return tuple((low, width) for low, width in merged)
+
+    def keys(self, value: int) -> list[int]:
+        """Return the key of ``value`` in each table (ints below ``2**key_bits``)."""
+        out = []
+        for t in range(len(self.tables)):
+            key = 0
+            for low, width in self.ranges(t):
+                key = key << width | (value >> low) & ((1 << width) - 1)
+            out.append(key)
+        return out
+
+    def expected_candidates(self, size: int) -> float:
+        """Expected chance candidates of one lookup among ``size`` random fingerprints.
+
+        Each table returns the fingerprints that share the query's key; for uniformly
+        random fingerprints that is ``size / 2**k`` for a ``k``-bit key. A scan plan
+        checks all ``size``.
+        """
+        if self.is_scan:
+            return float(size)
+        return sum(math.ldexp(size, -k) for k in self.key_bits)
+
+    def describe(self, size: int | None = None) -> str:
+        """A one-line account of the plan, with expected candidates for ``size`` items.
+
+        >>> print(choose_plan(64, 3, expected_size=1_000_000).describe(1_000_000))
+        64-bit, d <= 3: 4 tables of 16-bit keys (4 blocks); 61.0 candidates per lookup of 1000000
+        """
+        head = f"{self.size_in_bits}-bit, d <= {self.max_distance}: "
+        if self.is_scan:
+            return head + "no tables; every lookup scans all fingerprints"
+        bits = sorted(set(self.key_bits))
+        text = (
+            f"{len(self.tables)} tables of {'/'.join(map(str, bits))}-bit keys "
+            f"({len(self.blocks)} blocks)"
+        )
+        if size is not None:
+            text += f"; {self.expected_candidates(size):.1f} candidates per lookup of {size}"
+        return head + text
+
+    def to_json(self) -> str:
+        """The plan as JSON (what a SQLite index records); :meth:`from_json` reads it."""
+        return json.dumps(
+            {
+                "size_in_bits": self.size_in_bits,
+                "max_distance": self.max_distance,
+                "blocks": self.blocks,
+                "tables": self.tables,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Plan:
+        """Rebuild a plan from :meth:`to_json`, checking it again.
+
+        :raises ValueError: if the text is not such a plan.
+
+        >>> plan = choose_plan(128, 5, expected_size=1000)
+        >>> Plan.from_json(plan.to_json()) == plan
+        True
+        """
+        try:
+            data: Any = json.loads(text)
+            return cls(
+                data["size_in_bits"],
+                data["max_distance"],
+                tuple(tuple(b) for b in data["blocks"]),
+                tuple(tuple(t) for t in data["tables"]),
+            )
+        except (KeyError, TypeError, json.JSONDecodeError) as error:
+            raise ValueError(f"not a samecode plan: {text!r:.80}") from error
+
+
+@lru_cache(maxsize=64)
+def _designs(size: int, distance: int) -> tuple[Plan, ...]:
+    """Every exact plan :func:`choose_plan` weighs for a width and distance."""
+    return tuple(
+        Plan(size, distance, blocks, tuple(tables)) for blocks, tables in _layouts(size, distance)
+    )
+
+
+def _layouts(
+    size: int, distance: int
+) -> Iterable[tuple[tuple[tuple[int, int], ...], Sequence[tuple[int, ...]]]]:
+    counts = set(range(distance + 1, min(size, distance + _EXTRA_BLOCKS) + 1))
+    if size % 8 == 0 and distance < size // 8 <= 16:
+        counts.add(size // 8)
+    for count in sorted(counts):
+        blocks = even_blocks(size, count)
+        for per_table in range(1, count - distance + 1):
+            if math.comb(count, per_table) * math.comb(count, distance) > 20_000:
+                continue
+            tables = covering_tables(count, distance, per_table)
+            if len(tables) <= _MAX_TABLES:
+                yield blocks, tables
+
+
+def table_bytes(key_bits: int, size: int) -> float:
+    """Estimated bytes of one in-memory table keyed on ``key_bits`` holding ``size`` items.
+
+    Keys of up to 20 bits index a dense list of buckets; wider keys a dict.
+
+    >>> table_bytes(16, 1_000_000) / 1_000_000 < 10
+    True
+    """
+    used = float(min(size, 2**key_bits))
+    if key_bits <= _DENSE_BITS:
+        return float(2**key_bits * _SLOT + used * _BUCKET + size * _ROW)
+    return float(used * _SPARSE_KEY + size * _ROW)
+
+
+def choose_plan(
+    size_in_bits: int,
+    max_distance: int,
+    expected_size: int = 1_000_000,
+    *,
+    purpose: Literal["memory", "sqlite", "batch"] = "memory",
+) -> Plan:
+    """Choose the cheapest exact plan for ``expected_size`` fingerprints.
+
+    Candidates are ``b`` even blocks for ``b`` from ``max_distance + 1`` to
+    ``max_distance + 6`` (and one block per byte), each with the tables of
+    :func:`covering_tables` for every key width, and a plain scan. For a lookup
+    (``purpose="memory"`` or ``"sqlite"``) the cost is one probe per table plus the expected
+    chance candidates (:meth:`Plan.expected_candidates`); an in-memory index also keeps its
+    tables within ``64 + size_in_bits / 2`` bytes per fingerprint (or 64 MiB, whichever
+    is more), as estimated by :func:`table_bytes`. For ``purpose="batch"`` (all pairs at
+    once) the cost is one pass
+    over the fingerprints per table plus the expected chance pairs.
+
+    :raises ValueError: for a width outside 1 to :data:`MAX_WIDTH`, a distance outside 0
+        to the width, a negative ``expected_size`` or an unknown ``purpose``.
+
+    >>> choose_plan(64, 3, expected_size=1_000_000, purpose="batch").key_bits
+    (24, 24, 24, 24, 24, 24, 24, 24)
+    >>> choose_plan(64, 30, expected_size=1000).is_scan
+    True
+    """
+    size = check_int(size_in_bits, "size_in_bits")
+    if not 1 <= size <= MAX_WIDTH:
+        raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
+    distance = check_int(max_distance, "max_distance")
+    if not 0 <= distance <= size:
+        raise ValueError(
+            f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
+        )
+    n = check_int(expected_size, "expected_size")
+    if n < 0:
+        raise ValueError(f"expected_size must be >= 0; got {n}")
+    if purpose not in _COSTS:
+        raise ValueError(f"purpose must be one of {sorted(_COSTS)}; got {purpose!r}")
+    probe, candidate, scan_one = _COSTS[purpose]
+    n = max(n, 1)
+    budget = max(n * (_MEMORY_PER_ITEM + size / 2), _MEMORY_FLOOR)
+    best = Plan(size, distance, even_blocks(size, 1), ())
+    best_cost = n * scan_one if purpose != "batch" else n * n / 2 * candidate
+    for plan in _designs(size, distance):
+        tables = plan.tables
+        chance = plan.expected_candidates(n)
+        if purpose == "batch":
+            cost = len(tables) * n * probe + n * chance / 2 * candidate
+        else:
+            cost = len(tables) * probe + chance * candidate
+            if purpose == "memory" and sum(table_bytes(k, n) for k in plan.key_bits) > budget:
+                continue
+        if cost < best_cost * 0.999:
+            best, best_cost = plan, cost
+    return best
