@@ -23,7 +23,7 @@ def make_cases(count: int, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
     cases: list[dict[str, object]] = []
     for index in range(count):
-        kind = ("compute", "bits", "shingle", "hash")[index % 4]
+        kind = ("compute", "bits", "shingle", "hash", "find_all")[index % 5]
         if kind == "compute":
             n = rng.choice([0, 1, 2, 3, 4, 10, 64, 301, 2000])
             style = rng.choice(["random", "sparse", "dense", "pairs"])
@@ -51,8 +51,18 @@ def make_cases(count: int, seed: int) -> list[dict[str, object]]:
         elif kind == "shingle":
             tokens = [rng.choice(["a", "b", "c", 1, 2, 3.5]) for _ in range(rng.randint(0, 12))]
             cases.append({"kind": kind, "tokens": tokens, "window": rng.randint(1, 7)})
-        else:
+        elif kind == "hash":
             cases.append({"kind": kind, "data": rng.randbytes(rng.randint(0, 40)).hex()})
+        else:  # random hashes, some repeated, some a few bits from another
+            bits = rng.randint(0, 6)
+            hashes = [rng.getrandbits(64) for _ in range(rng.choice([0, 1, 5, 50, 400, 6000]))]
+            for _ in range(len(hashes) // 3):
+                value = rng.choice(hashes)
+                for _ in range(rng.randint(0, bits + 1)):
+                    value ^= 1 << rng.randrange(64)
+                hashes.append(value)
+            blocks = rng.randint(bits + 1, min(64, bits + 6))
+            cases.append({"kind": kind, "hashes": hashes, "blocks": blocks, "bits": bits})
     return cases
 
 

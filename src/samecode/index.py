@@ -170,6 +170,11 @@ def _key_function(plan: Plan, table: int) -> Callable[[int], int]:
             return mask.__and__
         return lambda v: (v >> low) & mask
 
+    if len(ranges) == 2:
+        (low1, width1), (low2, width2) = ranges
+        mask1, mask2 = (1 << width1) - 1, (1 << width2) - 1
+        return lambda v: ((v >> low1) & mask1) << width2 | ((v >> low2) & mask2)
+
     def key(v: int) -> int:
         out = 0
         for low, width in ranges:
@@ -388,7 +393,9 @@ class HammingIndex:
             slot = key_of(value)
             bucket = get(slot)
             if bucket is None:
-                table[slot] = array("I", (row,))
+                table[slot] = row  # a lone row is kept as an int, a crowd as an array
+            elif type(bucket) is int:
+                table[slot] = array("I", (bucket, row))
             else:
                 bucket.append(row)
 
@@ -405,12 +412,17 @@ class HammingIndex:
         for table, get, key_of in zip(self._tables, self._gets, self._key_of):
             slot = key_of(value)
             bucket = get(slot)
-            bucket.remove(row)
-            if not bucket:
-                if isinstance(table, list):
-                    table[slot] = None
-                else:
-                    del table[slot]
+            if type(bucket) is not int:
+                bucket.remove(row)
+                if len(bucket) > 1:
+                    continue
+                if bucket:
+                    table[slot] = bucket[0]
+                    continue
+            if isinstance(table, list):
+                table[slot] = None
+            else:
+                del table[slot]
         self._keys[row] = None
         self._free.append(row)
         return value
@@ -455,7 +467,11 @@ class HammingIndex:
             found: set[int] = set()
             for get, key_of in zip(self._gets, self._key_of):
                 bucket = get(key_of(value))
-                if bucket is not None:
+                if bucket is None:
+                    continue
+                if type(bucket) is int:
+                    found.add(bucket)
+                else:
                     found.update(bucket)
             rows = found
         hits = []
