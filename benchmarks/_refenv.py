@@ -38,15 +38,15 @@ def peer_python(name: str, requirement: str) -> Path:
     return python
 
 
-def run_worker(python: Path | str, request: dict[str, Any]) -> Any:
-    """Run ``_worker.py`` under ``python`` with ``request`` and return its JSON answer.
+def run_worker(python: Path | str, request: dict[str, Any], script: str = "_worker.py") -> Any:
+    """Run ``script`` under ``python`` with ``request`` and return its JSON answer.
 
     The worker runs from this folder with the interpreter's isolated-mode rules (no
     current directory on ``sys.path``), so it imports whichever ``samecode`` that
     interpreter has installed.
     """
     result = subprocess.run(
-        [str(python), "-I", str(HERE / "_worker.py")],
+        [str(python), "-I", str(HERE / script)],
         input=json.dumps(request),
         capture_output=True,
         text=True,
@@ -55,3 +55,8 @@ def run_worker(python: Path | str, request: dict[str, Any]) -> Any:
     if result.returncode:
         raise RuntimeError(f"worker under {python} failed:\n{result.stderr}")
     return json.loads(result.stdout)
+
+
+def simhash_worker(python: Path | str, request: dict[str, Any]) -> Any:
+    """Run ``_simhash_worker.py`` (simhash cases and timings) under ``python``."""
+    return run_worker(python, request, "_simhash_worker.py")

@@ -12,7 +12,6 @@ answers are compared by SHA-256.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
@@ -21,34 +20,17 @@ import tempfile
 import textwrap
 import time
 
-from _refenv import HERE, peer_python
+from samecode.sqlite import SQLiteIndex
+
+from _refenv import peer_python, simhash_worker
 
 PYBIND = "simhash-pybind==0.0.3"
 ONENG = "simhash==2.1.2"
-SRC = str(HERE.parent / "src")
-
-
-def worker(python: str, request: dict[str, object]) -> dict[str, object]:
-    env = dict(os.environ, PYTHONPATH=SRC)
-    result = subprocess.run(
-        [python, str(HERE / "_simhash_worker.py")],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    if result.returncode:
-        raise RuntimeError(result.stderr)
-    answer: dict[str, object] = json.loads(result.stdout)
-    return answer
 
 
 MEMORY = textwrap.dedent(
     """
-    import random, resource, sys
-    from array import array
-    sys.path.insert(0, {src!r})
+    import random, resource
     from samecode.index import HammingIndex
     def rss():
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -75,8 +57,10 @@ def main() -> int:
 
     print(f"find_all over {args.n} random 64-bit hashes (1 % planted within 3 bits), d = 3")
     request = {"op": "bench", "task": "find_all", "n": args.n, "seed": 7, "repeat": args.repeat}
-    theirs = worker(str(peer_python("simhash-pybind", PYBIND)), {**request, "module": "simhash"})
-    mine = worker(ours, {**request, "module": "samecode.simhash"})
+    theirs = simhash_worker(
+        str(peer_python("simhash-pybind", PYBIND)), {**request, "module": "simhash"}
+    )
+    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
     same = mine["sha256"] == theirs["sha256"]
     print(
         f"  simhash-py C++ find_all(hashes, 5, 3): {theirs['seconds']:.2f} s; "
@@ -94,8 +78,10 @@ def main() -> int:
         "repeat": args.repeat,
         "queries": args.queries,
     }
-    theirs = worker(str(peer_python("simhash-1e0ng", ONENG)), {**request, "module": "simhash"})
-    mine = worker(ours, {**request, "module": "samecode.index"})
+    theirs = simhash_worker(
+        str(peer_python("simhash-1e0ng", ONENG)), {**request, "module": "simhash"}
+    )
+    mine = simhash_worker(ours, {**request, "module": "samecode.index"})
     same = mine["sha256"] == theirs["sha256"]
     for label, key, count in (
         ("single adds", "build", args.online),
@@ -109,7 +95,7 @@ def main() -> int:
 
     print(f"memory: HammingIndex of {args.n} 64-bit fingerprints, d = 3 (peak RSS)")
     out = subprocess.run(
-        [ours, "-c", MEMORY.format(src=SRC, n=args.n)],
+        [ours, "-c", MEMORY.format(n=args.n)],
         capture_output=True,
         text=True,
         check=True,
@@ -121,8 +107,6 @@ def main() -> int:
     )
 
     print(f"SQLite: bulk load of {args.n} fingerprints, then lookups from the file")
-    sys.path.insert(0, SRC)
-    from samecode.sqlite import SQLiteIndex
 
     rng = random.Random(3)
     values = [rng.getrandbits(64) for _ in range(args.n)]

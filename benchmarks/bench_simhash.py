@@ -12,33 +12,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import statistics
-import subprocess
 import sys
 import time
 
 from samecode import BucketAverageHaloHash, BucketedBitAverageHaloHash
 
-from _refenv import HERE, peer_python
+from _refenv import peer_python, simhash_worker
 
 PYBIND = ("simhash-pybind", "simhash-pybind==0.0.3")
 PURE = ("simhash-1e0ng", "simhash==2.1.2")
-
-
-def worker(python: str, request: dict[str, object]) -> dict[str, object]:
-    result = subprocess.run(
-        [python, "-I", str(HERE / "_simhash_worker.py")],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode:
-        raise RuntimeError(result.stderr)
-    answer: dict[str, object] = json.loads(result.stdout)
-    return answer
 
 
 def zipf_words(rng: random.Random, count: int, vocabulary: int = 20_000) -> list[str]:
@@ -69,8 +53,8 @@ def main() -> None:
 
     print(f"1. compute over {n:,} pre-hashed 64-bit features (median of {repeat})")
     request = {"op": "bench", "task": "compute", "n": n, "repeat": repeat, "seed": 7}
-    mine = worker(ours, {**request, "module": "samecode.simhash"})
-    peer = worker(pybind, {**request, "module": "simhash"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
+    peer = simhash_worker(pybind, {**request, "module": "simhash"})
     assert mine["value"] == peer["value"], "compute outputs differ"
     ms, ps = float(mine["seconds"]), float(peer["seconds"])  # type: ignore[arg-type]
     compute_seconds = ms
@@ -80,8 +64,8 @@ def main() -> None:
     tokens = zipf_words(random.Random(3), n)
     print(f"2. 64-bit simhash from a list of {n:,} word tokens (Zipf, 20,000 words)")
     request = {"op": "bench", "task": "tokens", "tokens": tokens, "repeat": max(1, repeat // 2)}
-    mine = worker(ours, {**request, "module": "samecode.simhash"})
-    peer = worker(pure, {**request, "module": "simhash"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
+    peer = simhash_worker(pure, {**request, "module": "simhash"})
     ms, ps = float(mine["seconds"]), float(peer["seconds"])  # type: ignore[arg-type]
     print(f"   samecode SimHash(tokens) {ms:.3f} s ({n / ms / 1e6:.2f} M/s)")
     print(f"   1e0ng Simhash(tokens)    {ps:.3f} s ({n / ps / 1e6:.2f} M/s)  ratio {ps / ms:.1f}x")
@@ -92,9 +76,9 @@ def main() -> None:
     texts = [" ".join(rng.sample(vocabulary, 300)) + "." for _ in range(args.docs)]
     print(f"3. text to 64-bit simhash, {args.docs:,} documents of 300 words")
     request = {"op": "bench", "task": "texts", "texts": texts, "repeat": max(1, repeat // 2)}
-    peer = worker(pure, {**request, "module": "simhash", "style": "1e0ng"})
-    same = worker(ours, {**request, "module": "samecode.simhash", "style": "char4"})
-    words = worker(ours, {**request, "module": "samecode.simhash", "style": "words"})
+    peer = simhash_worker(pure, {**request, "module": "simhash", "style": "1e0ng"})
+    same = simhash_worker(ours, {**request, "module": "samecode.simhash", "style": "char4"})
+    words = simhash_worker(ours, {**request, "module": "samecode.simhash", "style": "words"})
     # The same features, but 1e0ng keeps the *last* 8 bytes of each MD5 and samecode the
     # first 8 (as simhash-py does), so the values themselves differ.
     ps = float(peer["seconds"])  # type: ignore[arg-type]

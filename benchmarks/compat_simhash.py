@@ -14,7 +14,7 @@ import json
 import random
 import sys
 
-from _refenv import HERE, peer_python
+from _refenv import peer_python, simhash_worker
 
 PEER = "simhash-pybind==0.0.3"
 
@@ -66,22 +66,6 @@ def make_cases(count: int, seed: int) -> list[dict[str, object]]:
     return cases
 
 
-def run(python: str, module: str, cases: list[dict[str, object]]) -> list[object]:
-    import subprocess
-
-    result = subprocess.run(
-        [python, "-I", str(HERE / "_simhash_worker.py")],
-        input=json.dumps({"op": "compat", "module": module, "cases": cases}),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode:
-        raise RuntimeError(result.stderr)
-    answer: list[object] = json.loads(result.stdout)
-    return answer
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=5000)
@@ -89,8 +73,9 @@ def main() -> int:
     parser.add_argument("--plant", action="store_true", help="corrupt one answer (self-test)")
     args = parser.parse_args()
     cases = make_cases(args.cases, args.seed)
-    ours = run(sys.executable, "samecode.simhash", cases)
-    theirs = run(str(peer_python("simhash-pybind", PEER)), "simhash", cases)
+    request = {"op": "compat", "cases": cases}
+    ours = simhash_worker(sys.executable, {**request, "module": "samecode.simhash"})
+    theirs = simhash_worker(peer_python("simhash-pybind", PEER), {**request, "module": "simhash"})
     if args.plant:
         ours[0] = "planted"
     mismatches = [(case, a, b) for case, a, b in zip(cases, ours, theirs) if a != b]

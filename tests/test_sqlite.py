@@ -124,14 +124,19 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_a_killed_writer_loses_only_its_open_transaction(tmp_path):
-    path = str(tmp_path / "f.db")
-    SQLiteIndex.create(path, expected_size=100_000).close()
-    writer = subprocess.Popen(
+def start_writer(path: str) -> subprocess.Popen[str]:
+    """A process that adds batches of 2000 to the index at ``path``, printing each number."""
+    return subprocess.Popen(
         [sys.executable, "-c", WRITER.format(src=SRC, path=path)],
         stdout=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_killed_writer_loses_only_its_open_transaction(tmp_path):
+    path = str(tmp_path / "f.db")
+    SQLiteIndex.create(path, expected_size=100_000).close()
+    writer = start_writer(path)
     assert writer.stdout is not None
     committed = -1
     while committed < 5:  # let several batches commit, then kill it mid-batch
@@ -159,11 +164,7 @@ def test_readers_query_while_a_writer_adds(tmp_path):
     path = str(tmp_path / "f.db")
     with SQLiteIndex.create(path) as index:
         index.add("seed", 0xF0F0)
-    writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER.format(src=SRC, path=path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    writer = start_writer(path)
     try:
         assert writer.stdout is not None
         writer.stdout.readline()

@@ -130,18 +130,6 @@ def _pairs_in_groups(tagged: list[int], shift: int) -> tuple[list[int], list[int
     return first, second
 
 
-def _has_repeats(values: Sequence[int], plan: Plan, columns: list[bytes] | None) -> bool:
-    """Whether any value occurs twice: equal values share every table's key."""
-    keys, bits = _table_keys(values, plan, 0, columns)
-    shared = _shared_keys(keys, bits)
-    if not shared:
-        return False
-    wanted = zeros(1 << bits)
-    wanted[list(shared)] = 1
-    candidates = list(map(values.__getitem__, wanted[keys].search(1)))
-    return len(set(candidates)) < len(candidates)
-
-
 def near_pairs(
     values: Sequence[int], size_in_bits: int, max_distance: int, plan: Plan, *, distinct: bool
 ) -> set[tuple[int, int]]:
@@ -154,24 +142,35 @@ def near_pairs(
     ``plan`` must be exact for ``max_distance`` (or a scan); ``values`` must be ints below
     ``2**size_in_bits``: the callers check both.
     """
-    columns = None
-    if not plan.is_scan and size_in_bits % 8 == 0:
-        columns = _byte_columns(values, size_in_bits)
-    if distinct and len(values) > 1 and (plan.is_scan or _has_repeats(values, plan, columns)):
-        values = list(dict.fromkeys(values))
-        if columns is not None:
-            columns = _byte_columns(values, size_in_bits)
     n = len(values)
+    if distinct and plan.is_scan:
+        values = list(dict.fromkeys(values))
+        n = len(values)
     shift = max(n.bit_length(), 1)
     first: list[int] = []
     second: list[int] = []
     if plan.is_scan:
         first, second = _pairs_in_groups(list(range(n)), shift)
     else:
+        columns = _byte_columns(values, size_in_bits) if size_in_bits % 8 == 0 else None
         rows = range(n)
+        mask = (1 << shift) - 1
         for table in range(len(plan.tables)):
             keys, bits = _table_keys(values, plan, table, columns)
-            a, b = _pairs_in_groups(_candidates(keys, bits, rows, shift), shift)
+            tagged = _candidates(keys, bits, rows, shift)
+            if distinct and table == 0:
+                # Equal values share every table's key, so the first table's candidates
+                # hold every repeat; with any, count each value once and start again.
+                seen = [values[t & mask] for t in tagged]
+                if len(set(seen)) < len(seen):
+                    return near_pairs(
+                        list(dict.fromkeys(values)),
+                        size_in_bits,
+                        max_distance,
+                        plan,
+                        distinct=True,
+                    )
+            a, b = _pairs_in_groups(tagged, shift)
             first += a
             second += b
     left = list(map(values.__getitem__, first))

@@ -27,8 +27,8 @@ from bitarray import bitarray
 from bitarray.util import ba2int
 
 from samecode._allpairs import near_pairs
-from samecode.fingerprint import Fingerprint, check_int, describe
-from samecode.plan import MAX_WIDTH, Plan, choose_plan
+from samecode.fingerprint import Fingerprint, describe
+from samecode.plan import Plan, choose_plan, resolve_plan
 
 __all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
 
@@ -193,7 +193,78 @@ def _sort_ranked(
         items.sort(key=fallback)
 
 
-class HammingIndex:
+class _Lookups:
+    """What both indexes share: their parameters, and the batch questions over a snapshot."""
+
+    __slots__ = ("_kind", "_plan", "_size")
+
+    _kind: str | None
+    _plan: Plan
+    _size: int
+
+    @property
+    def size_in_bits(self) -> int:
+        """The width of the fingerprints, in bits."""
+        return self._size
+
+    @property
+    def max_distance(self) -> int:
+        """The largest distance a lookup may ask for."""
+        return self._plan.max_distance
+
+    @property
+    def kind(self) -> str | None:
+        """The name of the fingerprint class this index holds, or ``None`` for any."""
+        return self._kind
+
+    @property
+    def plan(self) -> Plan:
+        """The tables this index uses (see :meth:`samecode.plan.Plan.describe`)."""
+        return self._plan
+
+    def _snapshot(self) -> tuple[list[Any], list[int]]:  # pragma: no cover - abstract
+        """Keys and fingerprints, in the order keys were added."""
+        raise NotImplementedError
+
+    def find_all(self, max_distance: int | None = None) -> list[tuple[Any, Any, int]]:
+        """Return every pair of keys whose fingerprints are within ``max_distance``.
+
+        Each pair is ``(key_a, key_b, distance)`` once, with ``key_a < key_b`` (or ``key_a``
+        added first, when keys cannot be compared); keys with identical fingerprints are
+        pairs at distance 0. The list is sorted by distance, then keys. The work is done
+        in batch (:func:`samecode.plan.choose_plan` with ``purpose="batch"``), not by a
+        query per fingerprint.
+
+        :raises ValueError: for a distance beyond the index's.
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([(1, 0b1000), (2, 0b1000), (3, 0b1001), (4, 0b0110)])
+        >>> index.find_all()
+        [(1, 2, 0), (1, 3, 1), (2, 3, 1)]
+        """
+        keys, values = self._snapshot()
+        return ranked_pairs(keys, values, self._size, self._plan.check_distance(max_distance))
+
+    def clusters(self, max_distance: int | None = None) -> list[list[Any]]:
+        """Return the groups of keys linked by chains of pairs within ``max_distance``.
+
+        These are the connected components, with two keys or more, of the graph whose
+        edges are :meth:`find_all`'s pairs. Each group lists its keys in order (by the
+        order they were added when keys cannot be compared); groups come largest first,
+        then by the order their first key was added.
+
+        :raises ValueError: for a distance beyond the index's.
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([("a", 0b000), ("b", 0b001), ("c", 0b011), ("d", 0xF000)])
+        >>> index.clusters()
+        [['a', 'b', 'c']]
+        """
+        keys, values = self._snapshot()
+        return components(keys, values, self._size, self._plan.check_distance(max_distance))
+
+
+class HammingIndex(_Lookups):
     """Fingerprints under keys, with exact lookups of everything within a distance.
 
     :param size_in_bits: the width of every fingerprint, 1 to 4096.
@@ -222,18 +293,7 @@ class HammingIndex:
     128-bit, d <= 10: 11 tables of 11/12-bit keys (11 blocks); 3.7 candidates per lookup of 1000
     """
 
-    __slots__ = (
-        "_free",
-        "_gets",
-        "_key_of",
-        "_keys",
-        "_kind",
-        "_plan",
-        "_rows",
-        "_size",
-        "_tables",
-        "_values",
-    )
+    __slots__ = ("_free", "_gets", "_key_of", "_keys", "_rows", "_tables", "_values")
 
     def __init__(
         self,
@@ -244,26 +304,8 @@ class HammingIndex:
         expected_size: int = 10_000,
         plan: Plan | None = None,
     ) -> None:
-        size = check_int(size_in_bits, "size_in_bits")
-        if not 1 <= size <= MAX_WIDTH:
-            raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
-        distance = check_int(max_distance, "max_distance")
-        if not 0 <= distance <= size:
-            raise ValueError(
-                f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
-            )
-        expected = check_int(expected_size, "expected_size")
-        if expected < 0:
-            raise ValueError(f"expected_size must be >= 0; got {expected}")
-        if plan is None:
-            plan = choose_plan(size, distance, expected, purpose="memory")
-        elif not isinstance(plan, Plan):
-            raise TypeError(f"plan must be a Plan or None; got {describe(plan)}")
-        elif (plan.size_in_bits, plan.max_distance) != (size, distance):
-            raise ValueError(
-                f"plan is for {plan.size_in_bits}-bit fingerprints within "
-                f"{plan.max_distance}; this index is {size}-bit within {distance}"
-            )
+        plan = resolve_plan(size_in_bits, max_distance, expected_size, plan, "memory")
+        size, expected = plan.size_in_bits, expected_size
         self._size = size
         self._kind = kind_name(kind)
         self._plan = plan
@@ -277,28 +319,6 @@ class HammingIndex:
             dense = bits <= _DENSE_BITS and 2**bits <= 8 * max(expected, 1)
             self._tables.append([None] * 2**bits if dense else {})
         self._gets = [t.__getitem__ if isinstance(t, list) else t.get for t in self._tables]
-
-    # -- properties -------------------------------------------------------------------
-
-    @property
-    def size_in_bits(self) -> int:
-        """The width of the fingerprints, in bits."""
-        return self._size
-
-    @property
-    def max_distance(self) -> int:
-        """The largest distance a lookup may ask for."""
-        return self._plan.max_distance
-
-    @property
-    def kind(self) -> str | None:
-        """The name of the fingerprint class this index holds, or ``None`` for any."""
-        return self._kind
-
-    @property
-    def plan(self) -> Plan:
-        """The tables this index uses (see :meth:`samecode.plan.Plan.describe`)."""
-        return self._plan
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -429,17 +449,6 @@ class HammingIndex:
 
     # -- lookups ----------------------------------------------------------------------
 
-    def _check_distance(self, max_distance: int | None) -> int:
-        if max_distance is None:
-            return self._plan.max_distance
-        distance = check_int(max_distance, "max_distance")
-        if not 0 <= distance <= self._plan.max_distance:
-            raise ValueError(
-                f"max_distance must be between 0 and this index's max_distance "
-                f"({self._plan.max_distance}); got {distance}"
-            )
-        return distance
-
     def query(self, fingerprint: object, max_distance: int | None = None) -> list[tuple[Any, int]]:
         """Return ``[(key, distance), ...]`` for every fingerprint within ``max_distance``.
 
@@ -459,7 +468,7 @@ class HammingIndex:
         ([('x', 0), ('y', 1), ('z', 2)], [('x', 0), ('y', 1)])
         """
         value = fingerprint_value(fingerprint, self._size, self._kind)
-        distance = self._check_distance(max_distance)
+        distance = self._plan.check_distance(max_distance)
         values, keys = self._values, self._keys
         if self._plan.is_scan:
             rows: Iterable[int] = self._rows.values()
@@ -483,47 +492,10 @@ class HammingIndex:
             _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], self._added(h[2])))
         return [(key, d) for key, d, _ in hits]
 
-    def find_all(self, max_distance: int | None = None) -> list[tuple[Any, Any, int]]:
-        """Return every pair of keys whose fingerprints are within ``max_distance``.
-
-        Each pair is ``(key_a, key_b, distance)`` once, with ``key_a < key_b`` (or ``key_a``
-        added first, when keys cannot be compared); keys with identical fingerprints are
-        pairs at distance 0. The list is sorted by distance, then keys. The work is done
-        in batch (:func:`samecode.plan.choose_plan` with ``purpose="batch"``), not by a
-        query per fingerprint.
-
-        :raises ValueError: for a distance beyond the index's.
-
-        >>> index = HammingIndex(16, max_distance=1)
-        >>> index.add_many([(1, 0b1000), (2, 0b1000), (3, 0b1001), (4, 0b0110)])
-        >>> index.find_all()
-        [(1, 2, 0), (1, 3, 1), (2, 3, 1)]
-        """
-        keys, values = self._snapshot()
-        return ranked_pairs(keys, values, self._size, self._check_distance(max_distance))
-
     def _snapshot(self) -> tuple[list[Any], list[int]]:
         """Keys and fingerprints, in the order keys were added."""
         stored = self._values
         return list(self._rows), [int(stored[r]) for r in self._rows.values()]
-
-    def clusters(self, max_distance: int | None = None) -> list[list[Any]]:
-        """Return the groups of keys linked by chains of pairs within ``max_distance``.
-
-        These are the connected components, with two keys or more, of the graph whose
-        edges are :meth:`find_all`'s pairs. Each group lists its keys in order (by the
-        order they were added when keys cannot be compared); groups come largest first,
-        then by the order their first key was added.
-
-        :raises ValueError: for a distance beyond the index's.
-
-        >>> index = HammingIndex(16, max_distance=1)
-        >>> index.add_many([("a", 0b000), ("b", 0b001), ("c", 0b011), ("d", 0xF000)])
-        >>> index.clusters()
-        [['a', 'b', 'c']]
-        """
-        keys, values = self._snapshot()
-        return components(keys, values, self._size, self._check_distance(max_distance))
 
     def _added(self, row: int) -> int:
         """The position of ``row``'s key in the order keys were added (an ``O(n)`` walk)."""

@@ -32,9 +32,17 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
-from samecode.fingerprint import check_int
+from samecode.fingerprint import check_int, describe
 
-__all__ = ["MAX_WIDTH", "Plan", "choose_plan", "covering_tables", "even_blocks", "table_bytes"]
+__all__ = [
+    "MAX_WIDTH",
+    "Plan",
+    "choose_plan",
+    "covering_tables",
+    "even_blocks",
+    "resolve_plan",
+    "table_bytes",
+]
 
 #: The widest fingerprint an index takes, in bits.
 MAX_WIDTH = 4096
@@ -257,6 +265,22 @@ class Plan:
             out.append(key)
         return out
 
+    def check_distance(self, max_distance: int | None) -> int:
+        """Return the distance a lookup asks for: ``max_distance``, or the plan's if ``None``.
+
+        :raises TypeError: if it is not an int.
+        :raises ValueError: if it is negative or beyond the plan's ``max_distance``.
+        """
+        if max_distance is None:
+            return self.max_distance
+        distance = check_int(max_distance, "max_distance")
+        if not 0 <= distance <= self.max_distance:
+            raise ValueError(
+                f"max_distance must be between 0 and this index's max_distance "
+                f"({self.max_distance}); got {distance}"
+            )
+        return distance
+
     def expected_candidates(self, size: int) -> float:
         """Expected chance candidates of one lookup among ``size`` random fingerprints.
 
@@ -358,6 +382,49 @@ def table_bytes(key_bits: int, size: int) -> float:
     return float(used * _SPARSE_KEY + size * _ROW)
 
 
+def _check_shape(size_in_bits: int, max_distance: int, expected_size: int) -> tuple[int, int, int]:
+    size = check_int(size_in_bits, "size_in_bits")
+    if not 1 <= size <= MAX_WIDTH:
+        raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
+    distance = check_int(max_distance, "max_distance")
+    if not 0 <= distance <= size:
+        raise ValueError(
+            f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
+        )
+    n = check_int(expected_size, "expected_size")
+    if n < 0:
+        raise ValueError(f"expected_size must be >= 0; got {n}")
+    return size, distance, n
+
+
+def resolve_plan(
+    size_in_bits: int,
+    max_distance: int,
+    expected_size: int,
+    plan: Plan | None,
+    purpose: Literal["memory", "sqlite", "batch"],
+) -> Plan:
+    """Check an index's parameters; return ``plan``, or the one :func:`choose_plan` picks.
+
+    :raises TypeError: for a parameter of the wrong type, or a ``plan`` that is not a Plan.
+    :raises ValueError: as :func:`choose_plan`, or for a plan of another width or distance.
+
+    >>> resolve_plan(64, 3, 1000, None, "memory") == choose_plan(64, 3, 1000)
+    True
+    """
+    size, distance, n = _check_shape(size_in_bits, max_distance, expected_size)
+    if plan is None:
+        return choose_plan(size, distance, n, purpose=purpose)
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan or None; got {describe(plan)}")
+    if (plan.size_in_bits, plan.max_distance) != (size, distance):
+        raise ValueError(
+            f"plan is for {plan.size_in_bits}-bit fingerprints within "
+            f"{plan.max_distance}; this index is {size}-bit within {distance}"
+        )
+    return plan
+
+
 def choose_plan(
     size_in_bits: int,
     max_distance: int,
@@ -385,17 +452,7 @@ def choose_plan(
     >>> choose_plan(64, 30, expected_size=1000).is_scan
     True
     """
-    size = check_int(size_in_bits, "size_in_bits")
-    if not 1 <= size <= MAX_WIDTH:
-        raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
-    distance = check_int(max_distance, "max_distance")
-    if not 0 <= distance <= size:
-        raise ValueError(
-            f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
-        )
-    n = check_int(expected_size, "expected_size")
-    if n < 0:
-        raise ValueError(f"expected_size must be >= 0; got {n}")
+    size, distance, n = _check_shape(size_in_bits, max_distance, expected_size)
     if purpose not in _COSTS:
         raise ValueError(f"purpose must be one of {sorted(_COSTS)}; got {purpose!r}")
     probe, candidate, scan_one = _COSTS[purpose]

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from samecode.fingerprint import Fingerprint, check_int, describe
-from samecode.index import components, fingerprint_value, kind_name, ranked_pairs
-from samecode.plan import MAX_WIDTH, Plan, choose_plan
+from samecode.fingerprint import Fingerprint, describe
+from samecode.index import _Lookups, fingerprint_value, kind_name
+from samecode.plan import Plan, resolve_plan
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteIndex"]
 
@@ -47,7 +47,7 @@ def _check_key(key: object) -> None:
         raise ValueError(f"an int key must fit in 64 bits (signed); got {key!r}")
 
 
-class SQLiteIndex:
+class SQLiteIndex(_Lookups):
     """An exact Hamming-distance index in a SQLite file.
 
     Use :meth:`create` for a new file and :meth:`open` for an existing one. Keys are ints
@@ -117,26 +117,8 @@ class SQLiteIndex:
             :class:`~samecode.index.HammingIndex`.
         """
         path = os.fspath(path)
-        size = check_int(size_in_bits, "size_in_bits")
-        if not 1 <= size <= MAX_WIDTH:
-            raise ValueError(f"size_in_bits must be between 1 and {MAX_WIDTH}; got {size}")
-        distance = check_int(max_distance, "max_distance")
-        if not 0 <= distance <= size:
-            raise ValueError(
-                f"max_distance must be between 0 and size_in_bits ({size}); got {distance}"
-            )
-        expected = check_int(expected_size, "expected_size")
-        if expected < 0:
-            raise ValueError(f"expected_size must be >= 0; got {expected}")
-        if plan is None:
-            plan = choose_plan(size, distance, expected, purpose="sqlite")
-        elif not isinstance(plan, Plan):
-            raise TypeError(f"plan must be a Plan or None; got {describe(plan)}")
-        elif (plan.size_in_bits, plan.max_distance) != (size, distance):
-            raise ValueError(
-                f"plan is for {plan.size_in_bits}-bit fingerprints within "
-                f"{plan.max_distance}; the index is {size}-bit within {distance}"
-            )
+        plan = resolve_plan(size_in_bits, max_distance, expected_size, plan, "sqlite")
+        size, distance = plan.size_in_bits, plan.max_distance
         name = kind_name(kind)
         if os.path.exists(path):
             raise FileExistsError(f"{path} exists; use SQLiteIndex.open to open it")
@@ -236,26 +218,6 @@ class SQLiteIndex:
     def path(self) -> str:
         """The file's path."""
         return self._path
-
-    @property
-    def size_in_bits(self) -> int:
-        """The width of the fingerprints, in bits."""
-        return self._size
-
-    @property
-    def max_distance(self) -> int:
-        """The largest distance a lookup may ask for."""
-        return self._plan.max_distance
-
-    @property
-    def kind(self) -> str | None:
-        """The name of the fingerprint class the file holds, or ``None`` for any."""
-        return self._kind
-
-    @property
-    def plan(self) -> Plan:
-        """The tables recorded in the file."""
-        return self._plan
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM fingerprints").fetchone()[0])
@@ -402,7 +364,7 @@ class SQLiteIndex:
         :raises TypeError, ValueError: as :meth:`HammingIndex.query`.
         """
         value = fingerprint_value(fingerprint, self._size, self._kind)
-        distance = self._check_distance(max_distance)
+        distance = self._plan.check_distance(max_distance)
         params: list[int] = [] if self._plan.is_scan else self._plan.keys(value)
         for i, wide in enumerate(self._wide):
             if wide:
@@ -418,17 +380,6 @@ class SQLiteIndex:
             hits.sort(key=lambda h: (h[1], h[2]))
         return [(key, d) for key, d, _ in hits]
 
-    def _check_distance(self, max_distance: int | None) -> int:
-        if max_distance is None:
-            return self._plan.max_distance
-        distance = check_int(max_distance, "max_distance")
-        if not 0 <= distance <= self._plan.max_distance:
-            raise ValueError(
-                f"max_distance must be between 0 and this index's max_distance "
-                f"({self._plan.max_distance}); got {distance}"
-            )
-        return distance
-
     def _snapshot(self) -> tuple[list[Any], list[int]]:
         keys: list[Any] = []
         values: list[int] = []
@@ -436,19 +387,6 @@ class SQLiteIndex:
             keys.append(key)
             values.append(int.from_bytes(blob, "big"))
         return keys, values
-
-    def find_all(self, max_distance: int | None = None) -> list[tuple[Any, Any, int]]:
-        """Return every pair of keys within ``max_distance``, as
-        :meth:`samecode.index.HammingIndex.find_all` does."""
-        distance = self._check_distance(max_distance)
-        keys, values = self._snapshot()
-        return ranked_pairs(keys, values, self._size, distance)
-
-    def clusters(self, max_distance: int | None = None) -> list[list[Any]]:
-        """Return the groups of linked keys, as :meth:`HammingIndex.clusters` does."""
-        distance = self._check_distance(max_distance)
-        keys, values = self._snapshot()
-        return components(keys, values, self._size, distance)
 
     def items(self) -> Iterator[tuple[Any, int]]:
         """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
