@@ -246,6 +246,39 @@ def test_index_matches_brute_force(shape, seed, count, expected):
     assert dict(index.items()) == items
 
 
+@given(
+    st.sampled_from([(16, 2, 10), (64, 3, 10), (64, 3, 1_000_000), (128, 5, 100)]),
+    st.integers(0, 2**32),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["add", "remove", "add_many"]), st.integers(0, 30), st.integers(0, 5)
+        ),
+        max_size=80,
+    ),
+)
+@settings(max_examples=60, deadline=None)
+def test_index_after_any_changes(shape, seed, steps):
+    """Adds, removals and batches over six near fingerprints: long chains, reused rows."""
+    size, distance, expected = shape
+    rng = random.Random(seed)
+    pool = planted(rng, size, 6, distance)
+    index = HammingIndex(size, distance, expected_size=expected)
+    model: dict[int, int] = {}
+    for step, key, which in steps:
+        if step == "add" and key not in model:
+            index.add(key, pool[which])
+            model[key] = pool[which]
+        elif step == "remove" and key in model:
+            assert index.remove(key) == model.pop(key)
+        elif step == "add_many":
+            batch = [(k, pool[(which + k) % 6]) for k in range(key, key + 5) if k not in model]
+            index.add_many(batch)
+            model.update(batch)
+    assert list(index.items()) == list(model.items())
+    for value in [*pool, rng.getrandbits(size)]:
+        assert index.query(value) == brute_query(model, value, distance)
+
+
 def test_index_accepts_every_form_of_fingerprint():
     a = BitAverageHaloHash(b"one two three four".split(), size_in_bits=64)
     index = HammingIndex(64, 3)

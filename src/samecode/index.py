@@ -20,7 +20,7 @@ it is exactly what a scan of all fingerprints would return.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from bitarray import bitarray
@@ -28,11 +28,16 @@ from bitarray.util import ba2int
 
 from samecode._allpairs import near_pairs
 from samecode.fingerprint import Fingerprint, describe
-from samecode.plan import Plan, choose_plan, resolve_plan
+from samecode.plan import Plan, choose_plan, dense_table, resolve_plan
 
 __all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
 
-_DENSE_BITS = 20
+# Rows are numbered from 1, so that a link (a row number, in a 4-byte cell) of 0 ends a chain.
+_LINK = "I" if array("I").itemsize == 4 else "L"
+# Rows allocated up front at most (the index grows past them by a quarter at a time).
+_PRESIZE = 1 << 22
+
+Terms = tuple[tuple[int, int], ...]
 
 
 def kind_name(kind: str | type[Fingerprint] | None) -> str | None:
@@ -161,29 +166,6 @@ def components(keys: list[Any], values: list[int], size: int, distance: int) -> 
     return [g for _, _, g in out]
 
 
-def _key_function(plan: Plan, table: int) -> Callable[[int], int]:
-    ranges = plan.ranges(table)
-    if len(ranges) == 1:
-        low, width = ranges[0]
-        mask = (1 << width) - 1
-        if low == 0:
-            return mask.__and__
-        return lambda v: (v >> low) & mask
-
-    if len(ranges) == 2:
-        (low1, width1), (low2, width2) = ranges
-        mask1, mask2 = (1 << width1) - 1, (1 << width2) - 1
-        return lambda v: ((v >> low1) & mask1) << width2 | ((v >> low2) & mask2)
-
-    def key(v: int) -> int:
-        out = 0
-        for low, width in ranges:
-            out = out << width | (v >> low) & ((1 << width) - 1)
-        return out
-
-    return key
-
-
 def _sort_ranked(
     items: list[Any], rank: Callable[[Any], Any], fallback: Callable[[Any], Any]
 ) -> None:
@@ -280,12 +262,14 @@ class HammingIndex(_Lookups):
     :raises ValueError: for a width, distance or size out of range, or a plan that does
         not match.
 
-    Keys are any hashable values. Each table is a list (or, for keys wider than 20 bits, a
-    dict) from a table key to an array of row numbers, so memory is the fingerprints
-    themselves plus 4 bytes per fingerprint per table and the buckets.
+    Keys are any hashable values. Each table chains the fingerprints that share a table
+    key: it holds, per table key, the first of them (in an ``array`` indexed by the key,
+    or a dict for wide keys) and, per fingerprint, the next one. There is no
+    object per bucket, so memory is the keys and fingerprints plus 4 bytes per fingerprint
+    per table and the heads.
 
-    Runtime complexity: :meth:`add` and :meth:`remove` are ``O(T)`` for ``T`` tables (plus
-    the bucket length for a removal); :meth:`query` is ``O(T + c)`` for ``c`` candidates
+    Runtime complexity: :meth:`add` is ``O(T)`` for ``T`` tables; :meth:`remove` is ``O(T)``
+    plus the chains it walks; :meth:`query` is ``O(T + c)`` for ``c`` candidates
     (``plan.expected_candidates(len(index))`` for random fingerprints, plus the answers).
 
     >>> index = HammingIndex(128, max_distance=10, expected_size=1000)
@@ -293,7 +277,17 @@ class HammingIndex(_Lookups):
     128-bit, d <= 10: 11 tables of 11/12-bit keys (11 blocks); 3.7 candidates per lookup of 1000
     """
 
-    __slots__ = ("_free", "_gets", "_key_of", "_keys", "_rows", "_tables", "_values")
+    __slots__ = (
+        "_fast",
+        "_free",
+        "_general",
+        "_keys",
+        "_limit",
+        "_rows",
+        "_tables",
+        "_top",
+        "_values",
+    )
 
     def __init__(
         self,
@@ -305,20 +299,38 @@ class HammingIndex(_Lookups):
         plan: Plan | None = None,
     ) -> None:
         plan = resolve_plan(size_in_bits, max_distance, expected_size, plan, "memory")
-        size, expected = plan.size_in_bits, expected_size
+        size = plan.size_in_bits
         self._size = size
+        self._limit = 1 << size
         self._kind = kind_name(kind)
         self._plan = plan
-        self._values: Any = array("Q") if size <= 64 else []
-        self._keys: list[Any] = []
+        # Rows are allocated up front for the expected size (growing allocations would
+        # leave holes in the heap); row 0 stands for "no row".
+        capacity = min(max(expected_size, 16), _PRESIZE) + 1
+        self._values: Any = array("Q", [0]) * capacity if size <= 64 else [0] * capacity
+        self._keys: list[Any] = [None] * capacity
+        self._top = 1  # the next row never used
         self._rows: dict[Any, int] = {}
         self._free: list[int] = []
-        self._key_of = [_key_function(plan, t) for t in range(len(plan.tables))]
-        self._tables: list[Any] = []
-        for bits in plan.key_bits:
-            dense = bits <= _DENSE_BITS and 2**bits <= 8 * max(expected, 1)
-            self._tables.append([None] * 2**bits if dense else {})
-        self._gets = [t.__getitem__ if isinstance(t, list) else t.get for t in self._tables]
+        # Per table: the heads (the first row under each table key, 0 for none), the links
+        # (per row, the next row under the same table key, 0 at the end), the heads'
+        # lookup and the key's terms. Dense tables keyed on one range of bits (the common
+        # case) are also listed on their own, for a fast path.
+        self._tables: list[tuple[Any, array[int], Callable[[int], int | None], Terms]] = []
+        self._fast: list[tuple[array[int], array[int], int, int]] = []
+        self._general: list[tuple[Any, array[int], Callable[[int], int | None], Terms]] = []
+        for bits, terms in zip(plan.key_bits, plan.key_terms):
+            links = array(_LINK, [0]) * capacity
+            if dense_table(bits, expected_size):
+                dense = array(_LINK, [0]) * (1 << bits)
+                self._tables.append((dense, links, dense.__getitem__, terms))
+                if len(terms) == 1:
+                    self._fast.append((dense, links, *terms[0]))
+                    continue
+            else:
+                sparse: dict[int, int] = {}
+                self._tables.append((sparse, links, sparse.get, terms))
+            self._general.append(self._tables[-1])
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -359,91 +371,181 @@ class HammingIndex(_Lookups):
         :raises TypeError: if ``key`` is unhashable or the fingerprint has the wrong type
             or kind.
         :raises ValueError: if the fingerprint has the wrong width.
+
+        Runtime complexity: ``O(T)`` for ``T`` tables.
         """
-        value = fingerprint_value(fingerprint, self._size, self._kind)
+        value = fingerprint
+        if type(value) is not int or not 0 <= value < self._limit:
+            value = fingerprint_value(fingerprint, self._size, self._kind)
+        rows = self._rows
         try:
-            present = key in self._rows
+            present = key in rows
         except TypeError:
             raise TypeError(f"a key must be hashable; got {describe(key)}") from None
         if present:
             raise KeyError(f"{key!r} is already in the index; remove it first")
-        self._store(key, value)
+        if self._free:
+            self._reuse(key, value)
+            return
+        # The hot path: a new row at the end, linked in front of each table's chain.
+        row = self._top
+        if row == len(self._keys):
+            self._grow(row + 1)
+        self._top = row + 1
+        rows[key] = row
+        self._keys[row] = key
+        self._values[row] = value
+        for heads, links, shift, mask in self._fast:
+            slot = value >> shift & mask
+            links[row] = heads[slot]
+            heads[slot] = row
+        for heads, links, get, terms in self._general:
+            slot = 0
+            for shift, mask in terms:
+                slot |= value >> shift & mask
+            links[row] = get(slot) or 0
+            heads[slot] = row
 
     def add_many(self, items: Iterable[tuple[Any, object]]) -> None:
         """Store many ``(key, fingerprint)`` pairs, with the checks of :meth:`add`.
 
         Every pair is checked before any is stored, so a bad pair leaves the index as it
-        was.
+        was. The checks and the table keys are computed a table at a time over the whole
+        batch, which is faster than :meth:`add` per pair.
 
         :raises KeyError: if a key is in the index already, or twice in ``items``.
         :raises TypeError: for a pair that is not a pair, or as :meth:`add`.
         :raises ValueError: as :meth:`add`.
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([("a", 1), ("b", 2), ("a", 3)])
+        Traceback (most recent call last):
+        ...
+        KeyError: "'a' is already in the index; remove it first"
+        >>> len(index)
+        0
         """
-        checked: dict[Any, int] = {}
-        size, kind = self._size, self._kind
+        keys, checked = self._checked(items)
+        reused = min(len(self._free), len(keys))
+        for key, value in zip(keys[:reused], checked[:reused]):
+            self._reuse(key, value)
+        keys = keys[reused:]
+        values: Sequence[int] = checked[reused:]
+        start = self._top
+        end = start + len(keys)
+        if end > len(self._keys):
+            self._grow(end)
+        self._top = end
+        self._rows.update(zip(keys, range(start, end)))
+        self._keys[start:end] = keys
+        if self._size <= 64:
+            # The passes below read the values from this array: reading them from the
+            # caller's ints, scattered in memory, takes up to twice as long.
+            values = array("Q", values)
+        self._values[start:end] = values
+        for heads, links, shift, mask in self._fast:
+            for row, value in enumerate(values, start):
+                slot = value >> shift & mask
+                links[row] = heads[slot]
+                heads[slot] = row
+        for heads, links, get, terms in self._general:
+            if len(terms) == 1:
+                ((shift, mask),) = terms
+                slots = [value >> shift & mask for value in values]
+            elif len(terms) == 2:
+                (shift, mask), (shift2, mask2) = terms
+                slots = [value >> shift & mask | value >> shift2 & mask2 for value in values]
+            else:
+                slots = [_key(value, terms) for value in values]
+            for row, slot in enumerate(slots, start):
+                links[row] = get(slot) or 0
+                heads[slot] = row
+
+    def _checked(self, items: Iterable[tuple[Any, object]]) -> tuple[list[Any], list[int]]:
+        """The keys and fingerprint values of ``items``, all checked as :meth:`add` does."""
+        keys: list[Any] = []
+        values: list[int] = []
+        add_key, add_value = keys.append, values.append
+        size, kind, limit = self._size, self._kind, self._limit
         for item in items:
             try:
-                key, fingerprint = item
+                key, value = item
             except (TypeError, ValueError):
                 raise TypeError(
                     f"items must be (key, fingerprint) pairs; got {describe(item)}"
                 ) from None
-            value = fingerprint_value(fingerprint, size, kind)
-            try:
-                duplicate = key in checked or key in self._rows
-            except TypeError:
-                raise TypeError(f"a key must be hashable; got {describe(key)}") from None
-            if duplicate:
-                raise KeyError(f"{key!r} is already in the index; remove it first")
-            checked[key] = value
-        for key, value in checked.items():
-            self._store(key, value)
+            if type(value) is not int or not 0 <= value < limit:
+                value = fingerprint_value(value, size, kind)
+            add_key(key)
+            add_value(value)
+        try:
+            distinct = set(keys)
+        except TypeError:
+            for key in keys:
+                try:
+                    hash(key)
+                except TypeError:
+                    raise TypeError(f"a key must be hashable; got {describe(key)}") from None
+            raise  # pragma: no cover - one of the keys failed above
+        if len(distinct) < len(keys) or not distinct.isdisjoint(self._rows):
+            seen: set[Any] = set()
+            for key in keys:
+                if key in seen or key in self._rows:
+                    raise KeyError(f"{key!r} is already in the index; remove it first")
+                seen.add(key)
+        return keys, values
 
-    def _store(self, key: Any, value: int) -> None:
-        if self._free:
-            row = self._free.pop()
-            self._values[row] = value
-            self._keys[row] = key
-        else:
-            row = len(self._keys)
-            self._values.append(value)
-            self._keys.append(key)
+    def _grow(self, rows: int) -> None:
+        """Make room for at least ``rows`` rows, and a quarter more."""
+        extra = max(rows - len(self._keys), len(self._keys) // 4)
+        self._keys += [None] * extra
+        self._values += array("Q", [0]) * extra if self._size <= 64 else [0] * extra
+        for _, links, _, _ in self._tables:
+            links += array(_LINK, [0]) * extra
+
+    def _reuse(self, key: Any, value: int) -> None:
+        """Store ``value`` under ``key`` in a row freed by :meth:`remove`."""
+        row = self._free.pop()
         self._rows[key] = row
-        for table, get, key_of in zip(self._tables, self._gets, self._key_of):
-            slot = key_of(value)
-            bucket = get(slot)
-            if bucket is None:
-                table[slot] = row  # a lone row is kept as an int, a crowd as an array
-            elif type(bucket) is int:
-                table[slot] = array("I", (bucket, row))
-            else:
-                bucket.append(row)
+        self._keys[row] = key
+        self._values[row] = value
+        for (heads, links, get, _), slot in zip(self._tables, self._plan.keys(value)):
+            links[row] = get(slot) or 0
+            heads[slot] = row
 
     def remove(self, key: Any) -> int:
         """Remove ``key`` and return the fingerprint it had, as an int.
 
         :raises KeyError: if there is no such key.
+
+        Runtime complexity: ``O(T)`` for ``T`` tables, plus the chains walked to unlink
+        the row (``len(index) / 2**k`` long for random fingerprints and ``k``-bit keys).
+
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([("a", 0b100), ("b", 0b101)])
+        >>> index.remove("a"), index.query(0b100)
+        (4, [('b', 1)])
         """
         try:
             row = self._rows.pop(key)
         except TypeError:
             raise KeyError(key) from None
         value = int(self._values[row])
-        for table, get, key_of in zip(self._tables, self._gets, self._key_of):
-            slot = key_of(value)
-            bucket = get(slot)
-            if type(bucket) is not int:
-                bucket.remove(row)
-                if len(bucket) > 1:
-                    continue
-                if bucket:
-                    table[slot] = bucket[0]
-                    continue
-            if isinstance(table, list):
-                table[slot] = None
+        for (heads, links, get, _), slot in zip(self._tables, self._plan.keys(value)):
+            after = links[row]
+            current = get(slot) or 0
+            if current == row:
+                if after or isinstance(heads, array):
+                    heads[slot] = after
+                else:
+                    del heads[slot]
             else:
-                del table[slot]
+                while links[current] != row:
+                    current = links[current]
+                links[current] = after
+            links[row] = 0
         self._keys[row] = None
+        self._values[row] = 0
         self._free.append(row)
         return value
 
@@ -467,27 +569,34 @@ class HammingIndex(_Lookups):
         >>> index.query(0b1111), index.query(0b1111, max_distance=1)
         ([('x', 0), ('y', 1), ('z', 2)], [('x', 0), ('y', 1)])
         """
-        value = fingerprint_value(fingerprint, self._size, self._kind)
+        value = fingerprint
+        if type(value) is not int or not 0 <= value < self._limit:
+            value = fingerprint_value(fingerprint, self._size, self._kind)
         distance = self._plan.check_distance(max_distance)
-        values, keys = self._values, self._keys
+        values = self._values
+        found: dict[int, int] = {}
         if self._plan.is_scan:
-            rows: Iterable[int] = self._rows.values()
-        else:
-            found: set[int] = set()
-            for get, key_of in zip(self._gets, self._key_of):
-                bucket = get(key_of(value))
-                if bucket is None:
-                    continue
-                if type(bucket) is int:
-                    found.add(bucket)
-                else:
-                    found.update(bucket)
-            rows = found
-        hits = []
-        for row in rows:
-            d = (values[row] ^ value).bit_count()
-            if d <= distance:
-                hits.append((keys[row], d, row))
+            for row in self._rows.values():
+                d = (values[row] ^ value).bit_count()
+                if d <= distance:
+                    found[row] = d
+        at: int | None  # the row a chain is at
+        for heads, links, shift, mask in self._fast:
+            at = heads[value >> shift & mask]
+            while at:
+                d = (values[at] ^ value).bit_count()
+                if d <= distance:
+                    found[at] = d
+                at = links[at]
+        for _, links, get, terms in self._general:
+            at = get(_key(value, terms))
+            while at:
+                d = (values[at] ^ value).bit_count()
+                if d <= distance:
+                    found[at] = d
+                at = links[at]
+        keys = self._keys
+        hits = [(keys[row], d, row) for row, d in found.items()]
         if len(hits) > 1:
             _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], self._added(h[2])))
         return [(key, d) for key, d, _ in hits]
@@ -508,3 +617,11 @@ class HammingIndex(_Lookups):
         """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
         values = self._values
         return ((key, int(values[row])) for key, row in self._rows.items())
+
+
+def _key(value: int, terms: Terms) -> int:
+    """The table key of ``value`` from its ``(shift, mask)`` terms."""
+    key = 0
+    for shift, mask in terms:
+        key |= value >> shift & mask
+    return key

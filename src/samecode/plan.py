@@ -15,11 +15,11 @@ of ``C(8, 3)``, each still keyed on 24 bits. :func:`choose_plan` weighs tables (
 each) against key width (``n / 2**k`` expected chance candidates per probe) for a given
 number of fingerprints, and falls back to a plain scan when no table is worth its cost.
 
->>> plan = choose_plan(64, 3, expected_size=1_000_000)
+>>> plan = choose_plan(64, 3, expected_size=100_000)
 >>> len(plan.tables), plan.key_bits
 (4, (16, 16, 16, 16))
->>> round(plan.expected_candidates(1_000_000), 1)
-61.0
+>>> round(plan.expected_candidates(100_000), 1)
+6.1
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
@@ -39,6 +39,7 @@ __all__ = [
     "Plan",
     "choose_plan",
     "covering_tables",
+    "dense_table",
     "even_blocks",
     "resolve_plan",
     "table_bytes",
@@ -48,17 +49,20 @@ __all__ = [
 MAX_WIDTH = 4096
 
 # Costs in microseconds of the pure-Python steps behind a lookup, per purpose: probing one
-# table, checking one candidate, checking one fingerprint of a plain scan; for batch
-# all-pairs work, one table pass per fingerprint and one chance pair.
+# table (in memory: taking one range of bits of a table key), checking one candidate,
+# checking one fingerprint of a plain scan; for batch all-pairs work, one table pass per
+# fingerprint and one chance pair.
 _COSTS = {
-    "memory": (0.35, 0.15, 0.07),
+    "memory": (0.25, 0.15, 0.07),
     "sqlite": (8.0, 1.5, 0.5),
     "batch": (0.15, 1.0, 0.5),
 }
-# Bytes an in-memory table spends: a slot of a dense table, a bucket, a sparse key, a row.
+# Bytes an in-memory table spends: a head of a dense table, a key of a sparse one (the dict
+# entry and two int objects), a link per row.
 _DENSE_BITS = 20
-_SLOT, _BUCKET, _SPARSE_KEY, _ROW = 8, 72, 170, 4.5
-_MEMORY_PER_ITEM = 64
+_HEAD, _SPARSE_KEY, _LINK = 4, 110, 4
+# An in-memory index's tables may take this many times the bytes of the fingerprints.
+_MEMORY_RATIO = 3
 _MEMORY_FLOOR = 64 << 20
 _EXTRA_BLOCKS = 6
 _MAX_TABLES = 64
@@ -255,13 +259,37 @@ class Plan:
                 merged.append([low, width])
         return tuple((low, width) for low, width in merged)
 
+    @cached_property
+    def key_terms(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """For each table, the ``(shift, mask)`` terms its key is made of.
+
+        The key of ``v`` is the OR of ``(v >> shift) & mask`` over the terms, one term per
+        range of :meth:`ranges`: the same bits, highest range first, packed into
+        ``key_bits`` bits. An index computes keys inline from these.
+
+        >>> plan = Plan(16, 1, ((0, 4), (4, 4), (8, 8)), ((0, 2), (1,)))
+        >>> plan.key_terms
+        (((4, 4080), (0, 15)), ((4, 15),))
+        >>> [f"{key:x}" for key in plan.keys(0xAB12)]
+        ['ab2', '1']
+        """
+        out = []
+        for t in range(len(self.tables)):
+            terms = []
+            offset = sum(width for _, width in self.ranges(t))
+            for low, width in self.ranges(t):
+                offset -= width
+                terms.append((low - offset, ((1 << width) - 1) << offset))
+            out.append(tuple(terms))
+        return tuple(out)
+
     def keys(self, value: int) -> list[int]:
         """Return the key of ``value`` in each table (ints below ``2**key_bits``)."""
         out = []
-        for t in range(len(self.tables)):
+        for terms in self.key_terms:
             key = 0
-            for low, width in self.ranges(t):
-                key = key << width | (value >> low) & ((1 << width) - 1)
+            for shift, mask in terms:
+                key |= (value >> shift) & mask
             out.append(key)
         return out
 
@@ -296,7 +324,7 @@ class Plan:
         """A one-line account of the plan, with expected candidates for ``size`` items.
 
         >>> print(choose_plan(64, 3, expected_size=1_000_000).describe(1_000_000))
-        64-bit, d <= 3: 4 tables of 16-bit keys (4 blocks); 61.0 candidates per lookup of 1000000
+        64-bit, d <= 3: 5 tables of 18/19-bit keys (7 blocks); 15.3 candidates per lookup of 1000000
         """
         head = f"{self.size_in_bits}-bit, d <= {self.max_distance}: "
         if self.is_scan:
@@ -368,18 +396,30 @@ def _layouts(
                 yield blocks, tables
 
 
+def dense_table(key_bits: int, size: int) -> bool:
+    """Whether an in-memory table keyed on ``key_bits`` bits for ``size`` items is dense.
+
+    A dense table keeps its heads in an array with a cell per possible key: keys of up to
+    20 bits, and at most 8 cells per expected item. Other tables keep them in a dict.
+
+    >>> dense_table(16, 1_000_000), dense_table(16, 100), dense_table(24, 10**8)
+    (True, False, False)
+    """
+    return key_bits <= _DENSE_BITS and 2**key_bits <= 8 * max(size, 1)
+
+
 def table_bytes(key_bits: int, size: int) -> float:
     """Estimated bytes of one in-memory table keyed on ``key_bits`` holding ``size`` items.
 
-    Keys of up to 20 bits index a dense list of buckets; wider keys a dict.
+    A table has a 4-byte link per item, and its heads: 4 bytes per possible key when it
+    is dense (:func:`dense_table`), a dict entry per key in use otherwise.
 
-    >>> table_bytes(16, 1_000_000) / 1_000_000 < 10
-    True
+    >>> table_bytes(16, 1_000_000) / 1_000_000
+    4.262144
     """
-    used = float(min(size, 2**key_bits))
-    if key_bits <= _DENSE_BITS:
-        return float(2**key_bits * _SLOT + used * _BUCKET + size * _ROW)
-    return float(used * _SPARSE_KEY + size * _ROW)
+    if dense_table(key_bits, size):
+        return float(2**key_bits * _HEAD + size * _LINK)
+    return float(min(size, 2**key_bits) * _SPARSE_KEY + size * _LINK)
 
 
 def _check_shape(size_in_bits: int, max_distance: int, expected_size: int) -> tuple[int, int, int]:
@@ -436,13 +476,14 @@ def choose_plan(
 
     Candidates are ``b`` even blocks for ``b`` from ``max_distance + 1`` to
     ``max_distance + 6`` (and one block per byte), each with the tables of
-    :func:`covering_tables` for every key width, and a plain scan. For a lookup
-    (``purpose="memory"`` or ``"sqlite"``) the cost is one probe per table plus the expected
-    chance candidates (:meth:`Plan.expected_candidates`); an in-memory index also keeps its
-    tables within ``64 + size_in_bits / 2`` bytes per fingerprint (or 64 MiB, whichever
-    is more), as estimated by :func:`table_bytes`. For ``purpose="batch"`` (all pairs at
-    once) the cost is one pass
-    over the fingerprints per table plus the expected chance pairs.
+    :func:`covering_tables` for every key width, and a plain scan. For ``purpose="sqlite"``
+    the cost of a lookup is one probe per table plus the expected chance candidates
+    (:meth:`Plan.expected_candidates`). An in-memory index (``purpose="memory"``) computes
+    a table's key once when a fingerprint is added and once per lookup, at a cost per
+    range of bits (:meth:`Plan.ranges`), plus the chance candidates; its tables must also
+    fit in three times the bytes of the fingerprints (or 64 MiB, whichever is more), as
+    estimated by :func:`table_bytes`. For ``purpose="batch"`` (all pairs at once) the cost
+    is one pass over the fingerprints per table plus the expected chance pairs.
 
     :raises ValueError: for a width outside 1 to :data:`MAX_WIDTH`, a distance outside 0
         to the width, a negative ``expected_size`` or an unknown ``purpose``.
@@ -457,7 +498,7 @@ def choose_plan(
         raise ValueError(f"purpose must be one of {sorted(_COSTS)}; got {purpose!r}")
     probe, candidate, scan_one = _COSTS[purpose]
     n = max(n, 1)
-    budget = max(n * (_MEMORY_PER_ITEM + size / 2), _MEMORY_FLOOR)
+    budget = max(_MEMORY_RATIO * n * math.ceil(size / 8), _MEMORY_FLOOR)
     best = Plan(size, distance, even_blocks(size, 1), ())
     best_cost = n * scan_one if purpose != "batch" else n * n / 2 * candidate
     for plan in _designs(size, distance):
@@ -465,10 +506,12 @@ def choose_plan(
         chance = plan.expected_candidates(n)
         if purpose == "batch":
             cost = len(tables) * n * probe + n * chance / 2 * candidate
-        else:
+        elif purpose == "sqlite":
             cost = len(tables) * probe + chance * candidate
-            if purpose == "memory" and sum(table_bytes(k, n) for k in plan.key_bits) > budget:
+        else:
+            if sum(table_bytes(k, n) for k in plan.key_bits) > budget:
                 continue
+            cost = 2 * probe * sum(map(len, plan.key_terms)) + chance * candidate
         if cost < best_cost * 0.999:
             best, best_cost = plan, cost
     return best
