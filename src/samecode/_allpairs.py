@@ -16,10 +16,11 @@ import sys
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import and_, eq, lshift, or_, rshift, xor
+from itertools import compress, islice, repeat
+from operator import add, eq, xor
 
-from bitarray.util import zeros
+from bitarray import bitarray
+from bitarray.util import ones, zeros
 
 from samecode.plan import Plan
 
@@ -34,7 +35,7 @@ def _byte_columns(values: Sequence[int], size: int) -> list[bytes]:
     """Byte ``j`` of every value (bits ``8j`` to ``8j + 7``), one bytes object per ``j``."""
     width = size // 8
     if size == 64 and sys.byteorder == "little":
-        raw = array("Q", values).tobytes()
+        raw = values.tobytes() if isinstance(values, array) else array("Q", values).tobytes()
     else:
         raw = b"".join([v.to_bytes(width, "little") for v in values])
     return [raw[j::width] for j in range(width)]
@@ -73,61 +74,70 @@ def _table_keys(
     return keys, bits
 
 
-def _shared_keys(keys: list[int], bits: int) -> set[int]:
-    """Return the keys that occur more than once in ``keys``."""
+def _shared_keys(keys: list[int], bits: int) -> bitarray:
+    """Return a bitmap of the keys that occur more than once in ``keys``."""
+    shared = zeros(1 << bits)
     if len(keys) <= _SMALL:
-        return {key for key, count in Counter(keys).items() if count > 1}
+        shared[[key for key, count in Counter(keys).items() if count > 1]] = 1
+        return shared
     seen = zeros(1 << bits)
-    shared: set[int] = set()
+    hits = bitarray()  # per row: its key is in an earlier chunk
+    repeated: list[int] = []  # keys repeated within one chunk
     for start in range(0, len(keys), _CHUNK):
         chunk = keys[start : start + _CHUNK]
-        hits = seen[chunk]
-        if hits.any():
-            shared.update(compress(chunk, hits))
+        hits += seen[chunk]
         seen[chunk] = 1
         if len(set(chunk)) < len(chunk):
-            shared.update(key for key, count in Counter(chunk).items() if count > 1)
+            repeated += [key for key, count in Counter(chunk).items() if count > 1]
+    shared[list(map(keys.__getitem__, hits.search(1)))] = 1
+    shared[repeated] = 1
     return shared
 
 
-def _candidates(keys: list[int], bits: int, items: Sequence[int], shift: int) -> list[int]:
-    """Return ``key << shift | item`` for every row whose key is shared, sorted.
+def _groups(keys: list[int], bits: int, live: bitarray | None) -> tuple[list[int], list[int]]:
+    """Return the rows whose key is shared (only ``live`` rows, if given), and their keys.
 
-    ``items`` is the row's number or its value; sorting brings each key's rows together.
+    Both lists are ordered by key, then row, so each key's rows are together.
     """
-    shared = _shared_keys(keys, bits)
-    if not shared:
-        return []
-    wanted = zeros(1 << bits)
-    wanted[list(shared)] = 1
-    rows = list(wanted[keys].search(1))
-    tagged = map(
-        or_, map(lshift, map(keys.__getitem__, rows), repeat(shift)), map(items.__getitem__, rows)
-    )
-    return sorted(tagged)
+    marked = _shared_keys(keys, bits)[keys]
+    if live is not None:
+        marked &= live
+    rows = list(marked.search(1))
+    rows.sort(key=keys.__getitem__)
+    return list(map(keys.__getitem__, rows)), rows
 
 
-def _pairs_in_groups(tagged: list[int], shift: int) -> tuple[list[int], list[int]]:
-    """Return the pairs of items under one key, from :func:`_candidates`' sorted list.
+def _pairs_in_groups(keys: list[int], items: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Return the pairs of ``items`` under equal ``keys``, for keys in sorted order.
 
-    Items ``gap`` places apart share a key exactly when the keys match; a group of ``g``
-    rows needs gaps up to ``g - 1``, so the loop runs for the largest group's size. Every
-    step is C work over the whole list.
+    Positions ``i`` and ``i + gap`` share a key when ``keys[i] == keys[i + gap]``; those
+    are a subset of the positions that did so for ``gap - 1``, so after the first gap (a
+    pass over all the keys) only a few positions are left to check. Every step is C work.
     """
-    mask = (1 << shift) - 1
-    keys = list(map(rshift, tagged, repeat(shift)))
-    items = list(map(and_, tagged, repeat(mask)))
     first: list[int] = []
     second: list[int] = []
+    ahead = [*keys, -1]  # -1 is no key: it ends the last group
+    at = list(compress(range(len(keys)), map(eq, keys, islice(ahead, 1, None))))
     gap = 1
-    while gap < len(keys):
-        same = list(map(eq, keys, keys[gap:]))
-        if not any(same):
-            break
-        first.extend(compress(items, same))
-        second.extend(compress(items[gap:], same))
+    while at:
+        partners = list(map(add, at, repeat(gap)))
+        first += map(items.__getitem__, at)
+        second += map(items.__getitem__, partners)
         gap += 1
+        same = map(
+            eq, map(ahead.__getitem__, at), map(ahead.__getitem__, map(add, partners, repeat(1)))
+        )
+        at = list(compress(at, same))
     return first, second
+
+
+def _repeats(values: Sequence[int], rows: list[int]) -> list[int]:
+    """The rows among ``rows`` whose value is also at an earlier row among them."""
+    seen = list(map(values.__getitem__, rows))
+    if len(set(seen)) == len(seen):
+        return []
+    first: dict[int, int] = {}
+    return [row for row, value in sorted(zip(rows, seen)) if first.setdefault(value, row) != row]
 
 
 def near_pairs(
@@ -140,37 +150,31 @@ def near_pairs(
     values count once and never pair with themselves (simhash-py's rule).
 
     ``plan`` must be exact for ``max_distance`` (or a scan); ``values`` must be ints below
-    ``2**size_in_bits``: the callers check both.
+    ``2**size_in_bits`` (a list, or for 64 bits an ``array("Q")``): the callers check both.
     """
-    n = len(values)
-    if distinct and plan.is_scan:
-        values = list(dict.fromkeys(values))
-        n = len(values)
-    shift = max(n.bit_length(), 1)
-    first: list[int] = []
-    second: list[int] = []
     if plan.is_scan:
-        first, second = _pairs_in_groups(list(range(n)), shift)
+        if distinct:
+            values = list(dict.fromkeys(values))
+        rows = list(range(len(values)))
+        first, second = _pairs_in_groups([0] * len(rows), rows)
     else:
+        first, second = [], []
         columns = _byte_columns(values, size_in_bits) if size_in_bits % 8 == 0 else None
-        rows = range(n)
-        mask = (1 << shift) - 1
+        live: bitarray | None = None
         for table in range(len(plan.tables)):
             keys, bits = _table_keys(values, plan, table, columns)
-            tagged = _candidates(keys, bits, rows, shift)
+            keys, rows = _groups(keys, bits, live)
             if distinct and table == 0:
                 # Equal values share every table's key, so the first table's candidates
-                # hold every repeat; with any, count each value once and start again.
-                seen = [values[t & mask] for t in tagged]
-                if len(set(seen)) < len(seen):
-                    return near_pairs(
-                        list(dict.fromkeys(values)),
-                        size_in_bits,
-                        max_distance,
-                        plan,
-                        distinct=True,
-                    )
-            a, b = _pairs_in_groups(tagged, shift)
+                # hold every repeat: each value keeps its first row, and the other rows
+                # are left out of every table.
+                repeats = _repeats(values, rows)
+                if repeats:
+                    live = ones(len(values))
+                    live[repeats] = 0
+                    kept = live[rows]
+                    keys, rows = list(compress(keys, kept)), list(compress(rows, kept))
+            a, b = _pairs_in_groups(keys, rows)
             first += a
             second += b
     left = list(map(values.__getitem__, first))

@@ -504,13 +504,13 @@ def find_all(
         )
     values = hashes if isinstance(hashes, list) else list(hashes)
     try:
-        array("Q", values)
+        packed = array("Q", values)
     except (TypeError, OverflowError):
         for value in values:
             _check_u64(value, "every hash")
         raise
-    plan = choose_plan(64, bits, len(values), purpose="batch")
-    return near_pairs(values, 64, bits, plan, distinct=True)
+    plan = choose_plan(64, bits, len(packed), purpose="batch")
+    return near_pairs(packed, 64, bits, plan, distinct=True)
 
 
 def num_differing_bits(a: int, b: int) -> int:
