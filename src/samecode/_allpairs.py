@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress, islice, repeat
 from operator import add, eq, xor
 
@@ -27,6 +27,7 @@ from samecode.plan import Plan
 __all__ = ["near_pairs"]
 
 _CHUNK = 1024
+_KEY = "I" if array("I").itemsize == 4 else "L"  # an array type for keys of up to 24 bits
 _MAX_KEY_BITS = 24
 _SMALL = 4096
 
@@ -43,7 +44,7 @@ def _byte_columns(values: Sequence[int], size: int) -> list[bytes]:
 
 def _table_keys(
     values: Sequence[int], plan: Plan, table: int, columns: list[bytes] | None
-) -> tuple[list[int], int]:
+) -> tuple[array[int], int]:
     """Return each value's key in one table (narrowed to at most 24 bits) and its width.
 
     Narrowing keeps a subset of the key's bits, so equal keys stay equal: it can only add
@@ -53,19 +54,20 @@ def _table_keys(
     if columns is not None and all(low % 8 == 0 and width % 8 == 0 for low, width in ranges):
         byte_list = [low // 8 + i for low, width in ranges for i in range(width // 8)]
         byte_list = byte_list[: _MAX_KEY_BITS // 8]
-        packed = bytearray(4 * len(values))
+        cell = array(_KEY).itemsize
+        packed = bytearray(cell * len(values))
         for position, j in enumerate(byte_list):
-            packed[position::4] = columns[j]
-        packed_keys = array("I", packed)
+            packed[position::cell] = columns[j]
+        packed_keys = array(_KEY, packed)
         if sys.byteorder != "little":
             packed_keys.byteswap()
-        return packed_keys.tolist(), 8 * len(byte_list)
+        return packed_keys, 8 * len(byte_list)
     bits = min(sum(width for _, width in ranges), _MAX_KEY_BITS)
     mask = (1 << bits) - 1
     if len(ranges) == 1:
         low = ranges[0][0]
-        return [(v >> low) & mask for v in values], bits
-    keys: list[int] = []
+        return array(_KEY, [(v >> low) & mask for v in values]), bits
+    keys = array(_KEY)
     for v in values:
         key = 0
         for low, width in ranges:
@@ -74,7 +76,14 @@ def _table_keys(
     return keys, bits
 
 
-def _shared_keys(keys: list[int], bits: int) -> bitarray:
+def _chunks(keys: array[int]) -> Iterator[list[int]]:
+    """The keys as lists of up to ``_CHUNK``, made one at a time (a million live ints at
+    once would cost memory traffic on every pass)."""
+    for start in range(0, len(keys), _CHUNK):
+        yield keys[start : start + _CHUNK].tolist()
+
+
+def _shared_keys(keys: array[int], bits: int) -> bitarray:
     """Return a bitmap of the keys that occur more than once in ``keys``."""
     shared = zeros(1 << bits)
     if len(keys) <= _SMALL:
@@ -83,8 +92,7 @@ def _shared_keys(keys: list[int], bits: int) -> bitarray:
     seen = zeros(1 << bits)
     hits = bitarray()  # per row: its key is in an earlier chunk
     repeated: list[int] = []  # keys repeated within one chunk
-    for start in range(0, len(keys), _CHUNK):
-        chunk = keys[start : start + _CHUNK]
+    for chunk in _chunks(keys):
         hits += seen[chunk]
         seen[chunk] = 1
         if len(set(chunk)) < len(chunk):
@@ -94,12 +102,15 @@ def _shared_keys(keys: list[int], bits: int) -> bitarray:
     return shared
 
 
-def _groups(keys: list[int], bits: int, live: bitarray | None) -> tuple[list[int], list[int]]:
+def _groups(keys: array[int], bits: int, live: bitarray | None) -> tuple[list[int], list[int]]:
     """Return the rows whose key is shared (only ``live`` rows, if given), and their keys.
 
     Both lists are ordered by key, then row, so each key's rows are together.
     """
-    marked = _shared_keys(keys, bits)[keys]
+    shared = _shared_keys(keys, bits)
+    marked = bitarray()
+    for chunk in _chunks(keys):
+        marked += shared[chunk]
     if live is not None:
         marked &= live
     rows = list(marked.search(1))
@@ -162,8 +173,8 @@ def near_pairs(
         columns = _byte_columns(values, size_in_bits) if size_in_bits % 8 == 0 else None
         live: bitarray | None = None
         for table in range(len(plan.tables)):
-            keys, bits = _table_keys(values, plan, table, columns)
-            keys, rows = _groups(keys, bits, live)
+            table_keys, bits = _table_keys(values, plan, table, columns)
+            keys, rows = _groups(table_keys, bits, live)
             if distinct and table == 0:
                 # Equal values share every table's key, so the first table's candidates
                 # hold every repeat: each value keeps its first row, and the other rows
