@@ -102,20 +102,15 @@ def _shared_keys(keys: array[int], bits: int) -> bitarray:
     return shared
 
 
-def _groups(keys: array[int], bits: int, live: bitarray | None) -> tuple[list[int], list[int]]:
-    """Return the rows whose key is shared (only ``live`` rows, if given), and their keys.
-
-    Both lists are ordered by key, then row, so each key's rows are together.
-    """
+def _candidates(keys: array[int], bits: int, live: bitarray | None) -> list[int]:
+    """Return the rows whose key is shared (only ``live`` rows, if given), in order."""
     shared = _shared_keys(keys, bits)
     marked = bitarray()
     for chunk in _chunks(keys):
         marked += shared[chunk]
     if live is not None:
         marked &= live
-    rows = list(marked.search(1))
-    rows.sort(key=keys.__getitem__)
-    return list(map(keys.__getitem__, rows)), rows
+    return list(marked.search(1))
 
 
 def _pairs_in_groups(keys: list[int], items: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -142,13 +137,17 @@ def _pairs_in_groups(keys: list[int], items: Sequence[int]) -> tuple[list[int], 
     return first, second
 
 
-def _repeats(values: Sequence[int], rows: list[int]) -> list[int]:
-    """The rows among ``rows`` whose value is also at an earlier row among them."""
-    seen = list(map(values.__getitem__, rows))
-    if len(set(seen)) == len(seen):
+def _repeats(rows: list[int], values: list[int]) -> list[int]:
+    """The rows (in increasing order, with their values) whose value is at an earlier row."""
+    if len(set(values)) == len(values):
         return []
+    repeated = {value for value, count in Counter(values).items() if count > 1}
     first: dict[int, int] = {}
-    return [row for row, value in sorted(zip(rows, seen)) if first.setdefault(value, row) != row]
+    return [
+        row
+        for row, value in zip(rows, values)
+        if value in repeated and first.setdefault(value, row) != row
+    ]
 
 
 def near_pairs(
@@ -167,30 +166,40 @@ def near_pairs(
         if distinct:
             values = list(dict.fromkeys(values))
         rows = list(range(len(values)))
-        first, second = _pairs_in_groups([0] * len(rows), rows)
-    else:
-        first, second = [], []
-        columns = _byte_columns(values, size_in_bits) if size_in_bits % 8 == 0 else None
-        live: bitarray | None = None
-        for table in range(len(plan.tables)):
-            table_keys, bits = _table_keys(values, plan, table, columns)
-            keys, rows = _groups(table_keys, bits, live)
-            if distinct and table == 0:
-                # Equal values share every table's key, so the first table's candidates
-                # hold every repeat: each value keeps its first row, and the other rows
-                # are left out of every table.
-                repeats = _repeats(values, rows)
-                if repeats:
-                    live = ones(len(values))
-                    live[repeats] = 0
-                    kept = live[rows]
-                    keys, rows = list(compress(keys, kept)), list(compress(rows, kept))
-            a, b = _pairs_in_groups(keys, rows)
-            first += a
-            second += b
-    left = list(map(values.__getitem__, first))
-    right = list(map(values.__getitem__, second))
+        return _close_pairs([0] * len(rows), rows, list(values), max_distance, distinct)
+    found: set[tuple[int, int]] = set()
+    columns = _byte_columns(values, size_in_bits) if size_in_bits % 8 == 0 else None
+    live: bitarray | None = None
+    for table in range(len(plan.tables)):
+        table_keys, bits = _table_keys(values, plan, table, columns)
+        rows = _candidates(table_keys, bits, live)
+        # Rows come in increasing order, so these reads go forward through memory.
+        held = list(map(values.__getitem__, rows))
+        if distinct and table == 0:
+            # Equal values share every table's key, so the first table's candidates hold
+            # every repeat: each value keeps its first row, and the other rows are left
+            # out of every table.
+            repeats = _repeats(rows, held)
+            if repeats:
+                live = ones(len(values))
+                live[repeats] = 0
+                kept = live[rows]
+                rows, held = list(compress(rows, kept)), list(compress(held, kept))
+        keys = list(map(table_keys.__getitem__, rows))
+        found.update(_close_pairs(keys, rows, held, max_distance, distinct))
+    return found
+
+
+def _close_pairs(
+    keys: list[int], rows: list[int], held: list[int], max_distance: int, distinct: bool
+) -> set[tuple[int, int]]:
+    """The close pairs among rows with equal keys (``held`` holds the rows' values)."""
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    at, partner = _pairs_in_groups(list(map(keys.__getitem__, order)), order)
+    left = list(map(held.__getitem__, at))
+    right = list(map(held.__getitem__, partner))
     close = list(map(max_distance.__ge__, map(int.bit_count, map(xor, left, right))))
     if distinct:
         return {(a, b) if a < b else (b, a) for a, b in compress(zip(left, right), close)}
-    return set(compress(zip(first, second), close))
+    pairs = zip(map(rows.__getitem__, at), map(rows.__getitem__, partner))
+    return {(a, b) if a < b else (b, a) for a, b in compress(pairs, close)}
