@@ -1,13 +1,15 @@
 """All pairs within a Hamming distance, in batch: the engine behind every ``find_all``.
 
-For each table of a :class:`~samecode.plan.Plan` every fingerprint gets its table key;
-only fingerprints whose key is shared can be near each other through that table. Finding
-the shared keys is the costly part, and it is done in C: the keys are cut into chunks of
-1024, and a bitmap of the keys seen so far (a ``bitarray`` indexed by a list of keys) tells
-which keys of a chunk appeared in an earlier chunk; a set of the chunk tells whether the
-chunk repeats a key itself. Only the rows with a shared key reach Python, grouped by key,
-and every pair in a group is checked exactly, in C (``xor`` and ``int.bit_count`` over
-``map``). A pair near through several tables is kept once.
+For each table of a :class:`~samecode.plan.Plan` every fingerprint gets its table key, in
+an ``array``; only fingerprints whose key is shared can be near each other through that
+table. Finding the shared keys is the costly part, and it is done in C: the keys are made
+into lists 1024 at a time, and a bitmap of the keys seen so far (a ``bitarray`` indexed by
+a list of keys) tells which keys of a chunk appeared in an earlier chunk; a set of the
+chunk tells whether the chunk repeats a key itself. A second pass over the bitmap of shared
+keys marks every row that has one. Only those rows reach Python: their values are read in
+row order, the rows are ordered by key, and every pair under one key is checked exactly,
+in C (``xor`` and ``int.bit_count`` over ``map``). A pair near through several tables is
+kept once.
 """
 
 from __future__ import annotations

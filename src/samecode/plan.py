@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import combinations
@@ -372,28 +371,27 @@ class Plan:
             raise ValueError(f"not a samecode plan: {text!r:.80}") from error
 
 
-@lru_cache(maxsize=64)
-def _designs(size: int, distance: int) -> tuple[Plan, ...]:
-    """Every exact plan :func:`choose_plan` weighs for a width and distance."""
-    return tuple(
-        Plan(size, distance, blocks, tuple(tables)) for blocks, tables in _layouts(size, distance)
-    )
-
-
-def _layouts(
-    size: int, distance: int
-) -> Iterable[tuple[tuple[tuple[int, int], ...], Sequence[tuple[int, ...]]]]:
+def _shapes(size: int, distance: int) -> list[tuple[int, int]]:
+    """The ``(blocks, blocks per table)`` layouts :func:`choose_plan` weighs."""
     counts = set(range(distance + 1, min(size, distance + _EXTRA_BLOCKS) + 1))
     if size % 8 == 0 and distance < size // 8 <= 16:
         counts.add(size // 8)
-    for count in sorted(counts):
-        blocks = even_blocks(size, count)
-        for per_table in range(1, count - distance + 1):
-            if math.comb(count, per_table) * math.comb(count, distance) > 20_000:
-                continue
-            tables = covering_tables(count, distance, per_table)
-            if len(tables) <= _MAX_TABLES:
-                yield blocks, tables
+    return [
+        (count, per_table)
+        for count in sorted(counts)
+        for per_table in range(1, count - distance + 1)
+        if math.comb(count, per_table) * math.comb(count, distance) <= 20_000
+    ]
+
+
+@lru_cache(maxsize=1024)
+def _design(size: int, distance: int, count: int, per_table: int) -> Plan | None:
+    """The exact plan on ``count`` even blocks with tables of ``per_table`` blocks, if it
+    needs at most 64 tables."""
+    tables = covering_tables(count, distance, per_table)
+    if len(tables) > _MAX_TABLES:
+        return None
+    return Plan(size, distance, even_blocks(size, count), tables)
 
 
 def dense_table(key_bits: int, size: int) -> bool:
@@ -501,17 +499,38 @@ def choose_plan(
     budget = max(_MEMORY_RATIO * n * math.ceil(size / 8), _MEMORY_FLOOR)
     best = Plan(size, distance, even_blocks(size, 1), ())
     best_cost = n * scan_one if purpose != "batch" else n * n / 2 * candidate
-    for plan in _designs(size, distance):
-        tables = plan.tables
-        chance = plan.expected_candidates(n)
+
+    def cost(tables: int, probes: int, chance: float) -> float:
         if purpose == "batch":
-            cost = len(tables) * n * probe + n * chance / 2 * candidate
-        elif purpose == "sqlite":
-            cost = len(tables) * probe + chance * candidate
-        else:
-            if sum(table_bytes(k, n) for k in plan.key_bits) > budget:
-                continue
-            cost = 2 * probe * sum(map(len, plan.key_terms)) + chance * candidate
-        if cost < best_cost * 0.999:
-            best, best_cost = plan, cost
+            return tables * n * probe + n * chance / 2 * candidate
+        if purpose == "sqlite":
+            return tables * probe + chance * candidate
+        return 2 * probe * probes + chance * candidate
+
+    # Finding the tables of a layout is a search, so layouts are tried cheapest bound first:
+    # each table misses C(b - k, d) of the C(b, d) sets of differing blocks, so there are at
+    # least C(b, d) / C(b - k, d) tables, each with at most k * ceil(size / b) key bits.
+    bounds = []
+    for count, per_table in _shapes(size, distance):
+        fewest = -(-math.comb(count, distance) // math.comb(count - per_table, distance))
+        widest = per_table * -(-size // count)
+        bounds.append((cost(fewest, fewest, fewest * math.ldexp(n, -widest)), count, per_table))
+    found: list[tuple[float, int, int, Plan]] = []
+    for bound, count, per_table in sorted(bounds):
+        if found and bound > found[0][0] * 1.001:
+            break
+        plan = _design(size, distance, count, per_table)
+        if plan is None:
+            continue
+        if purpose == "memory" and sum(table_bytes(k, n) for k in plan.key_bits) > budget:
+            continue
+        tables = len(plan.tables)
+        plan_cost = cost(tables, sum(map(len, plan.key_terms)), plan.expected_candidates(n))
+        found.append((plan_cost, count, per_table, plan))
+        found.sort(key=lambda f: f[0])
+    # Of layouts within 0.1 % of the cheapest, the one with the fewest blocks, then the
+    # fewest blocks per table; a plain scan unless some layout is cheaper by 0.1 %.
+    if found and found[0][0] < best_cost * 0.999:
+        close = [f for f in found if f[0] <= found[0][0] * 1.001]
+        best = min(close, key=lambda f: (f[1], f[2]))[3]
     return best
