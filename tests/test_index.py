@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samecode import _allpairs
+from samecode import plan as plan_module
 from samecode.halohash import BitAverageHaloHash
 from samecode.index import HammingIndex, fingerprint_value
 from samecode.plan import Plan, choose_plan, covering_tables, even_blocks
@@ -95,6 +96,37 @@ def test_choose_plan_is_exact_and_round_trips(size, distance, purpose):
     plan = choose_plan(size, distance, 50_000, purpose=purpose)
     assert (plan.size_in_bits, plan.max_distance) == (size, distance)
     assert Plan.from_json(plan.to_json()) == plan  # from_json checks exactness again
+
+
+@pytest.mark.parametrize("purpose", ["memory", "sqlite", "batch"])
+@pytest.mark.parametrize(("size", "distance"), [(16, 1), (37, 4), (64, 3), (128, 5), (256, 8)])
+def test_choose_plan_prunes_nothing_it_needs(size, distance, purpose):
+    """The bound is below every layout's cost, so the pruned choice is the exhaustive one."""
+    for n in (1, 1000, 100_000, 10**7):
+        weighed = []
+        for count, per_table in plan_module._shapes(size, distance):
+            design = plan_module._design(size, distance, count, per_table)
+            if design is None:
+                continue
+            probes = sum(map(len, design.key_terms))
+            cost = plan_module._cost(
+                purpose, n, len(design.tables), probes, design.expected_candidates(n)
+            )
+            bound = plan_module._cost_bound(purpose, n, size, distance, count, per_table)
+            assert bound <= cost * (1 + 1e-9)
+            budget = max(3 * n * -(-size // 8), 64 << 20)
+            memory = sum(plan_module.table_bytes(k, n) for k in design.key_bits)
+            if purpose != "memory" or memory <= budget:
+                weighed.append((cost, count, per_table, design))
+        _, candidate, scan_one = plan_module._COSTS[purpose]
+        scan = n * scan_one if purpose != "batch" else n * n / 2 * candidate
+        cheapest = min((w[0] for w in weighed), default=scan)
+        if cheapest < scan * 0.999:
+            close = [w for w in weighed if w[0] <= cheapest * 1.001]
+            want = min(close, key=lambda w: (w[1], w[2]))[3]
+        else:
+            want = Plan(size, distance, even_blocks(size, 1), ())
+        assert choose_plan(size, distance, n, purpose=purpose) == want
 
 
 def test_plan_validation():

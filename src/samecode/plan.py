@@ -463,6 +463,31 @@ def resolve_plan(
     return plan
 
 
+def _cost(purpose: str, n: int, tables: int, probes: int, chance: float) -> float:
+    """The cost :func:`choose_plan` weighs: ``tables`` tables whose keys have ``probes``
+    ranges of bits in all, and ``chance`` chance candidates per lookup, among ``n``."""
+    probe, candidate, _ = _COSTS[purpose]
+    if purpose == "batch":
+        return tables * n * probe + n * chance / 2 * candidate
+    if purpose == "sqlite":
+        return tables * probe + chance * candidate
+    return 2 * probe * probes + chance * candidate
+
+
+def _cost_bound(
+    purpose: str, n: int, size: int, distance: int, count: int, per_table: int
+) -> float:
+    """A lower bound of :func:`_cost` for a layout, found without searching its tables.
+
+    Each table of ``k`` of the ``b`` blocks misses only the ``C(b - k, d)`` sets of
+    differing blocks within the other blocks, so there are at least ``C(b, d) / C(b - k,
+    d)`` tables; each has at least one range and at most ``k * ceil(size / b)`` key bits.
+    """
+    fewest = -(-math.comb(count, distance) // math.comb(count - per_table, distance))
+    widest = per_table * -(-size // count)
+    return _cost(purpose, n, fewest, fewest, fewest * math.ldexp(n, -widest))
+
+
 def choose_plan(
     size_in_bits: int,
     max_distance: int,
@@ -494,30 +519,20 @@ def choose_plan(
     size, distance, n = _check_shape(size_in_bits, max_distance, expected_size)
     if purpose not in _COSTS:
         raise ValueError(f"purpose must be one of {sorted(_COSTS)}; got {purpose!r}")
-    probe, candidate, scan_one = _COSTS[purpose]
+    _, candidate, scan_one = _COSTS[purpose]
     n = max(n, 1)
     budget = max(_MEMORY_RATIO * n * math.ceil(size / 8), _MEMORY_FLOOR)
     best = Plan(size, distance, even_blocks(size, 1), ())
     best_cost = n * scan_one if purpose != "batch" else n * n / 2 * candidate
 
-    def cost(tables: int, probes: int, chance: float) -> float:
-        if purpose == "batch":
-            return tables * n * probe + n * chance / 2 * candidate
-        if purpose == "sqlite":
-            return tables * probe + chance * candidate
-        return 2 * probe * probes + chance * candidate
-
-    # Finding the tables of a layout is a search, so layouts are tried cheapest bound first:
-    # each table misses C(b - k, d) of the C(b, d) sets of differing blocks, so there are at
-    # least C(b, d) / C(b - k, d) tables, each with at most k * ceil(size / b) key bits.
-    bounds = []
-    for count, per_table in _shapes(size, distance):
-        fewest = -(-math.comb(count, distance) // math.comb(count - per_table, distance))
-        widest = per_table * -(-size // count)
-        bounds.append((cost(fewest, fewest, fewest * math.ldexp(n, -widest)), count, per_table))
+    bounds = sorted(
+        (_cost_bound(purpose, n, size, distance, count, per_table), count, per_table)
+        for count, per_table in _shapes(size, distance)
+    )
     found: list[tuple[float, int, int, Plan]] = []
-    for bound, count, per_table in sorted(bounds):
-        if found and bound > found[0][0] * 1.001:
+    # Finding a layout's tables is a search, so layouts are tried cheapest bound first.
+    for bound, count, per_table in bounds:
+        if bound > (found[0][0] * 1.001 if found else best_cost * 0.999):
             break
         plan = _design(size, distance, count, per_table)
         if plan is None:
@@ -525,7 +540,8 @@ def choose_plan(
         if purpose == "memory" and sum(table_bytes(k, n) for k in plan.key_bits) > budget:
             continue
         tables = len(plan.tables)
-        plan_cost = cost(tables, sum(map(len, plan.key_terms)), plan.expected_candidates(n))
+        probes = sum(map(len, plan.key_terms))
+        plan_cost = _cost(purpose, n, tables, probes, plan.expected_candidates(n))
         found.append((plan_cost, count, per_table, plan))
         found.sort(key=lambda f: f[0])
     # Of layouts within 0.1 % of the cheapest, the one with the fewest blocks, then the
