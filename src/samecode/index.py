@@ -37,7 +37,7 @@ _LINK = "I" if array("I").itemsize == 4 else "L"
 # Rows allocated up front at most (the index grows past them by a quarter at a time).
 _PRESIZE = 1 << 22
 
-Terms = tuple[tuple[int, int], ...]
+_Terms = tuple[tuple[int, int], ...]
 
 
 def kind_name(kind: str | type[Fingerprint] | None) -> str | None:
@@ -316,9 +316,9 @@ class HammingIndex(_Lookups):
         # (per row, the next row under the same table key, 0 at the end), the heads'
         # lookup and the key's terms. Dense tables keyed on one range of bits (the common
         # case) are also listed on their own, for a fast path.
-        self._tables: list[tuple[Any, array[int], Callable[[int], int | None], Terms]] = []
+        self._tables: list[tuple[Any, array[int], Callable[[int], int | None], _Terms]] = []
         self._fast: list[tuple[array[int], array[int], int, int]] = []
-        self._general: list[tuple[Any, array[int], Callable[[int], int | None], Terms]] = []
+        self._general: list[tuple[Any, array[int], Callable[[int], int | None], _Terms]] = []
         for bits, terms in zip(plan.key_bits, plan.key_terms):
             links = array(_LINK, [0]) * capacity
             if dense_table(bits, expected_size):
@@ -410,8 +410,8 @@ class HammingIndex(_Lookups):
         """Store many ``(key, fingerprint)`` pairs, with the checks of :meth:`add`.
 
         Every pair is checked before any is stored, so a bad pair leaves the index as it
-        was. The checks and the table keys are computed a table at a time over the whole
-        batch, which is faster than :meth:`add` per pair.
+        was. The tables are then linked a table at a time over the whole batch, which is
+        faster than :meth:`add` per pair.
 
         :raises KeyError: if a key is in the index already, or twice in ``items``.
         :raises TypeError: for a pair that is not a pair, or as :meth:`add`.
@@ -619,7 +619,7 @@ class HammingIndex(_Lookups):
         return ((key, int(values[row])) for key, row in self._rows.items())
 
 
-def _key(value: int, terms: Terms) -> int:
+def _key(value: int, terms: _Terms) -> int:
     """The table key of ``value`` from its ``(shift, mask)`` terms."""
     key = 0
     for shift, mask in terms:
