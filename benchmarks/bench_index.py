@@ -25,6 +25,7 @@ from samecode.sqlite import SQLiteIndex
 from _refenv import peer_python, simhash_worker
 
 PYBIND = "simhash-pybind==0.0.3"
+SECTIONS = ["find_all", "online", "memory", "sqlite"]
 ONENG = "simhash==2.1.2"
 
 
@@ -52,9 +53,28 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1_000_000, help="find_all, memory, SQLite")
     parser.add_argument("--online", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=20_000)
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTIONS,
+        default=SECTIONS,
+        help="run only these sections (all by default)",
+    )
     args = parser.parse_args()
     ours = sys.executable
 
+    if "find_all" in args.only:
+        find_all(args, ours)
+    if "online" in args.only:
+        online(args, ours)
+    if "memory" in args.only:
+        memory(args, ours)
+    if "sqlite" in args.only:
+        sqlite(args)
+    return 0
+
+
+def find_all(args: argparse.Namespace, ours: str) -> None:
     print(f"find_all over {args.n} random 64-bit hashes (1 % planted within 3 bits), d = 3")
     request = {"op": "bench", "task": "find_all", "n": args.n, "seed": 7, "repeat": args.repeat}
     theirs = simhash_worker(
@@ -69,6 +89,8 @@ def main() -> int:
         f"{mine['planted_distinct']})"
     )
 
+
+def online(args: argparse.Namespace, ours: str) -> None:
     print(f"online: {args.online} single adds, then {args.queries} queries, d = 3")
     request = {
         "op": "bench",
@@ -93,6 +115,8 @@ def main() -> int:
         print(f"  {label}/s: samecode {a:,.0f}, SimhashIndex {b:,.0f}: {a / b:.1f}x")
     print(f"  same answers: {same}")
 
+
+def memory(args: argparse.Namespace, ours: str) -> None:
     print(f"memory: HammingIndex of {args.n} 64-bit fingerprints, d = 3 (peak RSS)")
     out = subprocess.run(
         [ours, "-c", MEMORY.format(n=args.n)],
@@ -106,6 +130,8 @@ def main() -> int:
         f"({(peak - before) / args.n:.0f} above the interpreter's start); {out[2].strip()}"
     )
 
+
+def sqlite(args: argparse.Namespace) -> None:
     print(f"SQLite: bulk load of {args.n} fingerprints, then lookups from the file")
 
     rng = random.Random(3)
@@ -130,7 +156,6 @@ def main() -> int:
         f"  load {load:.1f} s ({args.n / load:,.0f}/s), file {size / args.n:.0f} bytes per "
         f"fingerprint; {sorted(rates)[len(rates) // 2]:,.0f} queries/s; {plan}"
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -108,10 +108,9 @@ def test_choose_plan_prunes_nothing_it_needs(size, distance, purpose):
             design = plan_module._design(size, distance, count, per_table)
             if design is None:
                 continue
-            probes = sum(map(len, design.key_terms))
-            cost = plan_module._cost(
-                purpose, n, len(design.tables), probes, design.expected_candidates(n)
-            )
+            probes = plan_module._probes(design, purpose)
+            chance = plan_module._chance(design, n, purpose)
+            cost = plan_module._cost(purpose, n, len(design.tables), probes, chance)
             bound = plan_module._cost_bound(purpose, n, size, distance, count, per_table)
             assert bound <= cost * (1 + 1e-9)
             budget = max(3 * n * -(-size // 8), 64 << 20)
@@ -153,12 +152,15 @@ def test_plan_keys_are_the_blocks_bits():
 # -- the batch engine ---------------------------------------------------------------
 
 
-@pytest.fixture(params=["small", "chunked"])
+@pytest.fixture(params=["small", "chunked", "narrow"])
 def engine(request, monkeypatch):
-    """Run the engine's dictionary path for small inputs, or its bitmap path on tiny chunks."""
-    if request.param == "chunked":
+    """Run the engine's dictionary path for small inputs, its bitmap path on tiny chunks,
+    or that path with keys cut to 11 bits (part of a byte: many chance candidates)."""
+    if request.param != "small":
         monkeypatch.setattr(_allpairs, "_SMALL", 0)
         monkeypatch.setattr(_allpairs, "_CHUNK", 7)
+    if request.param == "narrow":
+        monkeypatch.setattr(_allpairs, "batch_key_bits", lambda size: 11)
     return request.param
 
 

@@ -24,13 +24,14 @@ from operator import add, eq, xor
 from bitarray import bitarray
 from bitarray.util import ones, zeros
 
-from samecode.plan import Plan
+from samecode.plan import Plan, batch_key_bits
 
 __all__ = ["near_pairs"]
 
 _CHUNK = 1024
+# For each k, a bytes.translate table that keeps the low k bits of a byte.
+_LOW_BITS = [bytes(b & ((1 << k) - 1) for b in range(256)) for k in range(8)]
 _KEY = "I" if array("I").itemsize == 4 else "L"  # an array type for keys of up to 24 bits
-_MAX_KEY_BITS = 24
 _SMALL = 4096
 
 
@@ -47,7 +48,7 @@ def _byte_columns(values: Sequence[int], size: int) -> list[bytes]:
 def _table_keys(
     values: Sequence[int], plan: Plan, table: int, columns: list[bytes] | None
 ) -> tuple[array[int], int]:
-    """Return each value's key in one table (narrowed to at most 24 bits) and its width.
+    """Return each value's key in one table (narrowed to :func:`batch_key_bits`), and its width.
 
     Narrowing keeps a subset of the key's bits, so equal keys stay equal: it can only add
     candidates, which the exact check then drops.
@@ -55,25 +56,31 @@ def _table_keys(
     ranges = plan.ranges(table)
     if columns is not None and all(low % 8 == 0 and width % 8 == 0 for low, width in ranges):
         byte_list = [low // 8 + i for low, width in ranges for i in range(width // 8)]
-        byte_list = byte_list[: _MAX_KEY_BITS // 8]
+        bits = min(8 * len(byte_list), batch_key_bits(len(values)))
         cell = array(_KEY).itemsize
         packed = bytearray(cell * len(values))
-        for position, j in enumerate(byte_list):
-            packed[position::cell] = columns[j]
+        for position, j in enumerate(byte_list[: -(-bits // 8)]):
+            kept = min(bits - 8 * position, 8)
+            column = columns[j] if kept == 8 else columns[j].translate(_LOW_BITS[kept])
+            packed[position::cell] = column
         packed_keys = array(_KEY, packed)
         if sys.byteorder != "little":
             packed_keys.byteswap()
-        return packed_keys, 8 * len(byte_list)
-    bits = min(sum(width for _, width in ranges), _MAX_KEY_BITS)
+        return packed_keys, bits
+    bits = min(sum(width for _, width in ranges), batch_key_bits(len(values)))
     mask = (1 << bits) - 1
-    if len(ranges) == 1:
-        low = ranges[0][0]
-        return array(_KEY, [(v >> low) & mask for v in values]), bits
+    terms = plan.key_terms[table]
+    if len(terms) == 1:
+        ((shift, part),) = terms
+        return array(_KEY, [v >> shift & part & mask for v in values]), bits
+    if len(terms) == 2:
+        (shift, part), (shift2, part2) = terms
+        return array(_KEY, [(v >> shift & part | v >> shift2 & part2) & mask for v in values]), bits
     keys = array(_KEY)
     for v in values:
         key = 0
-        for low, width in ranges:
-            key = key << width | (v >> low) & ((1 << width) - 1)
+        for shift, part in terms:
+            key |= v >> shift & part
         keys.append(key & mask)
     return keys, bits
 

@@ -36,6 +36,7 @@ from samecode.fingerprint import check_int, describe
 __all__ = [
     "MAX_WIDTH",
     "Plan",
+    "batch_key_bits",
     "choose_plan",
     "covering_tables",
     "dense_table",
@@ -50,11 +51,11 @@ MAX_WIDTH = 4096
 # Costs in microseconds of the pure-Python steps behind a lookup, per purpose: probing one
 # table (in memory: taking one range of bits of a table key), checking one candidate,
 # checking one fingerprint of a plain scan; for batch all-pairs work, one table pass per
-# fingerprint and one chance pair.
+# fingerprint (twice that for keys not made of whole bytes) and one chance pair.
 _COSTS = {
     "memory": (0.25, 0.15, 0.07),
     "sqlite": (8.0, 1.5, 0.5),
-    "batch": (0.15, 1.0, 0.5),
+    "batch": (0.15, 2.5, 0.5),
 }
 # Bytes an in-memory table spends: a head of a dense table, a key of a sparse one (the dict
 # entry and two int objects), a link per row.
@@ -64,6 +65,8 @@ _HEAD, _SPARSE_KEY, _LINK = 4, 110, 4
 _MEMORY_RATIO = 3
 _MEMORY_FLOOR = 64 << 20
 _EXTRA_BLOCKS = 6
+# The widest table key the batch engine uses (see batch_key_bits).
+_BATCH_KEY_BITS = 24
 _MAX_TABLES = 64
 
 
@@ -463,12 +466,50 @@ def resolve_plan(
     return plan
 
 
+def _probes(plan: Plan, purpose: str) -> int:
+    """The units of probing work in ``plan``'s tables: for an in-memory index, the ranges
+    of bits of every key; for batch work, a pass per table, two for keys not made of whole
+    bytes (the batch engine reads whole bytes in C, other bits in Python)."""
+    if purpose == "batch":
+        whole = plan.size_in_bits % 8 == 0
+        return sum(
+            1
+            if whole and all(low % 8 == 0 and width % 8 == 0 for low, width in plan.ranges(t))
+            else 2
+            for t in range(len(plan.tables))
+        )
+    return sum(map(len, plan.key_terms))
+
+
+def batch_key_bits(size: int) -> int:
+    """The most key bits the batch engine uses for ``size`` fingerprints.
+
+    Its bitmaps have a bit per possible key, so it cuts keys to 24 bits (2 MiB), and to 4
+    bits more than ``size`` needs (at least 16) for fewer fingerprints: a smaller bitmap is
+    faster to fill, and the extra chance candidates are few.
+
+    >>> batch_key_bits(1000), batch_key_bits(20_000), batch_key_bits(10**7)
+    (16, 19, 24)
+    """
+    return min(_BATCH_KEY_BITS, max(16, size.bit_length() + 4))
+
+
+def _chance(plan: Plan, n: int, purpose: str) -> float:
+    """Expected chance candidates per lookup among ``n``, with batch keys cut as the batch
+    engine cuts them."""
+    if purpose == "batch":
+        cut = batch_key_bits(n)
+        return sum(math.ldexp(n, -min(k, cut)) for k in plan.key_bits)
+    return plan.expected_candidates(n)
+
+
 def _cost(purpose: str, n: int, tables: int, probes: int, chance: float) -> float:
-    """The cost :func:`choose_plan` weighs: ``tables`` tables whose keys have ``probes``
-    ranges of bits in all, and ``chance`` chance candidates per lookup, among ``n``."""
+    """The cost :func:`choose_plan` weighs: ``tables`` tables with ``probes`` units of
+    probing work (:func:`_probes`), and ``chance`` chance candidates per lookup, among
+    ``n``."""
     probe, candidate, _ = _COSTS[purpose]
     if purpose == "batch":
-        return tables * n * probe + n * chance / 2 * candidate
+        return probes * n * probe + n * chance / 2 * candidate
     if purpose == "sqlite":
         return tables * probe + chance * candidate
     return 2 * probe * probes + chance * candidate
@@ -481,10 +522,13 @@ def _cost_bound(
 
     Each table of ``k`` of the ``b`` blocks misses only the ``C(b - k, d)`` sets of
     differing blocks within the other blocks, so there are at least ``C(b, d) / C(b - k,
-    d)`` tables; each has at least one range and at most ``k * ceil(size / b)`` key bits.
+    d)`` tables; each costs at least one unit of probing and has at most ``k * ceil(size /
+    b)`` key bits.
     """
     fewest = -(-math.comb(count, distance) // math.comb(count - per_table, distance))
     widest = per_table * -(-size // count)
+    if purpose == "batch":
+        widest = min(widest, batch_key_bits(n))
     return _cost(purpose, n, fewest, fewest, fewest * math.ldexp(n, -widest))
 
 
@@ -539,9 +583,8 @@ def choose_plan(
             continue
         if purpose == "memory" and sum(table_bytes(k, n) for k in plan.key_bits) > budget:
             continue
-        tables = len(plan.tables)
-        probes = sum(map(len, plan.key_terms))
-        plan_cost = _cost(purpose, n, tables, probes, plan.expected_candidates(n))
+        chance = _chance(plan, n, purpose)
+        plan_cost = _cost(purpose, n, len(plan.tables), _probes(plan, purpose), chance)
         found.append((plan_cost, count, per_table, plan))
         found.sort(key=lambda f: f[0])
     # Of layouts within 0.1 % of the cheapest, the one with the fewest blocks, then the
