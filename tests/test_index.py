@@ -34,6 +34,15 @@ def brute_pairs(items, distance):
     return sorted(out, key=lambda p: (p[2], p[0], p[1]))
 
 
+def brute_distinct_pairs(values, distance):
+    """simhash-py's answer: pairs of distinct values, smaller first."""
+    return {
+        (min(a, b), max(a, b))
+        for a, b in itertools.combinations(set(values), 2)
+        if (a ^ b).bit_count() <= distance
+    }
+
+
 def brute_clusters(items, distance):
     parent = {k: k for k in items}
 
@@ -181,11 +190,7 @@ def test_near_pairs_match_brute_force(shape, seed, count):
         want = {(a, b) for a, b, _ in brute_pairs(items, distance)}
         assert got == want
         got = _allpairs.near_pairs(values, size, distance, plan, distinct=True)
-        want = {
-            (min(a, b), max(a, b))
-            for a, b in itertools.combinations(set(values), 2)
-            if (a ^ b).bit_count() <= distance
-        }
+        want = brute_distinct_pairs(values, distance)
         assert got == want
 
 
@@ -206,11 +211,7 @@ def test_near_pairs_chunked_path(engine):
 def test_find_all_matches_brute_force(randoms, seed, bits):
     rng = random.Random(seed)
     values = randoms + planted(rng, 64, 60, bits)
-    want = {
-        (min(a, b), max(a, b))
-        for a, b in itertools.combinations(set(values), 2)
-        if (a ^ b).bit_count() <= bits
-    }
+    want = brute_distinct_pairs(values, bits)
     assert find_all(values, bits + 1, bits) == want
     assert find_all(iter(values), 64, bits) == want
 
@@ -218,11 +219,7 @@ def test_find_all_matches_brute_force(randoms, seed, bits):
 def test_find_all_chunked_path(engine):
     rng = random.Random(3)
     values = planted(rng, 64, 2500, 3) + [7] * 30
-    want = {
-        (min(a, b), max(a, b))
-        for a, b in itertools.combinations(set(values), 2)
-        if (a ^ b).bit_count() <= 3
-    }
+    want = brute_distinct_pairs(values, 3)
     assert find_all(values, 5, 3) == want
 
 

@@ -90,20 +90,22 @@ def test_file_records_and_enforces_its_parameters(tmp_path):
         index.add("z", 1)
 
 
-def test_refuses_files_that_are_not_an_index(tmp_path):
-    other = tmp_path / "other.db"
-    db = sqlite3.connect(other)
-    db.execute("CREATE TABLE t (x)")
+def run_sql(path, statement):
+    """Run one statement on a file behind the index's back."""
+    db = sqlite3.connect(path)
+    db.execute(statement)
     db.commit()
     db.close()
+
+
+def test_refuses_files_that_are_not_an_index(tmp_path):
+    other = tmp_path / "other.db"
+    run_sql(other, "CREATE TABLE t (x)")
     with pytest.raises(ValueError, match="is not a samecode index"):
         SQLiteIndex.open(other)
     future = tmp_path / "future.db"
     SQLiteIndex.create(future).close()
-    db = sqlite3.connect(future)
-    db.execute("UPDATE samecode_meta SET value = '99' WHERE name = 'version'")
-    db.commit()
-    db.close()
+    run_sql(future, "UPDATE samecode_meta SET value = '99' WHERE name = 'version'")
     with pytest.raises(ValueError, match="format version 99"):
         SQLiteIndex.open(future)
 

@@ -24,14 +24,15 @@ from operator import add, eq, xor
 from bitarray import bitarray
 from bitarray.util import ones, zeros
 
-from samecode.plan import Plan, batch_key_bits
+from samecode.plan import Plan, batch_key_bits, keys_of
 
-__all__ = ["near_pairs"]
+__all__ = ["UINT32", "near_pairs"]
 
 _CHUNK = 1024
 # For each k, a bytes.translate table that keeps the low k bits of a byte.
 _LOW_BITS = [bytes(b & ((1 << k) - 1) for b in range(256)) for k in range(8)]
-_KEY = "I" if array("I").itemsize == 4 else "L"  # an array type for keys of up to 24 bits
+#: An array type of 4-byte unsigned cells (keys of up to 24 bits here, row links in the index).
+UINT32 = "I" if array("I").itemsize == 4 else "L"
 _SMALL = 4096
 
 
@@ -54,35 +55,22 @@ def _table_keys(
     candidates, which the exact check then drops.
     """
     ranges = plan.ranges(table)
-    if columns is not None and all(low % 8 == 0 and width % 8 == 0 for low, width in ranges):
+    if columns is not None and plan.whole_bytes(table):
         byte_list = [low // 8 + i for low, width in ranges for i in range(width // 8)]
         bits = min(8 * len(byte_list), batch_key_bits(len(values)))
-        cell = array(_KEY).itemsize
+        cell = array(UINT32).itemsize
         packed = bytearray(cell * len(values))
         for position, j in enumerate(byte_list[: -(-bits // 8)]):
             kept = min(bits - 8 * position, 8)
             column = columns[j] if kept == 8 else columns[j].translate(_LOW_BITS[kept])
             packed[position::cell] = column
-        packed_keys = array(_KEY, packed)
+        packed_keys = array(UINT32, packed)
         if sys.byteorder != "little":
             packed_keys.byteswap()
         return packed_keys, bits
     bits = min(sum(width for _, width in ranges), batch_key_bits(len(values)))
-    mask = (1 << bits) - 1
-    terms = plan.key_terms[table]
-    if len(terms) == 1:
-        ((shift, part),) = terms
-        return array(_KEY, [v >> shift & part & mask for v in values]), bits
-    if len(terms) == 2:
-        (shift, part), (shift2, part2) = terms
-        return array(_KEY, [(v >> shift & part | v >> shift2 & part2) & mask for v in values]), bits
-    keys = array(_KEY)
-    for v in values:
-        key = 0
-        for shift, part in terms:
-            key |= v >> shift & part
-        keys.append(key & mask)
-    return keys, bits
+    cut = [(shift, mask & ((1 << bits) - 1)) for shift, mask in plan.key_terms[table]]
+    return array(UINT32, keys_of(values, [term for term in cut if term[1]])), bits
 
 
 def _chunks(keys: array[int]) -> Iterator[list[int]]:

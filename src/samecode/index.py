@@ -26,15 +26,15 @@ from typing import Any
 from bitarray import bitarray
 from bitarray.util import ba2int
 
-from samecode._allpairs import near_pairs
+from samecode._allpairs import UINT32, near_pairs
 from samecode.fingerprint import Fingerprint, describe
-from samecode.plan import Plan, choose_plan, dense_table, resolve_plan
+from samecode.plan import Plan, choose_plan, dense_table, key_of, keys_of, resolve_plan
 
 __all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
 
-# Rows are numbered from 1, so that a link (a row number, in a 4-byte cell) of 0 ends a chain.
-_LINK = "I" if array("I").itemsize == 4 else "L"
-# Rows allocated up front at most (the index grows past them by a quarter at a time).
+# Rows are numbered from 1, so that a link (a row number, in a UINT32 cell) of 0 ends a
+# chain. At most _PRESIZE rows are allocated up front; the index grows past them by a
+# quarter at a time.
 _PRESIZE = 1 << 22
 
 _Terms = tuple[tuple[int, int], ...]
@@ -307,7 +307,7 @@ class HammingIndex(_Lookups):
         # Rows are allocated up front for the expected size (growing allocations would
         # leave holes in the heap); row 0 stands for "no row".
         capacity = min(max(expected_size, 16), _PRESIZE) + 1
-        self._values: Any = array("Q", [0]) * capacity if size <= 64 else [0] * capacity
+        self._values: Any = _zero_values(size, capacity)
         self._keys: list[Any] = [None] * capacity
         self._top = 1  # the next row never used
         self._rows: dict[Any, int] = {}
@@ -320,9 +320,9 @@ class HammingIndex(_Lookups):
         self._fast: list[tuple[array[int], array[int], int, int]] = []
         self._general: list[tuple[Any, array[int], Callable[[int], int | None], _Terms]] = []
         for bits, terms in zip(plan.key_bits, plan.key_terms):
-            links = array(_LINK, [0]) * capacity
+            links = array(UINT32, [0]) * capacity
             if dense_table(bits, expected_size):
-                dense = array(_LINK, [0]) * (1 << bits)
+                dense = array(UINT32, [0]) * (1 << bits)
                 self._tables.append((dense, links, dense.__getitem__, terms))
                 if len(terms) == 1:
                     self._fast.append((dense, links, *terms[0]))
@@ -400,9 +400,7 @@ class HammingIndex(_Lookups):
             links[row] = heads[slot]
             heads[slot] = row
         for heads, links, get, terms in self._general:
-            slot = 0
-            for shift, mask in terms:
-                slot |= value >> shift & mask
+            slot = key_of(value, terms)
             links[row] = get(slot) or 0
             heads[slot] = row
 
@@ -449,15 +447,7 @@ class HammingIndex(_Lookups):
                 links[row] = heads[slot]
                 heads[slot] = row
         for heads, links, get, terms in self._general:
-            if len(terms) == 1:
-                ((shift, mask),) = terms
-                slots = [value >> shift & mask for value in values]
-            elif len(terms) == 2:
-                (shift, mask), (shift2, mask2) = terms
-                slots = [value >> shift & mask | value >> shift2 & mask2 for value in values]
-            else:
-                slots = [_key(value, terms) for value in values]
-            for row, slot in enumerate(slots, start):
+            for row, slot in enumerate(keys_of(values, terms), start):
                 links[row] = get(slot) or 0
                 heads[slot] = row
 
@@ -499,9 +489,9 @@ class HammingIndex(_Lookups):
         """Make room for at least ``rows`` rows, and a quarter more."""
         extra = max(rows - len(self._keys), len(self._keys) // 4)
         self._keys += [None] * extra
-        self._values += array("Q", [0]) * extra if self._size <= 64 else [0] * extra
+        self._values += _zero_values(self._size, extra)
         for _, links, _, _ in self._tables:
-            links += array(_LINK, [0]) * extra
+            links += array(UINT32, [0]) * extra
 
     def _reuse(self, key: Any, value: int) -> None:
         """Store ``value`` under ``key`` in a row freed by :meth:`remove`."""
@@ -589,7 +579,7 @@ class HammingIndex(_Lookups):
                     found[at] = d
                 at = links[at]
         for _, links, get, terms in self._general:
-            at = get(_key(value, terms))
+            at = get(key_of(value, terms))
             while at:
                 d = (values[at] ^ value).bit_count()
                 if d <= distance:
@@ -619,9 +609,6 @@ class HammingIndex(_Lookups):
         return ((key, int(values[row])) for key, row in self._rows.items())
 
 
-def _key(value: int, terms: _Terms) -> int:
-    """The table key of ``value`` from its ``(shift, mask)`` terms."""
-    key = 0
-    for shift, mask in terms:
-        key |= value >> shift & mask
-    return key
+def _zero_values(size: int, count: int) -> Any:
+    """``count`` zero fingerprints as an index stores them: an ``array("Q")`` up to 64 bits."""
+    return array("Q", [0]) * count if size <= 64 else [0] * count

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import combinations
@@ -41,6 +42,8 @@ __all__ = [
     "covering_tables",
     "dense_table",
     "even_blocks",
+    "key_of",
+    "keys_of",
     "resolve_plan",
     "table_bytes",
 ]
@@ -60,7 +63,7 @@ _COSTS = {
 # Bytes an in-memory table spends: a head of a dense table, a key of a sparse one (the dict
 # entry and two int objects), a link per row.
 _DENSE_BITS = 20
-_HEAD, _SPARSE_KEY, _LINK = 4, 110, 4
+_HEAD_BYTES, _SPARSE_KEY_BYTES, _LINK_BYTES = 4, 110, 4
 # An in-memory index's tables may take this many times the bytes of the fingerprints.
 _MEMORY_RATIO = 3
 _MEMORY_FLOOR = 64 << 20
@@ -168,6 +171,34 @@ def _search_cover(masks: list[int], targets: list[int], limit: int) -> list[int]
         best = found
         limit = len(best) - 1 if best is not None else 0
     return best
+
+
+def key_of(value: int, terms: Sequence[tuple[int, int]]) -> int:
+    """The table key of ``value``: the OR of ``(value >> shift) & mask`` over ``terms``
+    (one table's :attr:`Plan.key_terms`).
+
+    >>> key_of(0xAB12, ((4, 0xFF0), (0, 0xF)))
+    2738
+    """
+    key = 0
+    for shift, mask in terms:
+        key |= value >> shift & mask
+    return key
+
+
+def keys_of(values: Iterable[int], terms: Sequence[tuple[int, int]]) -> list[int]:
+    """:func:`key_of` for many values, with the common one- and two-term keys inlined.
+
+    >>> keys_of([0xAB12, 0xAB13], ((4, 0xFF0), (0, 0xF)))
+    [2738, 2739]
+    """
+    if len(terms) == 1:
+        ((shift, mask),) = terms
+        return [v >> shift & mask for v in values]
+    if len(terms) == 2:
+        (shift, mask), (shift2, mask2) = terms
+        return [v >> shift & mask | v >> shift2 & mask2 for v in values]
+    return [key_of(v, terms) for v in values]
 
 
 @dataclass(frozen=True)
@@ -287,13 +318,18 @@ class Plan:
 
     def keys(self, value: int) -> list[int]:
         """Return the key of ``value`` in each table (ints below ``2**key_bits``)."""
-        out = []
-        for terms in self.key_terms:
-            key = 0
-            for shift, mask in terms:
-                key |= (value >> shift) & mask
-            out.append(key)
-        return out
+        return [key_of(value, terms) for terms in self.key_terms]
+
+    def whole_bytes(self, table: int) -> bool:
+        """Whether a table's key is made of whole bytes of the fingerprint.
+
+        >>> plan = Plan(16, 1, even_blocks(16, 4), ((0, 1), (1, 2), (2, 3)))
+        >>> plan.whole_bytes(0), plan.whole_bytes(1)
+        (True, False)
+        """
+        return self.size_in_bits % 8 == 0 and all(
+            low % 8 == 0 and width % 8 == 0 for low, width in self.ranges(table)
+        )
 
     def check_distance(self, max_distance: int | None) -> int:
         """Return the distance a lookup asks for: ``max_distance``, or the plan's if ``None``.
@@ -419,8 +455,8 @@ def table_bytes(key_bits: int, size: int) -> float:
     4.262144
     """
     if dense_table(key_bits, size):
-        return float(2**key_bits * _HEAD + size * _LINK)
-    return float(min(size, 2**key_bits) * _SPARSE_KEY + size * _LINK)
+        return float(2**key_bits * _HEAD_BYTES + size * _LINK_BYTES)
+    return float(min(size, 2**key_bits) * _SPARSE_KEY_BYTES + size * _LINK_BYTES)
 
 
 def _check_shape(size_in_bits: int, max_distance: int, expected_size: int) -> tuple[int, int, int]:
@@ -471,13 +507,7 @@ def _probes(plan: Plan, purpose: str) -> int:
     of bits of every key; for batch work, a pass per table, two for keys not made of whole
     bytes (the batch engine reads whole bytes in C, other bits in Python)."""
     if purpose == "batch":
-        whole = plan.size_in_bits % 8 == 0
-        return sum(
-            1
-            if whole and all(low % 8 == 0 and width % 8 == 0 for low, width in plan.ranges(t))
-            else 2
-            for t in range(len(plan.tables))
-        )
+        return sum(1 if plan.whole_bytes(t) else 2 for t in range(len(plan.tables)))
     return sum(map(len, plan.key_terms))
 
 

@@ -440,18 +440,10 @@ def compute(hashes: Iterable[int]) -> int:
     >>> compute([])
     0
     """
-    if not isinstance(hashes, Iterable):
-        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
-    values = hashes if isinstance(hashes, (list, tuple)) else list(hashes)
-    try:
-        packed = array("Q", values)
-    except (TypeError, OverflowError):
-        for value in values:
-            _check_u64(value, "every hash")
-        raise
+    packed = _packed_hashes(hashes)
     if sys.byteorder == "little":
         packed.byteswap()
-    return planes_above(column_planes(packed.tobytes(), 8), len(values) // 2, 64)
+    return planes_above(column_planes(packed.tobytes(), 8), len(packed) // 2, 64)
 
 
 def find_all(
@@ -490,8 +482,6 @@ def find_all(
     from samecode._allpairs import near_pairs
     from samecode.plan import choose_plan
 
-    if not isinstance(hashes, Iterable):
-        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
     blocks = check_int(number_of_blocks, "number_of_blocks")
     bits = check_int(different_bits, "different_bits")
     if bits < 0:
@@ -502,13 +492,7 @@ def find_all(
         raise ValueError(
             f"number_of_blocks ({blocks}) must be greater than different_bits ({bits})"
         )
-    values = hashes if isinstance(hashes, list) else list(hashes)
-    try:
-        packed = array("Q", values)
-    except (TypeError, OverflowError):
-        for value in values:
-            _check_u64(value, "every hash")
-        raise
+    packed = _packed_hashes(hashes)
     plan = choose_plan(64, bits, len(packed), purpose="batch")
     return near_pairs(packed, 64, bits, plan, distinct=True)
 
@@ -569,3 +553,16 @@ def unsigned_hash(data: bytes | bytearray | memoryview) -> int:
         hint = " (encode text first, e.g. text.encode('utf-8'))" if isinstance(data, str) else ""
         raise TypeError(f"data must be bytes-like{hint}; got {describe(data)}")
     return int.from_bytes(hashlib.md5(data).digest()[:8], "big")
+
+
+def _packed_hashes(hashes: Iterable[int]) -> array[int]:
+    """``hashes`` as an ``array("Q")``, each checked to be an unsigned 64-bit int."""
+    if not isinstance(hashes, Iterable):
+        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
+    values = hashes if isinstance(hashes, (list, tuple)) else list(hashes)
+    try:
+        return array("Q", values)
+    except (TypeError, OverflowError):
+        for value in values:
+            _check_u64(value, "every hash")
+        raise

@@ -27,7 +27,7 @@ from itertools import islice
 from typing import Any
 
 from samecode.fingerprint import Fingerprint, describe
-from samecode.index import _Lookups, fingerprint_value, kind_name
+from samecode.index import _Lookups, _sort_ranked, fingerprint_value, kind_name
 from samecode.plan import Plan, resolve_plan
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteIndex"]
@@ -40,8 +40,13 @@ _PRIME = 2**61 - 1
 _BATCH = 10_000
 
 
+def _storable(key: object) -> bool:
+    """Whether ``key`` has a type the file stores: an int (not a bool), str or bytes."""
+    return isinstance(key, (int, str, bytes)) and not isinstance(key, bool)
+
+
 def _check_key(key: object) -> None:
-    if isinstance(key, bool) or not isinstance(key, (int, str, bytes)):
+    if not _storable(key):
         raise TypeError(f"a key must be an int, str or bytes; got {describe(key)}")
     if isinstance(key, int) and not -(2**63) <= key < 2**63:
         raise ValueError(f"an int key must fit in 64 bits (signed); got {key!r}")
@@ -227,7 +232,7 @@ class SQLiteIndex(_Lookups):
         return (row[0] for row in self._db.execute("SELECT key FROM fingerprints ORDER BY rowid"))
 
     def __contains__(self, key: object) -> bool:
-        if isinstance(key, bool) or not isinstance(key, (int, str, bytes)):
+        if not _storable(key):
             return False
         return (
             self._db.execute("SELECT 1 FROM fingerprints WHERE key = ?", (key,)).fetchone()
@@ -239,7 +244,7 @@ class SQLiteIndex(_Lookups):
 
         :raises KeyError: if there is no such key.
         """
-        if isinstance(key, bool) or not isinstance(key, (int, str, bytes)):
+        if not _storable(key):
             raise KeyError(key)
         row = self._db.execute("SELECT fp FROM fingerprints WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -257,11 +262,15 @@ class SQLiteIndex(_Lookups):
     def _row(self, key: Any, fingerprint: object) -> tuple[Any, ...]:
         _check_key(key)
         value = fingerprint_value(fingerprint, self._size, self._kind)
+        return (key, value.to_bytes(self._width, "big"), *self._table_keys(value))
+
+    def _table_keys(self, value: int) -> list[int]:
+        """The table keys of ``value`` as the file stores them (wide ones reduced)."""
         keys = self._plan.keys(value)
         for i, wide in enumerate(self._wide):
             if wide:
                 keys[i] %= _PRIME
-        return (key, value.to_bytes(self._width, "big"), *keys)
+        return keys
 
     def _check_writable(self) -> None:
         if self._readonly:
@@ -337,7 +346,7 @@ class SQLiteIndex(_Lookups):
         :raises PermissionError: if the index was opened read-only.
         """
         self._check_writable()
-        if isinstance(key, bool) or not isinstance(key, (int, str, bytes)):
+        if not _storable(key):
             raise KeyError(key)
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -365,28 +374,17 @@ class SQLiteIndex(_Lookups):
         """
         value = fingerprint_value(fingerprint, self._size, self._kind)
         distance = self._plan.check_distance(max_distance)
-        params: list[int] = [] if self._plan.is_scan else self._plan.keys(value)
-        for i, wide in enumerate(self._wide):
-            if wide:
-                params[i] %= _PRIME
         hits = []
-        for key, blob, rowid in self._db.execute(self._select, params):
+        for key, blob, rowid in self._db.execute(self._select, self._table_keys(value)):
             d = (int.from_bytes(blob, "big") ^ value).bit_count()
             if d <= distance:
                 hits.append((key, d, rowid))
-        try:
-            hits.sort(key=lambda h: (h[1], h[0]))
-        except TypeError:
-            hits.sort(key=lambda h: (h[1], h[2]))
+        _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], h[2]))
         return [(key, d) for key, d, _ in hits]
 
     def _snapshot(self) -> tuple[list[Any], list[int]]:
-        keys: list[Any] = []
-        values: list[int] = []
-        for key, blob in self._db.execute("SELECT key, fp FROM fingerprints ORDER BY rowid"):
-            keys.append(key)
-            values.append(int.from_bytes(blob, "big"))
-        return keys, values
+        pairs = list(self.items())
+        return [key for key, _ in pairs], [value for _, value in pairs]
 
     def items(self) -> Iterator[tuple[Any, int]]:
         """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
