@@ -427,8 +427,15 @@ def test_common_chunks_cuts_digests_by_bytes() -> None:
     assert common_chunks(a, a, 1) == 16
     with pytest.raises(SliceLengthError):
         common_chunks(a, b, 3)
-    with pytest.raises(ValueError, match="differ in length: 16 and 8 bytes"):
+    with pytest.raises(ValueError, match="different sizes: 128 and 64 bits"):
         common_chunks(a, BitAverageHaloHash(size_in_bits=64))
+
+    class Digest:  # any object with a digest() is still compared by its bytes
+        def digest(self) -> bytes:
+            return bytes(8)
+
+    with pytest.raises(ValueError, match="differ in length: 16 and 8 bytes"):
+        common_chunks(a, Digest())
     with pytest.raises(TypeError, match="h2 must be a hash with a digest"):
         common_chunks(a, b"digest")  # type: ignore[arg-type]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -78,6 +78,111 @@ def batches(items: Iterable[_T], size: int) -> Iterator[Sequence[_T]]:
         yield batch
 
 
+# -- the family's rule for features ---------------------------------------------------
+#
+# A token is bytes, bytearray or a memoryview (its bytes, in order, whatever its shape),
+# and, for the kinds that take text, a str (its UTF-8 bytes). Nothing else is a token:
+# not an int, not None, not a numpy array or scalar (whose raw bytes would be an accident
+# of its dtype). An update takes one token, an iterable of tokens, or a mapping of token
+# to weight (a Counter, say); ``None`` changes nothing.
+
+_PLAIN_BYTES = frozenset({bytes, bytearray})
+_PLAIN_TEXT = frozenset({bytes, bytearray, str})
+
+
+def feature_error(token: object, text: bool) -> TypeError:
+    """The ``TypeError`` for something that is not a token of a kind (see above)."""
+    kinds = "bytes, bytearray, memoryview or str" if text else "bytes, bytearray or memoryview"
+    hint = ""
+    if isinstance(token, str) and not text:
+        hint = " (encode text first, e.g. text.encode('utf-8'))"
+    elif isinstance(token, (tuple, list)) and len(token) == 2:
+        hint = " (give weights as a mapping of token to weight)"
+    return TypeError(f"a feature must be {kinds}{hint}; got {describe(token)}")
+
+
+def token_bytes(token: object, text: bool) -> bytes | bytearray:
+    """Return a token's bytes by the family's rule, or raise :func:`feature_error`."""
+    if isinstance(token, (bytes, bytearray)):
+        return token
+    if isinstance(token, memoryview):
+        return token.tobytes()
+    if text and isinstance(token, str):
+        return token.encode("utf-8", "surrogatepass")
+    raise feature_error(token, text)
+
+
+def token_list(batch: Sequence[Any], text: bool) -> list[Any]:
+    """The non-empty tokens of a batch as bytes (``str`` as UTF-8 where ``text``).
+
+    Batches of plain ``bytes``, ``bytearray`` (and ``str``) take a fast path in C.
+
+    :raises TypeError: for an item that is not a token (:func:`feature_error`).
+    """
+    kinds = set(map(type, batch))
+    if kinds <= _PLAIN_BYTES:
+        tokens: list[Any] = batch if isinstance(batch, list) else list(batch)
+    elif text and kinds <= _PLAIN_TEXT:
+        if kinds == {str}:
+            try:
+                tokens = list(map(str.encode, batch))
+            except UnicodeEncodeError:
+                tokens = [token_bytes(t, text) for t in batch]
+        else:
+            tokens = [token_bytes(t, text) for t in batch]
+    else:
+        tokens = [token_bytes(t, text) for t in batch]
+    if b"" in tokens:
+        return [t for t in tokens if t]
+    return tokens
+
+
+def check_weight_count(weight: object) -> int:
+    """Return a halo hash's weight (a count: an int >= 0), else raise."""
+    if isinstance(weight, bool) or not isinstance(weight, int):
+        raise TypeError(
+            f"a halo hash counts features, so a weight must be an int >= 0; got {describe(weight)}"
+        )
+    if weight < 0:
+        raise ValueError(f"a halo hash counts features, so a weight must be >= 0; got {weight}")
+    return weight
+
+
+def weighted_batches(msg: Any, size: int, text: bool) -> Iterator[tuple[int, list[Any]]]:
+    """Read an ``update()`` argument of a halo hash into ``(weight, tokens)`` batches.
+
+    ``msg`` is ``None`` (nothing), one token, an iterable of tokens (each of weight 1) or a
+    mapping of token to count. Tokens come as non-empty bytes (:func:`token_list`), at most
+    ``size`` per batch. A lone ``str`` is refused where ``text`` is false.
+
+    :raises TypeError: for ``msg`` or an item that is not as above, or a count that is
+        not an int (when reached).
+    :raises ValueError: for a negative count (when reached).
+    """
+    if msg is None:
+        return iter(())
+    if isinstance(msg, (bytes, bytearray, memoryview)) or (text and isinstance(msg, str)):
+        return iter([(1, token_list([msg], text))])
+    if isinstance(msg, Mapping):
+        return _counted_batches(msg, size, text)
+    if isinstance(msg, str) or not isinstance(msg, Iterable):
+        raise feature_error(msg, text)
+    return ((1, token_list(batch, text)) for batch in batches(msg, size))
+
+
+def _counted_batches(
+    counts: Mapping[Any, Any], size: int, text: bool
+) -> Iterator[tuple[int, list[Any]]]:
+    by_count: dict[int, list[Any]] = {}
+    for token, weight in counts.items():
+        weight = check_weight_count(weight)
+        if weight:
+            by_count.setdefault(weight, []).append(token)
+    for weight, tokens in by_count.items():
+        for batch in batches(tokens, size):
+            yield weight, token_list(batch, text)
+
+
 def unhex(text: object, name: str) -> bytes:
     """Decode hex text (``str`` or ``bytes``), with errors that name the argument."""
     if not isinstance(text, (str, bytes, bytearray)):
@@ -117,6 +222,25 @@ def bits_of(value: object, name: str) -> bitarray:
     raise TypeError(
         f"{name} must be a bitarray or a hash with a hash() method; got {describe(value)}"
     )
+
+
+def check_comparable(first: Fingerprint, second: Fingerprint) -> None:
+    """Raise unless two fingerprints are of one kind and shape (their bits then compare).
+
+    :raises TypeError: if they are of different kinds.
+    :raises ValueError: if their sizes or other parameters (``buckets``) differ.
+    """
+    if type(second) is not type(first):
+        raise TypeError(f"cannot compare a {type(first).__name__} with a {type(second).__name__}")
+    if second._size != first._size:
+        raise ValueError(
+            f"cannot compare hashes of different sizes: {first._size} and {second._size} bits"
+        )
+    if second._params() != first._params():
+        raise ValueError(
+            f"cannot compare fingerprints of different shapes: {first._shape()} and "
+            f"{second._shape()}"
+        )
 
 
 def bit_distance(bits1: bitarray, bits2: bitarray) -> int:
@@ -180,7 +304,7 @@ class Fingerprint:
         """
         if not self._is_frozen():
             return False
-        if msg is None or (isinstance(msg, (str, *_BYTES_LIKE, list, tuple)) and not msg):
+        if msg is None or (isinstance(msg, (str, *_BYTES_LIKE, list, tuple, Mapping)) and not msg):
             return True
         raise self._frozen_error()
 
@@ -307,17 +431,7 @@ class Fingerprint:
     # -- comparing ---------------------------------------------------------------------
 
     def _check_comparable(self, other: Fingerprint) -> None:
-        if type(other) is not type(self):
-            raise TypeError(f"cannot compare a {type(self).__name__} with a {type(other).__name__}")
-        if other._size != self._size:
-            raise ValueError(
-                f"cannot compare hashes of different sizes: {self._size} and {other._size} bits"
-            )
-        if other._params() != self._params():
-            raise ValueError(
-                f"cannot compare fingerprints of different shapes: {self._shape()} and "
-                f"{other._shape()}"
-            )
+        check_comparable(self, other)
 
     def _shape(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self._params().items())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from operator import add
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -34,17 +34,19 @@ from samecode._columns import (
     column_planes,
     feature_hasher,
     planes_above,
+    scale_planes,
 )
 from samecode.fingerprint import (
     Fingerprint,
     b64_bytes,
-    batches,
     bit_distance,
     bits_of,
+    check_comparable,
     check_int,
     check_state,
     describe,
     unhex,
+    weighted_batches,
 )
 
 __all__ = [
@@ -93,13 +95,6 @@ class _HasHash(Protocol):
 @runtime_checkable
 class _HasDigest(Protocol):
     def digest(self) -> bytes: ...
-
-
-def _bad_feature(feature: object) -> TypeError:
-    hint = " (encode text first, e.g. text.encode('utf-8'))" if isinstance(feature, str) else ""
-    return TypeError(
-        f"a feature must be bytes, bytearray or memoryview{hint}; got {describe(feature)}"
-    )
 
 
 class BitAverageHaloHash(Fingerprint):
@@ -172,18 +167,20 @@ class BitAverageHaloHash(Fingerprint):
     # -- feeding -----------------------------------------------------------------------
 
     def update(self, msg: Any) -> None:
-        """Add a feature, or a collection of features, to the hash.
+        """Add a feature, a collection of features, or counted features, to the hash.
 
-        ``msg`` may be one feature (``bytes``, ``bytearray`` or ``memoryview``) or any
-        iterable of features (a list, a tuple, a generator...). ``None``, and any other
-        value that is false (``b""``, an empty list), changes nothing; empty features in
-        a collection are skipped. If a feature is rejected, the hash is left as it was
-        before the call.
+        ``msg`` may be one feature (``bytes``, ``bytearray`` or ``memoryview``), any
+        iterable of features (a list, a tuple, a generator...), or a mapping of feature to
+        count (a :class:`collections.Counter`, say: each feature counts that many times).
+        ``None``, and any other value that is false (``b""``, an empty list), changes
+        nothing; empty features are skipped. If anything is rejected, the hash is left as
+        it was before the call.
 
-        :param msg: a feature or an iterable of features.
-        :raises TypeError: for a ``str`` or any other feature that is not bytes-like.
-        :raises ValueError: if this hash was rebuilt from a digest (its columns are
-            unknown, so it cannot take more features).
+        :param msg: a feature, an iterable of features, or a mapping of feature to count.
+        :raises TypeError: for a ``str``, or any other feature that is not bytes-like
+            (``None``, an int, a numpy array...), or a count that is not an int.
+        :raises ValueError: for a negative count, or if this hash was rebuilt from a
+            digest (its columns are unknown, so it cannot take more features).
 
         Runtime complexity: ``O(k)`` for ``k`` features; a single call never holds more
         than a batch of their digests in memory.
@@ -192,14 +189,15 @@ class BitAverageHaloHash(Fingerprint):
         >>> h.update(b"one")
         >>> h.update([b"two", b"three"])
         >>> h.update(word for word in [b"four", b"five"])
+        >>> h.update({b"six": 2})
         >>> h.elements_count
-        5
+        7
         >>> h.update("text")
         Traceback (most recent call last):
         ...
         TypeError: a feature must be bytes, bytearray or memoryview (encode text first, ...
         """
-        if isinstance(msg, _BYTES_LIKE):
+        if type(msg) is bytes:
             if not msg:
                 return
             self._check_updatable()
@@ -209,43 +207,37 @@ class BitAverageHaloHash(Fingerprint):
             if len(self._pending) >= _PENDING_LIMIT:
                 self._live_ones()
             return
-        if isinstance(msg, str) and msg:
-            raise _bad_feature(msg)
-        if msg is None or (isinstance(msg, (str, list, tuple, int)) and not msg):
-            return
-        if not isinstance(msg, Iterable):
-            raise _bad_feature(msg)
+        if msg is None or (isinstance(msg, (str, list, tuple, int, Mapping)) and not msg):
+            return  # as SameCode 0.5.1: a false msg changes nothing
+        batches = weighted_batches(msg, _PENDING_LIMIT // self._stride, text=False)
         self._check_updatable()
-        self._update_many(msg)
+        self._update_many(batches)
 
-    def _update_many(self, features: Iterable[Any]) -> None:
+    def _update_many(self, weighted: Iterable[tuple[int, list[Any]]]) -> None:
         # Work out the whole change first and apply it at the end, so that a bad feature
         # leaves the hash untouched.
         hasher, stride = self._hasher, self._stride
-        batch_size = _PENDING_LIMIT // stride
         added = 0
         delta: list[int] | None = None
         staged: list[bytes] = []
         staged_bytes = 0
-        for batch in batches(features, batch_size):
-            try:
-                blob = b"".join([hasher(f).digest() for f in batch if f != b""])
-            except TypeError:
-                for feature in batch:
-                    if not isinstance(feature, _BYTES_LIKE):
-                        raise _bad_feature(feature) from None
-                raise
-            added += len(blob) // stride
+        for weight, tokens in weighted:
+            blob = b"".join([hasher(t).digest() for t in tokens])
+            added += weight * len(tokens)
+            if weight != 1:
+                counts = [weight * c for c in column_ones(blob, stride, self._size)]
+                delta = counts if delta is None else list(map(add, delta, counts))
+                continue
             staged.append(blob)
             staged_bytes += len(blob)
             if staged_bytes >= _PENDING_LIMIT:
                 counts = column_ones(b"".join(staged), stride, self._size)
-                delta = counts if delta is None else [a + b for a, b in zip(delta, counts)]
+                delta = counts if delta is None else list(map(add, delta, counts))
                 staged, staged_bytes = [], 0
         if not added:
             return
         if delta is not None:
-            self._ones = [a + b for a, b in zip(self._live_ones(), delta)]
+            self._ones = list(map(add, self._live_ones(), delta))
         self._pending += b"".join(staged)
         self._count += added
         self._digest = None
@@ -327,40 +319,6 @@ class BitAverageHaloHash(Fingerprint):
 _BUCKETED_SIZES = (32, 64, 128, 256, 512)
 _md5 = feature_hasher(128)[0]
 _sha512 = feature_hasher(512)[0]
-
-
-def _any_feature_error(feature: object) -> TypeError:
-    return TypeError(
-        f"a feature must be bytes, bytearray, memoryview or str; got {describe(feature)}"
-    )
-
-
-def _digests(hasher: Any, batch: Sequence[Any]) -> list[bytes]:
-    """Digest every non-empty feature of a batch; ``str`` features count as UTF-8."""
-    try:
-        return [hasher(feature).digest() for feature in batch if feature]
-    except TypeError:
-        pass
-    digests = []
-    for feature in batch:
-        if isinstance(feature, str):
-            feature = feature.encode("utf-8", "surrogatepass")
-        elif not isinstance(feature, _BYTES_LIKE):
-            raise _any_feature_error(feature)
-        if feature:
-            digests.append(hasher(feature).digest())
-    return digests
-
-
-def _featurebatches(msg: Any, size: int) -> Iterator[Sequence[Any]]:
-    """Turn ``update()``'s argument into batches of features, checking its type first."""
-    if isinstance(msg, (str, *_BYTES_LIKE)):
-        return iter([[msg]] if msg else [])
-    if msg is None:
-        return iter([])
-    if not isinstance(msg, Iterable):
-        raise _any_feature_error(msg)
-    return batches(msg, size)
 
 
 def _check_bucketed_size(size_in_bits: object) -> int:
@@ -452,20 +410,24 @@ class BucketAverageHaloHash(Fingerprint):
         return 16 - (self._size.bit_length() - 1)
 
     def update(self, msg: Any) -> None:
-        """Add a feature, or an iterable of features, to the hash.
+        """Add a feature, an iterable of features, or counted features, to the hash.
 
         A feature is ``bytes``, ``bytearray``, ``memoryview`` or ``str`` (hashed as
-        UTF-8); ``None`` and empty values change nothing. If a feature is rejected, the
-        hash is left as it was before the call.
+        UTF-8); a mapping of feature to count (a :class:`collections.Counter`) counts each
+        feature that many times. ``None`` and empty values change nothing. If anything is
+        rejected, the hash is left as it was before the call.
 
-        :raises TypeError: for a feature of another type.
-        :raises ValueError: if this hash was rebuilt from a digest.
+        :raises TypeError: for a feature of another type (``None``, an int, a numpy
+            array...), or a count that is not an int.
+        :raises ValueError: for a negative count, or if this hash was rebuilt from a
+            digest.
 
         >>> h = BucketAverageHaloHash(size_in_bits=64)
         >>> h.update(b"one")
         >>> h.update(["two", b"three"])
+        >>> h.update({"four": 3})
         >>> h.elements_count
-        3
+        6
         """
         if self._idle_update(msg):
             return
@@ -475,16 +437,16 @@ class BucketAverageHaloHash(Fingerprint):
         new_counts = [0] * self._size
         new_sums = [0] * self._size
         added = 0
-        for batch in _featurebatches(msg, 1 << 16):
-            digests = _digests(_md5, batch)
-            if not digests:
+        for weight, tokens in weighted_batches(msg, 1 << 16, text=True):
+            if not tokens:
                 continue
-            added += len(digests)
-            keys = Counter(memoryview(b"".join(digests)).cast("H")[::8])
+            added += weight * len(tokens)
+            blob = b"".join([_md5(t).digest() for t in tokens])
+            keys = Counter(memoryview(blob).cast("H")[::8])
             for key, times in keys.items():
                 bucket = buckets[key]
-                new_counts[bucket] += times
-                new_sums[bucket] += times * pops[key]
+                new_counts[bucket] += weight * times
+                new_sums[bucket] += weight * times * pops[key]
         if added:
             self._counts = list(map(add, counts, new_counts))
             self._sums = list(map(add, self._sums, new_sums))
@@ -620,20 +582,23 @@ class BucketedBitAverageHaloHash(Fingerprint):
         return {"buckets": self._buckets}
 
     def update(self, msg: Any) -> None:
-        """Add a feature, or an iterable of features, to the hash.
+        """Add a feature, an iterable of features, or counted features, to the hash.
 
         A feature is ``bytes``, ``bytearray``, ``memoryview`` or ``str`` (hashed as
-        UTF-8); ``None`` and empty values change nothing. If a feature is rejected, the
-        hash is left as it was before the call.
+        UTF-8); a mapping of feature to count counts each feature that many times.
+        ``None`` and empty values change nothing. If anything is rejected, the hash is
+        left as it was before the call.
 
-        :raises TypeError: for a feature of another type.
-        :raises ValueError: if this hash was rebuilt from a digest.
+        :raises TypeError: for a feature of another type, or a count that is not an int.
+        :raises ValueError: for a negative count, or if this hash was rebuilt from a
+            digest.
 
         >>> h = BucketedBitAverageHaloHash(size_in_bits=64)
         >>> h.update(b"one")
         >>> h.update(["two", b"three"])
+        >>> h.update({"four": 2})
         >>> h.elements_count
-        3
+        5
         """
         if self._idle_update(msg):
             return
@@ -643,8 +608,18 @@ class BucketedBitAverageHaloHash(Fingerprint):
         staged = [bytearray() for _ in range(self._buckets)]
         counted = [0] * self._buckets
         flushed: list[list[int]] = [[] for _ in range(self._buckets)]
-        for batch in _featurebatches(msg, _PENDING_LIMIT // stride):
-            for digest in _digests(hasher, batch):
+        for weight, tokens in weighted_batches(msg, _PENDING_LIMIT // stride, text=True):
+            if weight != 1:
+                parts = [bytearray() for _ in range(self._buckets)]
+                for digest in [hasher(t).digest() for t in tokens]:
+                    parts[digest[0] >> shift] += digest
+                flushed = [
+                    add_planes(done, scale_planes(column_planes(part, stride), weight))
+                    for done, part in zip(flushed, parts)
+                ]
+                counted = [n + weight * (len(part) // stride) for n, part in zip(counted, parts)]
+                continue
+            for digest in [hasher(t).digest() for t in tokens]:
                 staged[digest[0] >> shift] += digest
             if sum(map(len, staged)) >= _PENDING_LIMIT:
                 flushed = [
@@ -776,8 +751,12 @@ def hamming_distance(bv1: bitarray | _HasHash, bv2: bitarray | _HasHash) -> int:
     That is the count of ``1`` bits in their XOR. Each argument may be a bitarray or a
     hash object with a ``hash()`` method (such as :class:`BitAverageHaloHash`).
 
-    :raises TypeError: for any other argument.
-    :raises ValueError: if the lengths differ.
+    Two fingerprints of this package must be of one kind and shape, as for
+    :meth:`~samecode.fingerprint.Fingerprint.distance`: the bits of a halo hash and of a
+    simhash do not measure the same thing.
+
+    :raises TypeError: for any other argument, or fingerprints of different kinds.
+    :raises ValueError: if the lengths (or the fingerprints' shapes) differ.
 
     >>> hamming_distance(bitarray("0001010111100001111"), bitarray("0001010111100001111"))
     0
@@ -786,6 +765,8 @@ def hamming_distance(bv1: bitarray | _HasHash, bv2: bitarray | _HasHash) -> int:
     >>> hamming_distance(bitarray("11110000"), bitarray("00110011"))
     4
     """
+    if isinstance(bv1, Fingerprint) and isinstance(bv2, Fingerprint):
+        check_comparable(bv1, bv2)
     return bit_distance(bits_of(bv1, "bv1"), bits_of(bv2, "bv2"))
 
 
@@ -855,9 +836,11 @@ def common_chunks(h1: _HasDigest, h2: _HasDigest, chunk_bytes_length: int = 4) -
     significant.
 
     :param h1: a hash with a ``digest()`` method.
-    :param h2: another, of the same size.
-    :raises TypeError: if either has no ``digest()`` method.
-    :raises ValueError: if the sizes differ or ``chunk_bytes_length`` < 1.
+    :param h2: another, of the same size (and, for fingerprints of this package, of the
+        same kind and shape).
+    :raises TypeError: if either has no ``digest()`` method, or they are fingerprints of
+        different kinds.
+    :raises ValueError: if the sizes or shapes differ or ``chunk_bytes_length`` < 1.
     :raises SliceLengthError: if the digest length is not a multiple of ``chunk_bytes_length``.
 
     >>> m1 = b"The value specified for size must be at least as large".split()
@@ -872,6 +855,8 @@ def common_chunks(h1: _HasDigest, h2: _HasDigest, chunk_bytes_length: int = 4) -
     for name, value in (("h1", h1), ("h2", h2)):
         if not isinstance(value, _HasDigest):
             raise TypeError(f"{name} must be a hash with a digest() method; got {describe(value)}")
+    if isinstance(h1, Fingerprint) and isinstance(h2, Fingerprint):
+        check_comparable(h1, h2)
     return _count_equal_chunks(h1.digest(), h2.digest(), chunk_bytes_length, "bytes")
 
 
