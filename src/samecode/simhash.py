@@ -44,11 +44,19 @@ from samecode._columns import (
     planes_above,
     scale_planes,
 )
-from samecode.fingerprint import Fingerprint, batches, check_int, check_state, describe
+from samecode.fingerprint import (
+    Fingerprint,
+    batches,
+    check_int,
+    check_state,
+    describe,
+    token_bytes,
+)
 from samecode.tokens import words
 
 __all__ = [
     "SIZES_IN_BITS",
+    "HashRangeError",
     "SimHash",
     "compute",
     "find_all",
@@ -57,15 +65,29 @@ __all__ = [
     "unsigned_hash",
 ]
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 _BATCH = 1 << 14
 # Token -> truncated digest, per size. Text repeats its tokens (Zipf), so most lookups
-# hit; the cache is emptied when it would pass this many entries, which bounds memory.
+# hit. When a batch would take the cache past this many entries, a new cache replaces it,
+# holding the batch's tokens only: memory stays bounded, and a cache in use is never
+# emptied under a reader (a cache only ever saves hash calls; it never changes an answer).
 _CACHE_LIMIT = 1 << 16
 _CACHES: dict[int, dict[str | bytes, bytes]] = {size: {} for size in SIZES_IN_BITS}
 _TOKEN_TYPES = frozenset({str, bytes})
 _DIGEST = methodcaller("digest")
 _U64 = 1 << 64
+
+
+class HashRangeError(ValueError, OverflowError):
+    """A hash given to simhash-py's functions does not fit in an unsigned 64-bit int.
+
+    It is a :class:`ValueError`, as every bad value here is, and an
+    :class:`OverflowError`, which is what simhash-py raises there, so code written for
+    either catches it.
+
+    >>> issubclass(HashRangeError, ValueError), issubclass(HashRangeError, OverflowError)
+    (True, True)
+    """
 
 
 def _token_error(token: object) -> TypeError:
@@ -101,9 +123,9 @@ class SimHash(Fingerprint):
     Features may be given as tokens (weight 1 each, duplicates counting every time),
     ``(token, weight)`` pairs, or a mapping of token to weight. Weights are ints or
     finite floats; a negative weight pushes away from the token's bits and a zero weight
-    changes nothing. Integer weights are counted exactly in any order; float weights are
-    added in floating point, so order can matter when a total is within rounding error
-    of zero.
+    changes nothing. Every total is exact, floats included (a float is a binary fraction,
+    and the totals are kept as integers over a common power of two), so the order of the
+    features never matters and no total overflows.
 
     :param features: optional first input, as for :meth:`update`.
     :param size_in_bits: one of :data:`SIZES_IN_BITS`; 64 by default.
@@ -114,7 +136,8 @@ class SimHash(Fingerprint):
     Runtime complexity: for tokens, one hash call per *distinct* token (a bounded cache
     remembers recent tokens) and ``O(n * size_in_bits / 64)`` word operations in C;
     ``(token, weight)`` pairs add a few Python steps per pair, and float weights
-    ``O(n * size_in_bits)`` steps in C. Memory is ``O(size_in_bits * log(total weight))``.
+    ``O(n * size_in_bits)`` integer additions in C. Memory is ``O(size_in_bits * log(total
+    weight))``.
 
     >>> h = SimHash(["a", "b", "c"], size_in_bits=32)
     >>> h.hexdigest(), h.value
@@ -125,7 +148,7 @@ class SimHash(Fingerprint):
     [2.0, -3.0, -3.0]
     """
 
-    __slots__ = ("_hasher", "_planes", "_stride", "_total", "_vector")
+    __slots__ = ("_exact", "_hasher", "_planes", "_stride", "_total")
 
     SIZES = SIZES_IN_BITS
 
@@ -136,7 +159,8 @@ class SimHash(Fingerprint):
         self._digest = None
         self._planes: list[int] | None = []
         self._total = 0
-        self._vector: list[float] | None = None
+        # The float weights' totals: (e, [V_i * 2**e]) as exact ints, or None.
+        self._exact: tuple[int, list[int]] | None = None
         self.update(features)
 
     @classmethod
@@ -193,29 +217,40 @@ class SimHash(Fingerprint):
     def vector(self) -> list[int] | list[float] | None:
         """Charikar's vector ``V``, first bit first (``None`` if rebuilt from its bits).
 
+        Ints when every weight was an int; with float weights, each exact total rounded
+        to the nearest float (``inf`` past the largest float).
+
         >>> h = SimHash(["a", "b", "c"], size_in_bits=32)
         >>> [1 if v > 0 else 0 for v in h.vector] == h.hash().tolist()
         True
         """
+        ints = self._int_vector()
+        if ints is None:
+            return None
+        if self._exact is None:
+            return ints
+        exponent, scaled = self._exact
+        return [_as_float((i << exponent) + v, exponent) for i, v in zip(ints, scaled)]
+
+    def _int_vector(self) -> list[int] | None:
         planes = self._planes
         if planes is None:
             return None
         counts = plane_counts(planes, 8 * self._stride)[: self._size]
-        ints = [2 * c - self._total for c in counts]
-        if self._vector is None:
-            return ints
-        return [i + v for i, v in zip(ints, self._vector)]
+        return [2 * c - self._total for c in counts]
 
     def _compute_digest(self) -> bytes:
         planes = self._planes
         if planes is None:  # pragma: no cover - a frozen hash always has its digest
             raise self._frozen_error()
-        if self._vector is None:
+        if self._exact is None:
             width = 8 * self._stride
             value = planes_above(planes, self._total // 2, width) >> (width - self._size)
         else:
-            vector = self.vector or []
-            value = int("".join(["1" if v > 0 else "0" for v in vector]), 2)
+            exponent, scaled = self._exact
+            ints = self._int_vector() or []
+            signs = ["1" if (i << exponent) + v > 0 else "0" for i, v in zip(ints, scaled)]
+            value = int("".join(signs), 2)
         return value.to_bytes(self._size // 8, "big")
 
     # -- feeding -----------------------------------------------------------------------
@@ -263,7 +298,7 @@ class SimHash(Fingerprint):
         planes: list[int] = []
         total = 0
         count = 0
-        vector: list[float] | None = None
+        exact: tuple[int, list[int]] | None = None
         for batch in batches(features, _BATCH):
             count += len(batch)
             if _TOKEN_TYPES.issuperset(map(type, batch)):
@@ -276,14 +311,12 @@ class SimHash(Fingerprint):
                 planes = add_planes(planes, scale_planes(counted, weight))
                 total += weight * len(digests)
             if floats:
-                vector = self._float_vector(floats, vector)
+                exact = _add_exact(exact, self._float_totals(floats))
         if not count:
             return
         self._planes = add_planes(self._planes, planes)
         self._total += total
-        if vector is not None:
-            mine = self._vector
-            self._vector = vector if mine is None else [a + b for a, b in zip(mine, vector)]
+        self._exact = _add_exact(self._exact, exact)
         self._count += count
         self._digest = None
 
@@ -295,19 +328,18 @@ class SimHash(Fingerprint):
             return b"".join(map(_DIGEST, map(self._hasher, _encoded(tokens))))
         if missing:
             if len(cache) + len(missing) > _CACHE_LIMIT:
-                cache.clear()
+                # A new cache with this batch's known tokens: the old one stays whole for
+                # whoever still reads it.
+                cache = {token: cache[token] for token in set(tokens).difference(missing)}
+                _CACHES[self._size] = cache
             fresh = list(missing)
             cache.update(zip(fresh, map(_DIGEST, map(self._hasher, _encoded(fresh)))))
         return b"".join(map(cache.__getitem__, tokens))
 
     def _token_digest(self, token: object) -> bytes:
-        if isinstance(token, str):
-            data: Any = token.encode("utf-8", "surrogatepass")
-        elif isinstance(token, (bytes, bytearray, memoryview)):
-            data = token
-        else:
-            raise _token_error(token)
-        return self._hasher(data).digest()
+        if isinstance(token, (str, bytes, bytearray, memoryview)):
+            return self._hasher(token_bytes(token, text=True)).digest()
+        raise _token_error(token)
 
     def _weighed(
         self, batch: Sequence[Any]
@@ -334,19 +366,18 @@ class SimHash(Fingerprint):
                 by_weight.setdefault(-weight, []).append(flipped.to_bytes(self._stride, "big"))
         return by_weight, floats
 
-    def _float_vector(
-        self, floats: list[tuple[bytes, float]], vector: list[float] | None
-    ) -> list[float]:
-        """Add the float-weighted features' ``+-weight`` totals to ``vector``."""
+    def _float_totals(self, floats: list[tuple[bytes, float]]) -> tuple[int, list[int]]:
+        """The float-weighted features' ``+-weight`` totals, exactly: ``(e, [V_i * 2**e])``."""
+        ratios = [weight.as_integer_ratio() for _, weight in floats]
+        exponent = max(den.bit_length() - 1 for _, den in ratios)
+        scaled = [num << (exponent - den.bit_length() + 1) for num, den in ratios]
         bits = bitarray(endian="big")
         bits.frombytes(b"".join(digest for digest, _ in floats))
-        weights = [weight for _, weight in floats]
-        whole = math.fsum(weights)
+        whole = sum(scaled)
         width = 8 * self._stride
-        totals = [
-            2 * math.fsum(compress(weights, bits[i::width])) - whole for i in range(self._size)
+        return exponent, [
+            2 * sum(compress(scaled, bits[i::width])) - whole for i in range(self._size)
         ]
-        return totals if vector is None else [a + b for a, b in zip(vector, totals)]
 
     # -- the Fingerprint protocol ------------------------------------------------------
 
@@ -355,33 +386,32 @@ class SimHash(Fingerprint):
 
     def _freeze(self, digest: bytes) -> None:
         self._planes = None
-        self._vector = None
+        self._exact = None
         self._digest = digest
 
     def _merge(self, parts: list[Any]) -> None:
         for part in parts:
             self._planes = add_planes(self._planes or [], part._planes)
             self._total += part._total
-            if part._vector is not None:
-                mine = self._vector
-                self._vector = (
-                    list(part._vector) if mine is None else list(map(sum, zip(mine, part._vector)))
-                )
+            self._exact = _add_exact(self._exact, part._exact)
             self._count += part._count
 
     def __getstate__(self) -> dict[str, Any]:
         frozen = self._planes is None
+        exact = self._exact
         return {
             "version": _STATE_VERSION,
             "size_in_bits": self._size,
             "count": self._count,
             "planes": None if frozen else list(self._planes or ()),
             "total": self._total,
-            "vector": None if self._vector is None else list(self._vector),
+            "exact": None if exact is None else (exact[0], list(exact[1])),
             "digest": self._digest if frozen else None,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if isinstance(state, dict) and state.get("version") == 1:
+            state = _state_from_version_1(state)
         state = check_state(state, type(self), _STATE_VERSION)
         self.__init__(size_in_bits=state["size_in_bits"])  # type: ignore[misc]
         self._count = state["count"]
@@ -390,10 +420,46 @@ class SimHash(Fingerprint):
             return
         self._planes = list(state["planes"])
         self._total = state["total"]
-        vector = state["vector"]
-        if vector is not None and len(vector) != self._size:
-            raise ValueError(f"saved state has {len(vector)} totals for {self._size} bits")
-        self._vector = None if vector is None else list(vector)
+        exact = state["exact"]
+        if exact is not None:
+            exponent, scaled = exact
+            if len(scaled) != self._size:
+                raise ValueError(f"saved state has {len(scaled)} totals for {self._size} bits")
+            self._exact = (int(exponent), [int(v) for v in scaled])
+
+
+def _state_from_version_1(state: dict[str, Any]) -> dict[str, Any]:
+    """A pickled state of samecode 0.1 (float totals as floats) in today's form."""
+    new = {k: v for k, v in state.items() if k != "vector"}
+    new["version"] = 2
+    vector = state.get("vector")
+    new["exact"] = None if vector is None else _float_totals_exactly(list(vector))
+    return new
+
+
+def _float_totals_exactly(values: list[float]) -> tuple[int, list[int]]:
+    ratios = [float(v).as_integer_ratio() for v in values]
+    exponent = max((den.bit_length() - 1 for _, den in ratios), default=0)
+    return exponent, [num << (exponent - den.bit_length() + 1) for num, den in ratios]
+
+
+def _add_exact(
+    first: tuple[int, list[int]] | None, second: tuple[int, list[int]] | None
+) -> tuple[int, list[int]] | None:
+    """The sum of two exact float totals ``(e, [V_i * 2**e])``, either of which may be None."""
+    if first is None or second is None:
+        return second if first is None else first
+    (e1, v1), (e2, v2) = first, second
+    e = max(e1, e2)
+    return e, [(a << (e - e1)) + (b << (e - e2)) for a, b in zip(v1, v2)]
+
+
+def _as_float(scaled: int, exponent: int) -> float:
+    """``scaled / 2**exponent`` rounded to the nearest float (``+-inf`` past the largest)."""
+    try:
+        return scaled / (1 << exponent)
+    except OverflowError:
+        return math.inf if scaled > 0 else -math.inf
 
 
 def _encoded(tokens: Sequence[Any]) -> Sequence[Any]:
@@ -415,7 +481,7 @@ def _encoded(tokens: Sequence[Any]) -> Sequence[Any]:
 def _check_u64(value: object, name: str) -> int:
     value = check_int(value, name)
     if not 0 <= value < _U64:
-        raise ValueError(
+        raise HashRangeError(
             f"{name} must be an unsigned 64-bit int (0 <= {name} < 2**64); got {value!r}"
         )
     return value
@@ -427,10 +493,12 @@ def compute(hashes: Iterable[int]) -> int:
     Bit ``i`` of the result is ``1`` exactly when more of the hashes have bit ``i`` set
     than clear (a tie, and no hashes, give ``0``); every hash has weight 1.
 
-    :param hashes: an iterable of ints, each ``0 <= h < 2**64``.
+    :param hashes: an iterable of ints, each ``0 <= h < 2**64`` (not a ``bytes`` object,
+        whose items would be small ints, and no bools).
     :raises TypeError: if ``hashes`` is not iterable or holds something that is not an
         int.
-    :raises ValueError: if a hash is negative or does not fit in 64 bits.
+    :raises HashRangeError: (a ``ValueError`` and an ``OverflowError``) if a hash is
+        negative or does not fit in 64 bits.
 
     Runtime complexity: ``O(n)`` work in C (the hashes are packed into an array and
     their bits counted by bit-sliced addition); no per-hash Python step.
@@ -459,14 +527,19 @@ def find_all(
     number_of_blocks <= 64``), but the set of pairs does not depend on it, so the tables
     are chosen by :func:`samecode.plan.choose_plan` for the number of hashes: with
     ``different_bits = 3`` and a million hashes, 8 tables keyed on 3 of 8 bytes, where
-    simhash-py's ``number_of_blocks = 5`` makes 10.
+    simhash-py's ``number_of_blocks = 5`` makes 10. Repeated hashes are dropped first, and
+    the tables adapt to the bits the hashes really have (see :mod:`samecode.index`), so
+    degenerate inputs (one hash repeated, hashes whose high bits never change) take
+    time in proportion to their size and their answer.
 
     :param hashes: an iterable of ints, each ``0 <= h < 2**64``.
     :param number_of_blocks: simhash-py's block count; it must exceed ``different_bits``.
     :param different_bits: the largest number of differing bits in a pair.
     :raises TypeError: if ``hashes`` is not an iterable of ints, or a count is not an int.
-    :raises ValueError: if a hash does not fit in 64 bits, ``number_of_blocks`` is not
-        between ``different_bits + 1`` and 64, or ``different_bits`` is negative.
+    :raises HashRangeError: (a ``ValueError`` and an ``OverflowError``) if a hash does not
+        fit in 64 bits.
+    :raises ValueError: if ``number_of_blocks`` is not between ``different_bits + 1`` and
+        64, or ``different_bits`` is negative.
 
     Runtime complexity: for random hashes, ``O(T * n)`` work in C for ``T`` tables, plus a
     Python step for each chance pair sharing a table key (about ``T * n**2 / 2**(k+1)`` of
@@ -480,7 +553,6 @@ def find_all(
     ValueError: number_of_blocks (3) must be greater than different_bits (3)
     """
     from samecode._allpairs import near_pairs
-    from samecode.plan import choose_plan
 
     blocks = check_int(number_of_blocks, "number_of_blocks")
     bits = check_int(different_bits, "different_bits")
@@ -493,15 +565,18 @@ def find_all(
             f"number_of_blocks ({blocks}) must be greater than different_bits ({bits})"
         )
     packed = _packed_hashes(hashes)
-    plan = choose_plan(64, bits, len(packed), purpose="batch")
-    return near_pairs(packed, 64, bits, plan, distinct=True)
+    return {
+        (a, b) if a < b else (b, a)
+        for a, b in ((packed[i], packed[j]) for i, j in near_pairs(packed, 64, bits))
+    }
 
 
 def num_differing_bits(a: int, b: int) -> int:
     """Return how many bits differ between two 64-bit ints (simhash-py's function).
 
     :raises TypeError: if either is not an int.
-    :raises ValueError: if either is negative or does not fit in 64 bits.
+    :raises HashRangeError: (a ``ValueError`` and an ``OverflowError``) if either is
+        negative or does not fit in 64 bits.
 
     >>> num_differing_bits(0xDEADBEEF, 0xDEADBEAD)
     2
@@ -557,12 +632,12 @@ def unsigned_hash(data: bytes | bytearray | memoryview) -> int:
 
 def _packed_hashes(hashes: Iterable[int]) -> array[int]:
     """``hashes`` as an ``array("Q")``, each checked to be an unsigned 64-bit int."""
-    if not isinstance(hashes, Iterable):
+    if isinstance(hashes, (str, bytes, bytearray, memoryview)) or not isinstance(hashes, Iterable):
         raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
     values = hashes if isinstance(hashes, (list, tuple)) else list(hashes)
-    try:
-        return array("Q", values)
-    except (TypeError, OverflowError):
-        for value in values:
-            _check_u64(value, "every hash")
-        raise
+    if set(map(type, values)) <= {int}:
+        try:
+            return array("Q", values)
+        except OverflowError:
+            pass
+    return array("Q", [_check_u64(value, "every hash") for value in values])
