@@ -17,7 +17,9 @@ True
 from __future__ import annotations
 
 import operator
+import sys
 import zlib
+from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import chain, compress, count, islice, tee
 from typing import Any, TypeVar
@@ -33,6 +35,9 @@ _REMEMBERED_TYPES = (str, int, bytes)
 _MAX_REMEMBERED = 1 << 18
 # ngrams are fingerprinted this many at a time, so that the work per token runs in C.
 _BATCH = 4096
+# ngrams up to this long are read by tee and zip (about 100 bytes per copy); longer ones
+# through a window, so that memory follows the input and never the requested length.
+_TEE_LENGTH = 64
 
 
 def _check_length(ngram_length: object) -> int:
@@ -60,8 +65,9 @@ def ngrams(iterable: Iterable[_T], ngram_length: int) -> Iterator[tuple[_T, ...]
     :raises TypeError: if ``iterable`` is not iterable or ``ngram_length`` is not an int.
     :raises ValueError: if ``ngram_length`` < 1.
 
-    Runtime complexity: ``O(n * ngram_length)`` for ``n`` items (building the tuples);
-    the items are buffered ``ngram_length`` at a time.
+    Runtime complexity: ``O(n * ngram_length)`` for ``n`` items (building the tuples).
+    Memory is ``O(min(n, ngram_length))``: a window of at most ``ngram_length`` items,
+    never more than the input holds, however large ``ngram_length`` is.
 
     >>> list(ngrams([1, 2, 3, 4, 5], 2))
     [(1, 2), (2, 3), (3, 4), (4, 5)]
@@ -80,11 +86,22 @@ def ngrams(iterable: Iterable[_T], ngram_length: int) -> Iterator[tuple[_T, ...]
 
 
 def _ngrams(iterator: Iterator[_T], length: int) -> Iterator[tuple[_T, ...]]:
-    # n copies of the stream, the k-th advanced by k items: zip then reads the windows.
-    copies = tee(iterator, length)
-    for skip, copy in enumerate(copies):
-        next(islice(copy, skip, skip), None)
-    yield from zip(*copies)
+    if length <= _TEE_LENGTH:
+        # n copies of the stream, the k-th advanced by k items: zip reads the windows in C.
+        copies = tee(iterator, length)
+        for skip, copy in enumerate(copies):
+            next(islice(copy, skip, skip), None)
+        yield from zip(*copies)
+        return
+    # Long ngrams: a window that holds what the input has, never ``length`` slots up front.
+    head = list(islice(iterator, min(length - 1, sys.maxsize)))
+    if len(head) < length - 1:
+        return
+    window = deque(head, maxlen=length)
+    del head
+    for item in iterator:
+        window.append(item)
+        yield tuple(window)
 
 
 def token_fingerprint(token: object) -> int:
@@ -208,9 +225,25 @@ def _select_ngrams(iterator: Iterator[Any], with_pos: bool) -> Iterator[Any]:
             last_yielded = items[len(chosen) - 1 - chosen[::-1].index(True)]
         last_item = items[-1]
         start += len(batch)
-    # The last ngram closes the selection, unless it was just yielded.
-    if last_item is not _MISSING and last_yielded != last_item:
+    # The last ngram closes the selection, unless it equals the last one yielded.
+    if last_item is not _MISSING and not _same(last_yielded, last_item):
         yield last_item
+
+
+def _same(first: Any, second: Any) -> bool:
+    """``first == second`` as a bool, also for items whose ``==`` gives an array (numpy
+    rows): those are equal when their items are, one by one."""
+    if first is second:
+        return True
+    try:
+        return bool(first == second)
+    except (TypeError, ValueError):
+        pass
+    try:
+        a, b = list(first), list(second)
+    except TypeError:
+        return False
+    return len(a) == len(b) and all(map(_same, a, b))
 
 
 def _choose(batch: list[Any], start: int, fingerprints: _Fingerprinter) -> list[bool]:

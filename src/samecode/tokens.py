@@ -241,7 +241,9 @@ def code_tokens(
     :param line_comments: the markers that start a comment running to the line's end.
     :param block_comments: ``(start, end)`` pairs that delimit block comments.
     :param errors: the decoding policy for bytes.
-    :raises TypeError: if ``source`` is neither text nor bytes-like.
+    :raises TypeError: if ``source`` is neither text nor bytes-like, ``line_comments`` is a
+        lone ``str`` (write ``("//",)``), or a block comment is not a ``(start, end)`` pair
+        of strings.
     :raises ValueError: if a comment marker is empty.
 
     Runtime complexity: ``O(len(source))`` in the regular-expression engine, plus one
@@ -255,11 +257,7 @@ def code_tokens(
     ['x', '=', '1', ' ', '# one']
     """
     text = decode(source, errors)
-    lines = tuple(line_comments)
-    blocks = tuple((start, end) for start, end in block_comments)
-    for marker in (*lines, *(part for pair in blocks for part in pair)):
-        if not isinstance(marker, str) or not marker:
-            raise ValueError(f"comment markers must be non-empty strings; got {marker!r}")
+    lines, blocks = _comment_syntax(line_comments, block_comments)
     found = _code_pattern(lines, blocks).findall(text)
     if not (comments or whitespace):
         return [kept for _, kept in found if kept]
@@ -275,6 +273,37 @@ def code_tokens(
     return tokens
 
 
+def _comment_syntax(
+    line_comments: object, block_comments: object
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Check and return the comment markers of :func:`code_tokens`."""
+    if isinstance(line_comments, str) or not isinstance(line_comments, Iterable):
+        raise TypeError(
+            "line_comments must be an iterable of markers, such as ('#', '//'); "
+            f"got {describe(line_comments)}"
+        )
+    if isinstance(block_comments, str) or not isinstance(block_comments, Iterable):
+        raise TypeError(
+            "block_comments must be an iterable of (start, end) pairs, such as "
+            f"[('/*', '*/')]; got {describe(block_comments)}"
+        )
+    lines = tuple(line_comments)
+    blocks = []
+    for pair in block_comments:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(
+                "each block comment must be a (start, end) pair of strings, such as "
+                f"('/*', '*/'); got {describe(pair)}"
+            )
+        blocks.append((pair[0], pair[1]))
+    for marker in (*lines, *(part for pair in blocks for part in pair)):
+        if not isinstance(marker, str):
+            raise TypeError(f"comment markers must be strings; got {describe(marker)}")
+        if not marker:
+            raise ValueError(f"comment markers must be non-empty strings; got {marker!r}")
+    return lines, tuple(blocks)
+
+
 def char_shingles(
     source: str | bytes | Iterable[str] | Iterable[bytes], k: int = 9, *, errors: str = "replace"
 ) -> Iterator[str]:
@@ -283,14 +312,16 @@ def char_shingles(
     The text is normalised first, as seed 004 describes: every white-space character
     (tab and newline included) becomes a space and each run of white space becomes one
     space. The shingles are then every ``k`` consecutive characters of the normalised
-    text, in order, including those that span line breaks: the input is read a line (or
-    chunk) at a time and only the last ``k - 1`` characters are carried over, so a file
-    of any size takes memory for one line. A text shorter than ``k`` after
-    normalisation yields nothing.
+    text, in order, including those that span line breaks. The input is read a piece at
+    a time (a file object in blocks of 64 KiB, not by lines; any longer chunk or text in
+    slices of that size) and only the last ``k - 1`` characters are carried over, so
+    memory stays bounded however long the input and its lines are. A text shorter than
+    ``k`` after normalisation yields nothing.
 
-    :param source: ``str`` or ``bytes`` (the whole text), or an iterable of ``str`` or
-        ``bytes`` chunks, such as a file opened in text or binary mode. Bytes are
-        decoded as UTF-8 incrementally (a character split between chunks is fine).
+    :param source: ``str`` or ``bytes`` (the whole text), a file object opened in text or
+        binary mode (read with ``read``), or an iterable of ``str`` or ``bytes`` chunks.
+        Bytes are decoded as UTF-8 incrementally (a character split between chunks is
+        fine).
     :param k: the shingle size, ``>= 1``.
     :param errors: the decoding policy for bytes.
     :raises TypeError: if ``source`` is not text, bytes or iterable, or ``k`` is not an
@@ -298,7 +329,8 @@ def char_shingles(
     :raises ValueError: if ``k`` < 1 or ``errors`` is unknown.
 
     Runtime complexity: ``O(n * k)`` character copies for ``n`` characters (each shingle
-    is a new string); memory ``O(longest line + k)``.
+    is a new string); memory ``O(k)`` beyond the caller's own chunk: about 64 Ki
+    shingles at a time.
 
     >>> list(char_shingles(["one  two\\n", "\\tthree\\n"], 5))[:4]
     ['one t', 'ne tw', 'e two', ' two ']
@@ -311,6 +343,8 @@ def char_shingles(
     _check_errors(errors)
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         chunks: Iterable[Any] = [source]
+    elif callable(getattr(source, "read", None)):
+        chunks = _blocks(source)
     elif isinstance(source, Iterable):
         chunks = source
     else:
@@ -320,30 +354,55 @@ def char_shingles(
     return _shingle_stream(iter(chunks), k, errors)
 
 
-def _shingle_stream(chunks: Iterator[Any], k: int, errors: str) -> Iterator[str]:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors)
-    carry = ""
-    after_space = False
-    final = False
-    while not final:
-        chunk = next(chunks, None)
-        if chunk is None:
-            final = True
-            chunk = decoder.decode(b"", final=True)
+_PIECE = 1 << 16
+
+
+def _blocks(file: Any) -> Iterator[Any]:
+    """A file object's contents, ``_PIECE`` characters or bytes at a time."""
+    while block := file.read(_PIECE):
+        yield block
+
+
+def _pieces(chunks: Iterator[Any], decoder: codecs.IncrementalDecoder) -> Iterator[str]:
+    """The chunks as text, decoded, in slices of at most ``_PIECE`` characters; then the
+    decoder's last word."""
+    for chunk in chunks:
+        if isinstance(chunk, (bytes, bytearray, memoryview)):
+            data = memoryview(chunk)
+            if not data.c_contiguous:
+                data = memoryview(data.tobytes())
+            data = data.cast("B")
+            for start in range(0, len(data), _PIECE):
+                yield decoder.decode(data[start : start + _PIECE])
         elif isinstance(chunk, str):
-            pass
-        elif isinstance(chunk, (bytes, bytearray, memoryview)):
-            chunk = decoder.decode(bytes(chunk))
+            for start in range(0, len(chunk), _PIECE):
+                yield chunk[start : start + _PIECE]
         else:
             raise TypeError(f"every chunk must be str or bytes; got {describe(chunk)}")
+    yield decoder.decode(b"", final=True)
+
+
+def _shingle_stream(chunks: Iterator[Any], k: int, errors: str) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    held: list[str] = []  # the text not yet wholly shingled: fewer than k characters
+    held_length = 0
+    after_space = False
+    # Shingles are made this many at a time, about a million characters' worth.
+    step = max(1, (1 << 20) // k)
+    for chunk in _pieces(chunks, decoder):
         text = _SPACE_RUN.sub(" ", chunk)
         if after_space and text.startswith(" "):
             text = text[1:]
         if not text:
             continue
         after_space = text.endswith(" ")
-        text = carry + text
+        if held_length + len(text) < k:
+            held.append(text)
+            held_length += len(text)
+            continue
+        text = "".join(held) + text
         count = len(text) - k + 1
-        if count > 0:
-            yield from [text[i : i + k] for i in range(count)]
-        carry = text[max(0, len(text) - k + 1) :] if k > 1 else ""
+        for start in range(0, count, step):
+            yield from [text[i : i + k] for i in range(start, min(count, start + step))]
+        tail = text[count:]
+        held, held_length = ([tail] if tail else []), len(tail)
