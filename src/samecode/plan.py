@@ -35,6 +35,7 @@ from typing import Any, Literal
 from samecode.fingerprint import check_int, describe
 
 __all__ = [
+    "MAX_TABLES",
     "MAX_WIDTH",
     "Plan",
     "batch_key_bits",
@@ -50,6 +51,8 @@ __all__ = [
 
 #: The widest fingerprint an index takes, in bits.
 MAX_WIDTH = 4096
+#: The most tables a plan may have.
+MAX_TABLES = 64
 
 # Costs in microseconds of the pure-Python steps behind a lookup, per purpose: probing one
 # table (in memory: taking one range of bits of a table key), checking one candidate,
@@ -70,7 +73,10 @@ _MEMORY_FLOOR = 64 << 20
 _EXTRA_BLOCKS = 6
 # The widest table key the batch engine uses (see batch_key_bits).
 _BATCH_KEY_BITS = 24
-_MAX_TABLES = 64
+# A plan whose exactness would take more steps than this to check is refused.
+_VERIFY_STEPS = 2_000_000
+# Plan.from_json reads at most this many characters.
+_JSON_LIMIT = 1 << 20
 
 
 def even_blocks(size_in_bits: int, count: int) -> tuple[tuple[int, int], ...]:
@@ -210,8 +216,16 @@ class Plan:
     :param blocks: ``(low, width)`` bit ranges, counted from the least significant bit.
     :param tables: for each table, the indices of the blocks it is keyed on. No tables
         means a plain scan.
-    :raises ValueError: if the blocks do not tile the width, or the tables are not exact
-        for ``max_distance``.
+    :raises TypeError: if a number is not an int (a float is never truncated).
+    :raises ValueError: if the blocks do not tile the width, there are more than
+        :data:`MAX_TABLES` tables, the tables are not exact for ``max_distance``, or
+        checking that they are would take too long (see below).
+
+    Runtime complexity: checking exactness is a search for ``d = max_distance`` blocks
+    that touch every table: at most ``min(C(b, d), k**d)`` steps of ``O(T)`` for ``b``
+    blocks and ``T`` tables of at most ``k`` blocks each. A plan for which that bound
+    passes 2,000,000 is refused rather than checked (every plan :func:`choose_plan` makes
+    is far below it), so building a plan, from JSON or a stored index too, is always quick.
 
     >>> plan = Plan(16, 1, even_blocks(16, 2), ((0,), (1,)))
     >>> plan.keys(0xAB12)
@@ -234,8 +248,12 @@ class Plan:
         distance = check_int(self.max_distance, "max_distance")
         if not 0 <= distance <= size:
             raise ValueError(f"max_distance must be between 0 and {size}; got {distance}")
-        blocks = tuple((int(low), int(width)) for low, width in self.blocks)
-        tables = tuple(tuple(int(i) for i in table) for table in self.tables)
+        blocks = tuple(_int_pair(block) for block in self.blocks)
+        tables = tuple(
+            tuple(check_int(i, "a table's block index") for i in table) for table in self.tables
+        )
+        if len(tables) > MAX_TABLES:
+            raise ValueError(f"a plan has at most {MAX_TABLES} tables; got {len(tables)}")
         object.__setattr__(self, "blocks", blocks)
         object.__setattr__(self, "tables", tables)
         position = 0
@@ -260,8 +278,24 @@ class Plan:
                 )
 
     def _missed(self) -> tuple[int, ...] | None:
+        """Some ``max_distance`` (or fewer) blocks that touch every table, or ``None``."""
         count = min(self.max_distance, len(self.blocks))
         masks = [sum(1 << i for i in table) for table in self.tables]
+        widest = max(map(len, self.tables))
+        enumerate_steps = math.comb(len(self.blocks), count)
+        # Each level of the search touches one more table, so it is at most T deep.
+        search_steps = sum(widest**i for i in range(min(count, len(masks)) + 1))
+        if min(enumerate_steps, search_steps) * len(masks) > _VERIFY_STEPS:
+            raise ValueError(
+                f"this plan is too large to verify ({len(self.blocks)} blocks, "
+                f"{len(masks)} tables of up to {widest} blocks, max_distance "
+                f"{self.max_distance}); use choose_plan"
+            )
+        if search_steps <= enumerate_steps:
+            hit = _touching_all(masks, count, 0)
+            return (
+                None if hit is None else tuple(i for i in range(len(self.blocks)) if hit >> i & 1)
+            )
         for differing in combinations(range(len(self.blocks)), count):
             hit = sum(1 << i for i in differing)
             if all(mask & hit for mask in masks):
@@ -392,22 +426,67 @@ class Plan:
     def from_json(cls, text: str | bytes) -> Plan:
         """Rebuild a plan from :meth:`to_json`, checking it again.
 
-        :raises ValueError: if the text is not such a plan.
+        :raises TypeError: if ``text`` is not ``str`` or ``bytes``.
+        :raises ValueError: if the text is not such a plan (a number that is not an int
+            included), is longer than a megabyte, or the plan is refused as when it is
+            built.
 
         >>> plan = choose_plan(128, 5, expected_size=1000)
         >>> Plan.from_json(plan.to_json()) == plan
         True
+        >>> Plan.from_json('{"size_in_bits": 16, "max_distance": 0, "blocks": [[0, 16.5]], '
+        ...     '"tables": [[0]]}')
+        Traceback (most recent call last):
+        ...
+        ValueError: not a samecode plan (a block's width must be an int; got float 16.5): ...
         """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError(f"a plan's JSON must be str or bytes; got {describe(text)}")
+        if len(text) > _JSON_LIMIT:
+            raise ValueError(f"not a samecode plan: {len(text)} characters of JSON")
         try:
             data: Any = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError(f"a plan is a JSON object; got {describe(data)}")
+            blocks, tables = data["blocks"], data["tables"]
+            for name, value in (("blocks", blocks), ("tables", tables)):
+                if not isinstance(value, list):
+                    raise TypeError(f"{name} must be a list; got {describe(value)}")
             return cls(
                 data["size_in_bits"],
                 data["max_distance"],
-                tuple(tuple(b) for b in data["blocks"]),
-                tuple(tuple(t) for t in data["tables"]),
+                tuple(blocks),
+                tuple(tables),
             )
-        except (KeyError, TypeError, json.JSONDecodeError) as error:
-            raise ValueError(f"not a samecode plan: {text!r:.80}") from error
+        except (KeyError, TypeError, ValueError, RecursionError) as error:
+            cause = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise ValueError(f"not a samecode plan ({cause}): {text!r:.80}") from error
+
+
+def _int_pair(block: object) -> tuple[int, int]:
+    if not isinstance(block, (tuple, list)) or len(block) != 2:
+        raise TypeError(f"a block must be a (low, width) pair of ints; got {describe(block)}")
+    return check_int(block[0], "a block's low bit"), check_int(block[1], "a block's width")
+
+
+def _touching_all(masks: list[int], room: int, chosen: int) -> int | None:
+    """Extend ``chosen`` (a mask of blocks) by at most ``room`` blocks so that it touches
+    every mask; return it, or ``None`` if no such set exists. A bounded search: the first
+    untouched mask must be touched by one of its own blocks."""
+    for mask in masks:
+        if not mask & chosen:
+            break
+    else:
+        return chosen
+    if room == 0:
+        return None
+    while mask:
+        block = mask & -mask
+        found = _touching_all(masks, room - 1, chosen | block)
+        if found is not None:
+            return found
+        mask ^= block
+    return None
 
 
 def _shapes(size: int, distance: int) -> list[tuple[int, int]]:
@@ -426,9 +505,9 @@ def _shapes(size: int, distance: int) -> list[tuple[int, int]]:
 @lru_cache(maxsize=1024)
 def _design(size: int, distance: int, count: int, per_table: int) -> Plan | None:
     """The exact plan on ``count`` even blocks with tables of ``per_table`` blocks, if it
-    needs at most 64 tables."""
+    needs at most :data:`MAX_TABLES` tables."""
     tables = covering_tables(count, distance, per_table)
-    if len(tables) > _MAX_TABLES:
+    if len(tables) > MAX_TABLES:
         return None
     return Plan(size, distance, even_blocks(size, count), tables)
 
