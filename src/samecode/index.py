@@ -20,15 +20,16 @@ it is exactly what a scan of all fingerprints would return.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from bitarray import bitarray
 from bitarray.util import ba2int
 
-from samecode._allpairs import UINT32, near_pairs
+from samecode._allpairs import UINT32
+from samecode._lookups import Lookups, pairs_of, sort_ranked
 from samecode.fingerprint import Fingerprint, describe
-from samecode.plan import Plan, choose_plan, dense_table, key_of, keys_of, resolve_plan
+from samecode.plan import Plan, dense_table, key_of, keys_of, resolve_plan
 
 __all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
 
@@ -110,143 +111,7 @@ def fingerprint_value(value: object, size_in_bits: int, kind: str | None = None)
     )
 
 
-def _pairs(values: list[int], size: int, distance: int) -> list[tuple[int, int, int]]:
-    plan = choose_plan(size, distance, len(values), purpose="batch")
-    return [
-        (i, j, (values[i] ^ values[j]).bit_count())
-        for i, j in near_pairs(values, size, distance, plan, distinct=False)
-    ]
-
-
-def ranked_pairs(
-    keys: list[Any], values: list[int], size: int, distance: int
-) -> list[tuple[Any, Any, int]]:
-    """Every pair of keys whose values are within ``distance``, as ``find_all`` returns them.
-
-    ``keys[i]`` holds ``values[i]``, in the order the keys were added (the tie-break when
-    keys cannot be compared).
-    """
-    out = []
-    for i, j, d in _pairs(values, size, distance):
-        ka, kb = keys[i], keys[j]
-        try:
-            swap = kb < ka
-        except TypeError:
-            swap = False
-        out.append((kb, ka, d, j, i) if swap else (ka, kb, d, i, j))
-    _sort_ranked(out, lambda p: (p[2], p[0], p[1]), lambda p: (p[2], p[3], p[4]))
-    return [(ka, kb, d) for ka, kb, d, _, _ in out]
-
-
-def components(keys: list[Any], values: list[int], size: int, distance: int) -> list[list[Any]]:
-    """The groups of keys linked by pairs within ``distance``, as ``clusters`` returns them."""
-    parent: dict[int, int] = {}
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j, _ in _pairs(values, size, distance):
-        parent.setdefault(i, i)
-        parent.setdefault(j, j)
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    groups: dict[int, list[int]] = {}
-    for i in sorted(parent):
-        groups.setdefault(root(i), []).append(i)
-    out = []
-    for members in groups.values():
-        group = [(keys[i], i) for i in members]
-        _sort_ranked(group, lambda g: g[0], lambda g: g[1])
-        out.append((len(members), members[0], [k for k, _ in group]))
-    out.sort(key=lambda g: (-g[0], g[1]))
-    return [g for _, _, g in out]
-
-
-def _sort_ranked(
-    items: list[Any], rank: Callable[[Any], Any], fallback: Callable[[Any], Any]
-) -> None:
-    try:
-        items.sort(key=rank)
-    except TypeError:
-        items.sort(key=fallback)
-
-
-class _Lookups:
-    """What both indexes share: their parameters, and the batch questions over a snapshot."""
-
-    __slots__ = ("_kind", "_plan", "_size")
-
-    _kind: str | None
-    _plan: Plan
-    _size: int
-
-    @property
-    def size_in_bits(self) -> int:
-        """The width of the fingerprints, in bits."""
-        return self._size
-
-    @property
-    def max_distance(self) -> int:
-        """The largest distance a lookup may ask for."""
-        return self._plan.max_distance
-
-    @property
-    def kind(self) -> str | None:
-        """The name of the fingerprint class this index holds, or ``None`` for any."""
-        return self._kind
-
-    @property
-    def plan(self) -> Plan:
-        """The tables this index uses (see :meth:`samecode.plan.Plan.describe`)."""
-        return self._plan
-
-    def _snapshot(self) -> tuple[list[Any], list[int]]:  # pragma: no cover - abstract
-        """Keys and fingerprints, in the order keys were added."""
-        raise NotImplementedError
-
-    def find_all(self, max_distance: int | None = None) -> list[tuple[Any, Any, int]]:
-        """Return every pair of keys whose fingerprints are within ``max_distance``.
-
-        Each pair is ``(key_a, key_b, distance)`` once, with ``key_a < key_b`` (or ``key_a``
-        added first, when keys cannot be compared); keys with identical fingerprints are
-        pairs at distance 0. The list is sorted by distance, then keys. The work is done
-        in batch (:func:`samecode.plan.choose_plan` with ``purpose="batch"``), not by a
-        query per fingerprint.
-
-        :raises ValueError: for a distance beyond the index's.
-
-        >>> index = HammingIndex(16, max_distance=1)
-        >>> index.add_many([(1, 0b1000), (2, 0b1000), (3, 0b1001), (4, 0b0110)])
-        >>> index.find_all()
-        [(1, 2, 0), (1, 3, 1), (2, 3, 1)]
-        """
-        keys, values = self._snapshot()
-        return ranked_pairs(keys, values, self._size, self._plan.check_distance(max_distance))
-
-    def clusters(self, max_distance: int | None = None) -> list[list[Any]]:
-        """Return the groups of keys linked by chains of pairs within ``max_distance``.
-
-        These are the connected components, with two keys or more, of the graph whose
-        edges are :meth:`find_all`'s pairs. Each group lists its keys in order (by the
-        order they were added when keys cannot be compared); groups come largest first,
-        then by the order their first key was added.
-
-        :raises ValueError: for a distance beyond the index's.
-
-        >>> index = HammingIndex(16, max_distance=1)
-        >>> index.add_many([("a", 0b000), ("b", 0b001), ("c", 0b011), ("d", 0xF000)])
-        >>> index.clusters()
-        [['a', 'b', 'c']]
-        """
-        keys, values = self._snapshot()
-        return components(keys, values, self._size, self._plan.check_distance(max_distance))
-
-
-class HammingIndex(_Lookups):
+class HammingIndex(Lookups):
     """Fingerprints under keys, with exact lookups of everything within a distance.
 
     :param size_in_bits: the width of every fingerprint, 1 to 4096.
@@ -266,11 +131,15 @@ class HammingIndex(_Lookups):
     key: it holds, per table key, the first of them (in an ``array`` indexed by the key,
     or a dict for wide keys) and, per fingerprint, the next one. There is no
     object per bucket, so memory is the keys and fingerprints plus 4 bytes per fingerprint
-    per table and the heads.
+    per table and the heads. Rows are only ever appended, so their order is the order
+    keys were added; :meth:`remove` marks a row gone, and once gone rows outnumber half
+    the live ones (and a thousand), the rows are compacted and the chains relinked.
 
-    Runtime complexity: :meth:`add` is ``O(T)`` for ``T`` tables; :meth:`remove` is ``O(T)``
-    plus the chains it walks; :meth:`query` is ``O(T + c)`` for ``c`` candidates
-    (``plan.expected_candidates(len(index))`` for random fingerprints, plus the answers).
+    Runtime complexity: :meth:`add` is ``O(T)`` for ``T`` tables; :meth:`remove` is ``O(1)``
+    plus an amortised ``O(T)`` for compaction, whatever the chains hold (a million copies
+    of one fingerprint included); :meth:`query` is ``O(T + c)`` for ``c`` candidates
+    (``plan.expected_candidates(len(index))`` for random fingerprints, plus the answers,
+    plus at most as many rows gone since the last compaction).
 
     >>> index = HammingIndex(128, max_distance=10, expected_size=1000)
     >>> print(index.plan.describe(1000))
@@ -279,8 +148,8 @@ class HammingIndex(_Lookups):
 
     __slots__ = (
         "_fast",
-        "_free",
         "_general",
+        "_gone",
         "_keys",
         "_limit",
         "_rows",
@@ -311,7 +180,7 @@ class HammingIndex(_Lookups):
         self._keys: list[Any] = [None] * capacity
         self._top = 1  # the next row never used
         self._rows: dict[Any, int] = {}
-        self._free: list[int] = []
+        self._gone = 0  # rows removed but still linked in the chains
         # Per table: the heads (the first row under each table key, 0 for none), the links
         # (per row, the next row under the same table key, 0 at the end), the heads'
         # lookup and the key's terms. Dense tables keyed on one range of bits (the common
@@ -356,7 +225,10 @@ class HammingIndex(_Lookups):
 
         :raises KeyError: if there is no such key.
         """
-        return int(self._values[self._rows[key]])
+        try:
+            return int(self._values[self._rows[key]])
+        except TypeError:
+            raise KeyError(key) from None
 
     # -- changes ----------------------------------------------------------------------
 
@@ -384,10 +256,7 @@ class HammingIndex(_Lookups):
             raise TypeError(f"a key must be hashable; got {describe(key)}") from None
         if present:
             raise KeyError(f"{key!r} is already in the index; remove it first")
-        if self._free:
-            self._reuse(key, value)
-            return
-        # The hot path: a new row at the end, linked in front of each table's chain.
+        # A new row at the end, linked in front of each table's chain.
         row = self._top
         if row == len(self._keys):
             self._grow(row + 1)
@@ -404,15 +273,17 @@ class HammingIndex(_Lookups):
             links[row] = get(slot) or 0
             heads[slot] = row
 
-    def add_many(self, items: Iterable[tuple[Any, object]]) -> None:
+    def add_many(self, items: Iterable[tuple[Any, object]] | Mapping[Any, object]) -> None:
         """Store many ``(key, fingerprint)`` pairs, with the checks of :meth:`add`.
 
-        Every pair is checked before any is stored, so a bad pair leaves the index as it
-        was. The tables are then linked a table at a time over the whole batch, which is
-        faster than :meth:`add` per pair.
+        ``items`` is an iterable of pairs, each a tuple (or list) of two, or a mapping of
+        key to fingerprint. Every pair is checked before any is stored, so a bad pair
+        leaves the index as it was. The tables are then linked a table at a time over the
+        whole batch, which is faster than :meth:`add` per pair.
 
         :raises KeyError: if a key is in the index already, or twice in ``items``.
-        :raises TypeError: for a pair that is not a pair, or as :meth:`add`.
+        :raises TypeError: for an item that is not a tuple or list of two (a ``bytes`` of
+            two bytes is not a pair), or as :meth:`add`.
         :raises ValueError: as :meth:`add`.
 
         >>> index = HammingIndex(16, max_distance=1)
@@ -422,13 +293,12 @@ class HammingIndex(_Lookups):
         KeyError: "'a' is already in the index; remove it first"
         >>> len(index)
         0
+        >>> index.add_many({("x", 1): 5, ("x", 2): 7})
+        >>> list(index)
+        [('x', 1), ('x', 2)]
         """
         keys, checked = self._checked(items)
-        reused = min(len(self._free), len(keys))
-        for key, value in zip(keys[:reused], checked[:reused]):
-            self._reuse(key, value)
-        keys = keys[reused:]
-        values: Sequence[int] = checked[reused:]
+        values: Sequence[int] = checked
         start = self._top
         end = start + len(keys)
         if end > len(self._keys):
@@ -441,6 +311,10 @@ class HammingIndex(_Lookups):
             # caller's ints, scattered in memory, takes up to twice as long.
             values = array("Q", values)
         self._values[start:end] = values
+        self._link(start, values)
+
+    def _link(self, start: int, values: Sequence[int]) -> None:
+        """Link rows ``start``, ``start + 1``... holding ``values`` into every table."""
         for heads, links, shift, mask in self._fast:
             for row, value in enumerate(values, start):
                 slot = value >> shift & mask
@@ -451,19 +325,15 @@ class HammingIndex(_Lookups):
                 links[row] = get(slot) or 0
                 heads[slot] = row
 
-    def _checked(self, items: Iterable[tuple[Any, object]]) -> tuple[list[Any], list[int]]:
+    def _checked(
+        self, items: Iterable[tuple[Any, object]] | Mapping[Any, object]
+    ) -> tuple[list[Any], list[int]]:
         """The keys and fingerprint values of ``items``, all checked as :meth:`add` does."""
         keys: list[Any] = []
         values: list[int] = []
         add_key, add_value = keys.append, values.append
         size, kind, limit = self._size, self._kind, self._limit
-        for item in items:
-            try:
-                key, value = item
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"items must be (key, fingerprint) pairs; got {describe(item)}"
-                ) from None
+        for key, value in pairs_of(items):
             if type(value) is not int or not 0 <= value < limit:
                 value = fingerprint_value(value, size, kind)
             add_key(key)
@@ -493,23 +363,15 @@ class HammingIndex(_Lookups):
         for _, links, _, _ in self._tables:
             links += array(UINT32, [0]) * extra
 
-    def _reuse(self, key: Any, value: int) -> None:
-        """Store ``value`` under ``key`` in a row freed by :meth:`remove`."""
-        row = self._free.pop()
-        self._rows[key] = row
-        self._keys[row] = key
-        self._values[row] = value
-        for (heads, links, get, _), slot in zip(self._tables, self._plan.keys(value)):
-            links[row] = get(slot) or 0
-            heads[slot] = row
-
     def remove(self, key: Any) -> int:
         """Remove ``key`` and return the fingerprint it had, as an int.
 
+        The row is marked gone at once (lookups skip it); when gone rows outnumber half
+        the live ones and a thousand, every row is compacted and the chains relinked.
+
         :raises KeyError: if there is no such key.
 
-        Runtime complexity: ``O(T)`` for ``T`` tables, plus the chains walked to unlink
-        the row (``len(index) / 2**k`` long for random fingerprints and ``k``-bit keys).
+        Runtime complexity: ``O(1)``, plus an amortised ``O(T)`` for the compactions.
 
         >>> index = HammingIndex(16, max_distance=1)
         >>> index.add_many([("a", 0b100), ("b", 0b101)])
@@ -521,23 +383,33 @@ class HammingIndex(_Lookups):
         except TypeError:
             raise KeyError(key) from None
         value = int(self._values[row])
-        for (heads, links, get, _), slot in zip(self._tables, self._plan.keys(value)):
-            after = links[row]
-            current = get(slot) or 0
-            if current == row:
-                if after or isinstance(heads, array):
-                    heads[slot] = after
-                else:
-                    del heads[slot]
-            else:
-                while links[current] != row:
-                    current = links[current]
-                links[current] = after
-            links[row] = 0
-        self._keys[row] = None
-        self._values[row] = 0
-        self._free.append(row)
+        self._keys[row] = _GONE
+        self._gone += 1
+        if self._gone > _COMPACT_FLOOR + len(self._rows) // 2:
+            self._compact()
         return value
+
+    def _compact(self) -> None:
+        """Drop the gone rows: the live ones move down in order and every chain is rebuilt."""
+        live = list(self._rows.values())  # increasing: rows are appended in key order
+        capacity = len(self._keys)
+        keys = [None, *map(self._keys.__getitem__, live)]
+        values = [0, *map(self._values.__getitem__, live)]
+        self._keys = keys + [None] * (capacity - len(keys))
+        self._values = _zero_values(self._size, capacity)
+        self._values[: len(values)] = (
+            array("Q", values) if isinstance(self._values, array) else values
+        )
+        self._rows = dict(zip(keys[1:], range(1, len(keys))))
+        self._top = len(keys)
+        self._gone = 0
+        for heads, links, _, _ in self._tables:
+            if isinstance(heads, array):
+                heads[:] = array(UINT32, [0]) * len(heads)
+            else:
+                heads.clear()
+            links[:] = array(UINT32, [0]) * capacity
+        self._link(1, values[1:])
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -586,27 +458,31 @@ class HammingIndex(_Lookups):
                     found[at] = d
                 at = links[at]
         keys = self._keys
-        hits = [(keys[row], d, row) for row, d in found.items()]
+        hits = [(keys[row], d, row) for row, d in found.items() if keys[row] is not _GONE]
         if len(hits) > 1:
-            _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], self._added(h[2])))
+            # Rows are in the order keys were added: the tie-break for keys that do not compare.
+            sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], h[2]))
         return [(key, d) for key, d, _ in hits]
 
-    def _snapshot(self) -> tuple[list[Any], list[int]]:
-        """Keys and fingerprints, in the order keys were added."""
-        stored = self._values
-        return list(self._rows), [int(stored[r]) for r in self._rows.values()]
+    def snapshot(self) -> tuple[list[Any], list[int]]:
+        """Return the keys and their fingerprints (as ints), in the order keys were added.
 
-    def _added(self, row: int) -> int:
-        """The position of ``row``'s key in the order keys were added (an ``O(n)`` walk)."""
-        for position, candidate in enumerate(self._rows.values()):
-            if candidate == row:
-                return position
-        raise KeyError(row)  # pragma: no cover - rows passed in are live
+        >>> index = HammingIndex(16, max_distance=1)
+        >>> index.add_many([("b", 2), ("a", 1)])
+        >>> index.snapshot()
+        (['b', 'a'], [2, 1])
+        """
+        stored = self._values
+        return list(self._rows), list(map(int, map(stored.__getitem__, self._rows.values())))
 
     def items(self) -> Iterator[tuple[Any, int]]:
         """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
         values = self._values
         return ((key, int(values[row])) for key, row in self._rows.items())
+
+
+_GONE: Any = object()  # the key of a removed row, until the rows are compacted
+_COMPACT_FLOOR = 1000
 
 
 def _zero_values(size: int, count: int) -> Any:
