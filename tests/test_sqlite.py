@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,8 +17,15 @@ import pytest
 
 from samecode.halohash import BitAverageHaloHash
 from samecode.index import HammingIndex
+from samecode.plan import choose_plan
 from samecode.simhash import SimHash
-from samecode.sqlite import FORMAT_VERSION, SQLiteIndex
+from samecode.sqlite import (
+    FORMAT_VERSION,
+    IndexCorruptError,
+    IndexFileError,
+    IndexLockedError,
+    SQLiteIndex,
+)
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
@@ -150,7 +159,7 @@ def test_a_killed_writer_loses_only_its_open_transaction(tmp_path):
     rng = random.Random(1)
     expected = {i: rng.getrandbits(64) for i in range(2000 * (committed + 1))}
     with SQLiteIndex.open(path) as index:
-        assert index._db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert index.check() == []
         count = len(index)
         assert count % 2000 == 0
         assert count >= len(expected)
@@ -182,3 +191,264 @@ def test_readers_query_while_a_writer_adds(tmp_path):
         writer.wait()
         if writer.stdout is not None:
             writer.stdout.close()
+
+
+# -- hostile files -----------------------------------------------------------------------
+
+
+def file_state(folder):
+    """Every file of a folder with its bytes."""
+    return {name: (folder / name).read_bytes() for name in sorted(os.listdir(folder))}
+
+
+def make_wal_app_db(path):
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("CREATE TABLE notes (body)")
+    db.execute("INSERT INTO notes VALUES ('mine')")
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_refused_file_is_left_byte_for_byte(tmp_path, readonly):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    run_sql(folder / "rollback.db", "CREATE TABLE t (x)")
+    make_wal_app_db(folder / "wal.db")
+    (folder / "empty.db").write_bytes(b"")
+    (folder / "text.db").write_text("not a database\n" * 300)
+    before = file_state(folder)
+    for name in sorted(before):
+        with pytest.raises(IndexFileError, match="is not a samecode index") as caught:
+            SQLiteIndex.open(folder / name, readonly=readonly)
+        assert isinstance(caught.value, OSError)
+        assert isinstance(caught.value, ValueError)
+        assert caught.value.filename == str(folder / name)
+        assert str(folder / name) in str(caught.value)
+    assert file_state(folder) == before  # not one byte, and no side files
+
+
+def test_every_unusable_file_raises_one_documented_error(tmp_path):
+    good = tmp_path / "good.db"
+    with SQLiteIndex.create(good) as index:
+        index.add_many((i, i * 7919) for i in range(2000))
+    data = good.read_bytes()
+    (tmp_path / "truncated.db").write_bytes(data[: len(data) // 3])
+    no_plan = tmp_path / "no-plan.db"
+    no_plan.write_bytes(data)
+    run_sql(no_plan, "DELETE FROM samecode_meta WHERE name = 'plan'")
+    bad_plan = tmp_path / "bad-plan.db"
+    bad_plan.write_bytes(data)
+    run_sql(bad_plan, "UPDATE samecode_meta SET value = '{\"blocks\": 1}' WHERE name = 'plan'")
+    (tmp_path / "folder.db").mkdir()
+    cases = {
+        "truncated.db": "damaged|not a samecode index|cannot be used",
+        "no-plan.db": "metadata lacks plan",
+        "bad-plan.db": "stored plan is refused",
+        "folder.db": "is a folder",
+    }
+    for name, message in cases.items():
+        with pytest.raises(IndexFileError, match=message), SQLiteIndex.open(tmp_path / name) as ix:
+            ix.find_all()  # a truncated file may open, then fail on reading
+    with pytest.raises(IndexFileError, match="cannot create it") as caught:
+        SQLiteIndex.create(tmp_path / "no" / "such" / "folder.db")
+    assert caught.value.errno == errno.ENOENT
+    with pytest.raises(FileExistsError):
+        SQLiteIndex.create(tmp_path / "folder.db")
+    assert not (tmp_path / "no").exists()
+
+
+READER = textwrap.dedent(
+    """
+    import os, sys
+    sys.path.insert(0, {src!r})
+    from samecode.sqlite import SQLiteIndex
+    try:
+        open({folder!r} + "/probe", "w")
+    except OSError:
+        pass
+    else:
+        sys.exit("the folder is writable")
+    with SQLiteIndex.open({path!r}, readonly=True) as index:
+        print(len(index), index.query(5, 0), index.check())
+    print(sorted(os.listdir({folder!r})))
+    """
+)
+
+
+def test_readonly_opening_works_in_a_read_only_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "index.db"
+    with SQLiteIndex.create(path) as index:
+        index.add_many([("a", 5), ("b", 6)])
+    before = file_state(folder)
+    script = READER.format(src=SRC, folder=str(folder), path=str(path))
+    if os.geteuid() == 0:  # root writes anywhere: make the folder a read-only mount
+        if shutil.which("unshare") is None:
+            pytest.skip("needs unshare to make a read-only folder as root")
+        command = [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$1" -c "$2"',
+            str(folder),
+            sys.executable,
+            script,
+        ]
+    else:
+        folder.chmod(0o555)
+        command = [sys.executable, "-c", script]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    finally:
+        folder.chmod(0o755)
+    if done.returncode and "mount" in done.stderr:
+        pytest.skip(f"cannot make a read-only mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["2 [('a', 0)] []", "['index.db']"]
+    assert file_state(folder) == before
+
+
+CREATOR = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {src!r})
+    from samecode.sqlite import SQLiteIndex
+    time.sleep(max(0.0, {start!r} - time.time()))
+    try:
+        SQLiteIndex.create({path!r}).close()
+        print("created")
+    except FileExistsError:
+        print("exists")
+    """
+)
+
+
+def test_two_processes_creating_one_file(tmp_path):
+    path = str(tmp_path / "race.db")
+    start = time.time() + 1.0
+    creators = [
+        subprocess.Popen(
+            [sys.executable, "-c", CREATOR.format(src=SRC, path=path, start=start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    results = []
+    for creator in creators:
+        out, err = creator.communicate()
+        assert creator.returncode == 0, err
+        results.append(out.strip())
+    assert sorted(results) == ["created", "exists", "exists", "exists"]
+    with SQLiteIndex.open(path) as index:
+        assert index.check() == []
+
+
+def test_damaged_rows_are_found_not_answered_from(tmp_path):
+    path = tmp_path / "f.db"
+    with SQLiteIndex.create(path, 64, 3) as index:
+        index.add_many([("a", 0xAAAA_0000_0000_00FF), ("b", 0xAAAA_0000_0000_00FE)])
+        index.add_many((f"x{i}", i << 32) for i in range(100))
+    # A fingerprint changed behind the index's back: a lookup must not answer from it.
+    run_sql(path, "UPDATE fingerprints SET fp = x'AAAA0000000000F0' WHERE key = 'b'")
+    with SQLiteIndex.open(path) as index:
+        with pytest.raises(IndexCorruptError, match="fails its checksum"):
+            index.query(0xAAAA_0000_0000_00FF)
+        with pytest.raises(IndexCorruptError):
+            dict(index.items())
+        with pytest.raises(IndexCorruptError):
+            index["b"]
+        assert index["a"] == 0xAAAA_0000_0000_00FF
+        assert any("fails its checksum" in p for p in index.check())
+    # A table key changed: lookups would miss the row; check() says so.
+    run_sql(path, "UPDATE fingerprints SET fp = x'AAAA0000000000FE' WHERE key = 'b'")
+    run_sql(path, "UPDATE fingerprints SET t0 = t0 + 1 WHERE key = 'x7'")
+    with SQLiteIndex.open(path) as index:
+        problems = index.check()
+        assert any("x7" in p for p in problems)
+
+
+def test_flipped_bits_in_the_file_are_detected(tmp_path):
+    path = tmp_path / "f.db"
+    fingerprints = {f"key{i:03}": random.Random(i).getrandbits(64) | 1 << 63 for i in range(300)}
+    with SQLiteIndex.create(path, 64, 3) as index:
+        index.add_many(fingerprints.items())
+    data = bytearray(path.read_bytes())
+    target = fingerprints["key150"].to_bytes(8, "big")
+    at = data.find(target)
+    assert at > 0
+    data[at + 3] ^= 0x10  # one bit of one stored fingerprint
+    path.write_bytes(bytes(data))
+    with SQLiteIndex.open(path) as index:
+        assert index.check() != []
+        with pytest.raises(IndexCorruptError):
+            index.find_all()
+
+
+def test_a_second_writer_gets_a_clear_lock_error(tmp_path):
+    path = tmp_path / "f.db"
+    SQLiteIndex.create(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with SQLiteIndex.open(path, timeout=0.2) as index:
+            with pytest.raises(IndexLockedError, match=r"locked by another writer .* timeout"):
+                index.add("a", 1)
+            with pytest.raises(IndexLockedError):
+                index.remove("a")
+            assert len(index) == 0  # reading is never blocked
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with pytest.raises(ValueError, match="timeout"):
+        SQLiteIndex.open(path, timeout=-1)
+
+
+def test_keys_that_cannot_be_stored_are_refused_at_the_call(tmp_path):
+    with SQLiteIndex.create(tmp_path / "f.db") as index:
+        with pytest.raises(ValueError, match="lone surrogate"):
+            index.add("bad \udcff", 1)
+        with pytest.raises(ValueError, match="lone surrogate"):
+            index.add_many([("ok", 1), ("\ud800", 2)])
+        assert len(index) == 0
+        assert "\udcff" not in index
+        with pytest.raises(KeyError):
+            index["\udcff"]
+        with pytest.raises(KeyError):
+            index.remove("\udcff")
+
+
+def test_a_version_1_file_is_read_and_written(tmp_path):
+    path = tmp_path / "v1.db"
+    plan = choose_plan(64, 3, 1000, purpose="sqlite")
+    db = sqlite3.connect(path)
+    columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(len(plan.tables)))
+    db.execute("CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute(f"CREATE TABLE fingerprints (key PRIMARY KEY NOT NULL, fp BLOB NOT NULL{columns})")
+    for i in range(len(plan.tables)):
+        db.execute(f"CREATE INDEX fingerprints_t{i} ON fingerprints (t{i})")
+    meta = {
+        "format": "samecode-hamming-index",
+        "version": "1",
+        "size_in_bits": "64",
+        "max_distance": "3",
+        "kind": "",
+        "plan": plan.to_json(),
+    }
+    db.executemany("INSERT INTO samecode_meta VALUES (?, ?)", meta.items())
+    marks = ", ".join("?" * (2 + len(plan.tables)))
+    db.execute(
+        f"INSERT INTO fingerprints VALUES ({marks})", ("old", (5).to_bytes(8, "big"), *plan.keys(5))
+    )
+    db.commit()
+    db.close()
+    with SQLiteIndex.open(path) as index:
+        assert index.query(4) == [("old", 1)]
+        index.add("new", 7)
+        assert index.query(5, 1) == [("old", 0), ("new", 1)]
+        assert index.check() == ["format version 1: rows carry no checksums; not checked"]

@@ -4,9 +4,24 @@
 exactly, from a file: one row per fingerprint with a column (and a SQLite index) per
 permuted-block table. The file records a format version and the index's parameters
 (width, distance, plan, fingerprint kind), and an index refuses fingerprints of another
-width or kind. Every change is one transaction and the file is in WAL mode, so a writer
-killed mid-way loses only its uncommitted transaction, and readers in other processes can
-query while a writer adds.
+width or kind.
+
+What the file promises:
+
+* **Nothing is written to a file that is refused.** :meth:`SQLiteIndex.open` reads a file
+  read-only and checks it first; only an index it accepts is opened for writing. Opening
+  with ``readonly=True`` writes nothing at all (in a read-only folder too).
+* **Every change is one transaction**, in WAL mode: a writer killed mid-way loses only its
+  uncommitted transaction, and readers in other processes query while a writer adds.
+* **Damage is found, not answered from.** Every row carries a CRC-32 of its key,
+  fingerprint and table keys, checked whenever the row is read; :meth:`SQLiteIndex.check`
+  checks the whole file.
+* **One family of errors.** A file that cannot be used raises :class:`IndexFileError` (an
+  ``OSError`` and a ``ValueError``) naming the path and the cause: not an index, damaged,
+  of another version or parameters, locked by a writer (:class:`IndexLockedError`), a
+  folder, a missing folder. Only :meth:`~SQLiteIndex.open` of a missing file
+  (``FileNotFoundError``) and :meth:`~SQLiteIndex.create` over an existing one
+  (``FileExistsError``) raise the standard errors.
 
 >>> import os, tempfile
 >>> from samecode.sqlite import SQLiteIndex
@@ -14,30 +29,68 @@ query while a writer adds.
 >>> with SQLiteIndex.create(path, size_in_bits=64, max_distance=3) as index:
 ...     index.add_many([("a", 0xFFFF_0000_FFFF_0000), ("b", 0xFFFF_0000_FFFF_0007)])
 >>> with SQLiteIndex.open(path) as index:
-...     index.query(0xFFFF_0000_FFFF_0001), len(index)
-([('a', 1), ('b', 2)], 2)
+...     index.query(0xFFFF_0000_FFFF_0001), len(index), index.check()
+([('a', 1), ('b', 2)], 2, [])
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
+from samecode._lookups import Lookups, pairs_of, sort_ranked
 from samecode.fingerprint import Fingerprint, describe
-from samecode.index import _Lookups, _sort_ranked, fingerprint_value, kind_name
+from samecode.index import fingerprint_value, kind_name
 from samecode.plan import Plan, resolve_plan
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteIndex"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "IndexCorruptError",
+    "IndexFileError",
+    "IndexLockedError",
+    "SQLiteIndex",
+]
 
-#: What a samecode index file says it is, and the version of its layout.
+#: What a samecode index file says it is, and the version of its layout. Version 2 added
+#: a checksum to every row; files of version 1 are read and written as they are.
 FORMAT = "samecode-hamming-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = ("1", "2")
 
 _PRIME = 2**61 - 1
 _BATCH = 10_000
+
+
+class IndexFileError(OSError, ValueError):
+    """A file cannot be used as a samecode index; the message names the path and why.
+
+    It is an :class:`OSError` (``filename`` is the path) and a :class:`ValueError` (a file
+    that is not what it should be is a bad value), so either ``except`` clause catches it.
+    """
+
+    def __init__(self, path: str, cause: str, code: int = errno.EINVAL) -> None:
+        super().__init__(code, cause, path)
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.filename, self.strerror, self.errno)
+
+
+class IndexLockedError(IndexFileError):
+    """Another connection holds the write lock of an index for longer than the timeout."""
+
+
+class IndexCorruptError(IndexFileError):
+    """A row, or the file's structure, fails its check: the file is damaged."""
 
 
 def _storable(key: object) -> bool:
@@ -50,48 +103,83 @@ def _check_key(key: object) -> None:
         raise TypeError(f"a key must be an int, str or bytes; got {describe(key)}")
     if isinstance(key, int) and not -(2**63) <= key < 2**63:
         raise ValueError(f"an int key must fit in 64 bits (signed); got {key!r}")
+    if isinstance(key, str):
+        try:
+            key.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"a str key must be valid Unicode (SQLite stores UTF-8); {key!r} has a "
+                f"lone surrogate at index {error.start}"
+            ) from None
 
 
-class SQLiteIndex(_Lookups):
+def _findable(key: object) -> bool:
+    """Whether ``key`` could be in a file (the lookups' test: no error for others)."""
+    try:
+        _check_key(key)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _key_bytes(key: int | str | bytes) -> bytes:
+    if isinstance(key, int):
+        return b"i" + key.to_bytes(8, "big", signed=True)
+    if isinstance(key, str):
+        return b"s" + key.encode("utf-8")
+    return b"b" + bytes(key)
+
+
+def _row_crc(key: int | str | bytes, fp: bytes, table_keys: Iterable[int]) -> int:
+    """The CRC-32 a row carries: of its key (typed), fingerprint and table keys."""
+    encoded = _key_bytes(key)
+    data = [len(encoded).to_bytes(4, "big"), encoded, fp]
+    data += [k.to_bytes(8, "big") for k in table_keys]
+    return zlib.crc32(b"".join(data))
+
+
+class SQLiteIndex(Lookups):
     """An exact Hamming-distance index in a SQLite file.
 
     Use :meth:`create` for a new file and :meth:`open` for an existing one. Keys are ints
-    (64-bit), strs or bytes. The methods match :class:`~samecode.index.HammingIndex`.
+    (64-bit), strs (valid Unicode) or bytes. The methods match
+    :class:`~samecode.index.HammingIndex`; :meth:`check` verifies the whole file.
 
     Each table's key is stored as an integer column with a SQLite index (keys wider than
     62 bits are stored modulo ``2**61 - 1``: equal keys stay equal, and the exact distance
-    check drops the rare extra candidate). A lookup is one ``SELECT`` over those indexes.
+    check drops the rare extra candidate). A lookup is one ``SELECT`` over those indexes;
+    every row it reads is checked against its checksum.
 
     Runtime complexity: a lookup is ``T`` index probes plus the candidates (see
-    :meth:`~samecode.plan.Plan.expected_candidates`); :meth:`find_all` reads every
-    fingerprint and works in memory like :meth:`HammingIndex.find_all`.
+    :meth:`~samecode.plan.Plan.expected_candidates`), each checked (a CRC-32 of a few
+    dozen bytes); :meth:`find_all` reads every fingerprint and works in memory like
+    :meth:`HammingIndex.find_all`.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: str, readonly: bool) -> None:
+    def __init__(
+        self, connection: sqlite3.Connection, path: str, readonly: bool, timeout: float
+    ) -> None:
         self._db = connection
         self._path = path
         self._readonly = readonly
-        meta = dict(connection.execute("SELECT name, value FROM samecode_meta"))
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a samecode index (format {meta.get('format')!r})")
-        if meta.get("version") != str(FORMAT_VERSION):
-            raise ValueError(
-                f"{path} has samecode index format version {meta.get('version')}; this "
-                f"samecode reads version {FORMAT_VERSION}"
-            )
-        self._plan = Plan.from_json(meta["plan"])
+        self._timeout = timeout
+        meta = _read_meta(connection, path)
+        self._plan = _stored_plan(meta, path)
         self._size = self._plan.size_in_bits
         self._kind = meta.get("kind") or None
+        self._checksums = meta["version"] != "1"
         self._width = (self._size + 7) // 8
         tables = len(self._plan.tables)
         self._columns = [f"t{i}" for i in range(tables)]
         self._wide = [bits > 62 for bits in self._plan.key_bits]
+        extra = "".join(f", {c}" for c in self._columns) + (", crc" if self._checksums else "")
+        self._fields = f"key, fp, rowid{extra}"
         if self._plan.is_scan:
-            self._select = "SELECT key, fp, rowid FROM fingerprints"
+            self._select = f"SELECT {self._fields} FROM fingerprints"
         else:
             where = " OR ".join(f"{c} = ?" for c in self._columns)
-            self._select = f"SELECT key, fp, rowid FROM fingerprints WHERE {where}"
-        marks = ", ".join("?" * (2 + tables))
+            self._select = f"SELECT {self._fields} FROM fingerprints WHERE {where}"
+        marks = ", ".join("?" * (2 + tables + self._checksums))
         self._insert = f"INSERT INTO fingerprints VALUES ({marks})"
 
     # -- opening ----------------------------------------------------------------------
@@ -106,8 +194,12 @@ class SQLiteIndex(_Lookups):
         kind: str | type[Fingerprint] | None = None,
         expected_size: int = 1_000_000,
         plan: Plan | None = None,
+        timeout: float = 30.0,
     ) -> SQLiteIndex:
         """Create a new index file and open it for writing.
+
+        The file is claimed exclusively first, so of two processes creating the same
+        path at once, one creates it and the other gets ``FileExistsError``.
 
         :param path: where to create it; the file must not exist.
         :param size_in_bits: the fingerprint width, 1 to 4096.
@@ -117,7 +209,10 @@ class SQLiteIndex(_Lookups):
             (:func:`~samecode.plan.choose_plan` with ``purpose="sqlite"``), which are
             fixed once the file exists.
         :param plan: a plan to use instead.
+        :param timeout: how many seconds a change waits for another writer's lock.
         :raises FileExistsError: if ``path`` exists.
+        :raises IndexFileError: if the file cannot be made (its folder is missing or not
+            writable, ``path`` is a folder...).
         :raises TypeError, ValueError: for bad parameters, as
             :class:`~samecode.index.HammingIndex`.
         """
@@ -125,36 +220,54 @@ class SQLiteIndex(_Lookups):
         plan = resolve_plan(size_in_bits, max_distance, expected_size, plan, "sqlite")
         size, distance = plan.size_in_bits, plan.max_distance
         name = kind_name(kind)
-        if os.path.exists(path):
-            raise FileExistsError(f"{path} exists; use SQLiteIndex.open to open it")
-        db = cls._connect(f"file:{_uri_path(path)}?mode=rwc")
+        timeout = _check_timeout(timeout)
         try:
-            columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(len(plan.tables)))
-            with db:
-                db.execute(
-                    "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
-                )
-                db.execute(
-                    "CREATE TABLE fingerprints "
-                    f"(key PRIMARY KEY NOT NULL, fp BLOB NOT NULL{columns})"
-                )
-                for i in range(len(plan.tables)):
-                    db.execute(f"CREATE INDEX fingerprints_t{i} ON fingerprints (t{i})")
-                db.executemany(
-                    "INSERT INTO samecode_meta VALUES (?, ?)",
-                    [
-                        ("format", FORMAT),
-                        ("version", str(FORMAT_VERSION)),
-                        ("size_in_bits", str(size)),
-                        ("max_distance", str(distance)),
-                        ("kind", name or ""),
-                        ("plan", plan.to_json()),
-                    ],
-                )
-        except BaseException:
-            db.close()
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        except FileExistsError:
+            raise FileExistsError(
+                errno.EEXIST, "exists; use SQLiteIndex.open to open it", path
+            ) from None
+        except OSError as error:
+            raise IndexFileError(
+                path, f"cannot create it: {error.strerror}", error.errno or errno.EIO
+            ) from None
+        try:
+            db = _connect(path, "rw", timeout)
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(len(plan.tables)))
+                with db:
+                    db.execute("BEGIN EXCLUSIVE")
+                    db.execute(
+                        "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+                    )
+                    db.execute(
+                        "CREATE TABLE fingerprints "
+                        f"(key PRIMARY KEY NOT NULL, fp BLOB NOT NULL{columns}, "
+                        "crc INTEGER NOT NULL)"
+                    )
+                    for i in range(len(plan.tables)):
+                        db.execute(f"CREATE INDEX fingerprints_t{i} ON fingerprints (t{i})")
+                    db.executemany(
+                        "INSERT INTO samecode_meta VALUES (?, ?)",
+                        [
+                            ("format", FORMAT),
+                            ("version", str(FORMAT_VERSION)),
+                            ("size_in_bits", str(size)),
+                            ("max_distance", str(distance)),
+                            ("kind", name or ""),
+                            ("plan", plan.to_json()),
+                        ],
+                    )
+                return cls(db, path, False, timeout)
+            except BaseException:
+                db.close()
+                raise
+        except BaseException as error:
+            _remove_claimed(path)
+            if isinstance(error, sqlite3.Error):
+                raise _file_error(path, error, timeout) from None
             raise
-        return cls(db, path, readonly=False)
 
     @classmethod
     def open(
@@ -165,47 +278,60 @@ class SQLiteIndex(_Lookups):
         max_distance: int | None = None,
         kind: str | type[Fingerprint] | None = None,
         readonly: bool = False,
+        timeout: float = 30.0,
     ) -> SQLiteIndex:
         """Open an existing index file.
+
+        The file is read read-only and checked first; a file that is refused is left
+        byte for byte as it was. With ``readonly=True`` nothing is ever written.
 
         :param size_in_bits: if given, the width the file must have.
         :param max_distance: if given, the distance the file must have.
         :param kind: if given, the fingerprint kind the file must hold.
         :param readonly: open for lookups only.
+        :param timeout: how many seconds a change waits for another writer's lock.
         :raises FileNotFoundError: if ``path`` does not exist.
-        :raises ValueError: if the file is not a samecode index, has another format
-            version, or has another width, distance or kind than asked for.
+        :raises IndexFileError: if the file is not a samecode index, is damaged, has
+            another format version, or another width, distance or kind than asked for,
+            or cannot be opened (a folder, no permission...).
         """
         path = os.fspath(path)
+        timeout = _check_timeout(timeout)
         if not os.path.exists(path):
-            raise FileNotFoundError(f"{path} does not exist; use SQLiteIndex.create")
-        mode = "ro" if readonly else "rw"
-        db = cls._connect(f"file:{_uri_path(path)}?mode={mode}")
+            raise FileNotFoundError(errno.ENOENT, "does not exist; use SQLiteIndex.create", path)
+        if os.path.isdir(path):
+            raise IndexFileError(path, "is a folder, not an index file", errno.EISDIR)
+        wanted = {
+            "size_in_bits": size_in_bits,
+            "max_distance": max_distance,
+            "kind": kind_name(kind),
+        }
+        _vet(path, timeout)
+        db = _open_readonly(path, timeout)
         try:
-            try:
-                index = cls(db, path, readonly)
-            except sqlite3.DatabaseError as error:
-                raise ValueError(f"{path} is not a samecode index: {error}") from None
-            for name, wanted, actual in (
-                ("size_in_bits", size_in_bits, index.size_in_bits),
-                ("max_distance", max_distance, index.max_distance),
-                ("kind", kind_name(kind), index.kind),
-            ):
-                if wanted is not None and wanted != actual:
-                    raise ValueError(f"{path} has {name} {actual!r}; asked for {wanted!r}")
+            index = cls(db, path, True, timeout)
+            for name, want in wanted.items():
+                actual = getattr(index, name)
+                if want is not None and want != actual:
+                    raise IndexFileError(path, f"has {name} {actual!r}; asked for {want!r}")
+            if readonly:
+                return index
+        except sqlite3.Error as error:
+            db.close()
+            raise _file_error(path, error, timeout) from None
         except BaseException:
             db.close()
             raise
-        return index
-
-    @staticmethod
-    def _connect(uri: str) -> sqlite3.Connection:
-        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
-        db.execute("PRAGMA busy_timeout = 30000")
-        if "mode=ro" not in uri:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-        return db
+        db.close()
+        try:
+            db = _connect(path, "rw", timeout)
+        except sqlite3.Error as error:
+            raise _file_error(path, error, timeout) from None
+        try:
+            return cls(db, path, False, timeout)
+        except BaseException:
+            db.close()
+            raise
 
     def close(self) -> None:
         """Close the file; the index cannot be used afterwards."""
@@ -224,32 +350,37 @@ class SQLiteIndex(_Lookups):
         """The file's path."""
         return self._path
 
+    def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Execute one statement, with SQLite's errors as :class:`IndexFileError`."""
+        try:
+            return self._db.execute(sql, tuple(parameters))
+        except sqlite3.Error as error:
+            raise _file_error(self._path, error, self._timeout) from None
+
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM fingerprints").fetchone()[0])
+        return int(self._run("SELECT count(*) FROM fingerprints").fetchone()[0])
 
     def __iter__(self) -> Iterator[Any]:
         """Iterate over the keys, in the order they were added."""
-        return (row[0] for row in self._db.execute("SELECT key FROM fingerprints ORDER BY rowid"))
+        return (key for key, _ in self.items())
 
     def __contains__(self, key: object) -> bool:
-        if not _storable(key):
+        if not _findable(key):
             return False
-        return (
-            self._db.execute("SELECT 1 FROM fingerprints WHERE key = ?", (key,)).fetchone()
-            is not None
-        )
+        return self._run("SELECT 1 FROM fingerprints WHERE key = ?", (key,)).fetchone() is not None
 
     def __getitem__(self, key: Any) -> int:
         """Return the fingerprint stored under ``key``, as an int.
 
         :raises KeyError: if there is no such key.
+        :raises IndexCorruptError: if its row fails its checksum.
         """
-        if not _storable(key):
+        if not _findable(key):
             raise KeyError(key)
-        row = self._db.execute("SELECT fp FROM fingerprints WHERE key = ?", (key,)).fetchone()
+        row = self._run(f"SELECT {self._fields} FROM fingerprints WHERE key = ?", (key,)).fetchone()
         if row is None:
             raise KeyError(key)
-        return int.from_bytes(row[0], "big")
+        return self._verified(row)
 
     def __repr__(self) -> str:
         return (
@@ -257,12 +388,16 @@ class SQLiteIndex(_Lookups):
             f"max_distance={self.max_distance}, {len(self._plan.tables)} tables>"
         )
 
-    # -- changes ----------------------------------------------------------------------
+    # -- rows -------------------------------------------------------------------------
 
     def _row(self, key: Any, fingerprint: object) -> tuple[Any, ...]:
         _check_key(key)
         value = fingerprint_value(fingerprint, self._size, self._kind)
-        return (key, value.to_bytes(self._width, "big"), *self._table_keys(value))
+        fp = value.to_bytes(self._width, "big")
+        table_keys = self._table_keys(value)
+        if not self._checksums:
+            return (key, fp, *table_keys)
+        return (key, fp, *table_keys, _row_crc(key, fp, table_keys))
 
     def _table_keys(self, value: int) -> list[int]:
         """The table keys of ``value`` as the file stores them (wide ones reduced)."""
@@ -272,9 +407,24 @@ class SQLiteIndex(_Lookups):
                 keys[i] %= _PRIME
         return keys
 
+    def _verified(self, row: tuple[Any, ...]) -> int:
+        """The fingerprint of a row read as ``self._fields``, after checking the row."""
+        key, fp, rowid = row[0], row[1], row[2]
+        if not isinstance(fp, bytes) or len(fp) != self._width or not _storable(key):
+            raise IndexCorruptError(self._path, f"row {rowid} is damaged (key {key!r:.40})")
+        if self._checksums:
+            table_keys = row[3:-1]
+            if _row_crc(key, fp, table_keys) != row[-1]:
+                raise IndexCorruptError(
+                    self._path, f"row {rowid} (key {key!r:.40}) fails its checksum"
+                )
+        return int.from_bytes(fp, "big")
+
+    # -- changes ----------------------------------------------------------------------
+
     def _check_writable(self) -> None:
         if self._readonly:
-            raise PermissionError(f"{self._path} is open read-only")
+            raise PermissionError(errno.EACCES, "is open read-only", self._path)
 
     def add(self, key: Any, fingerprint: object) -> None:
         """Store ``fingerprint`` under ``key``, in one transaction.
@@ -282,53 +432,58 @@ class SQLiteIndex(_Lookups):
         :raises KeyError: if ``key`` is already in the index.
         :raises TypeError: for a key that is not an int, str or bytes, or a fingerprint
             of the wrong type or kind.
-        :raises ValueError: for a fingerprint of the wrong width.
+        :raises ValueError: for a fingerprint of the wrong width, an int key beyond 64
+            bits, or a str key that is not valid Unicode.
         :raises PermissionError: if the index was opened read-only.
+        :raises IndexLockedError: if another writer holds the lock past the timeout.
         """
         self.add_many([(key, fingerprint)])
 
-    def add_many(self, items: Iterable[tuple[Any, object]]) -> None:
-        """Store many ``(key, fingerprint)`` pairs in one transaction: all or none.
+    def add_many(self, items: Iterable[tuple[Any, object]] | Mapping[Any, object]) -> None:
+        """Store many ``(key, fingerprint)`` pairs (or a mapping) in one transaction: all
+        or none.
 
         For a bulk load, call it once per batch (say 100,000 pairs): each call commits
         on its own, so an interrupted load keeps every batch already committed.
 
         :raises KeyError: if a key is in the index already, or twice in ``items``
             (nothing is stored then).
-        :raises TypeError, ValueError, PermissionError: as :meth:`add`.
+        :raises TypeError, ValueError, PermissionError, IndexLockedError: as :meth:`add`.
         """
         self._check_writable()
-        db = self._db
-        iterator = iter(items)
-        db.execute("BEGIN IMMEDIATE")
+        iterator = pairs_of(items)
+        self._begin()
         try:
-            empty = db.execute("SELECT 1 FROM fingerprints LIMIT 1").fetchone() is None
+            empty = self._run("SELECT 1 FROM fingerprints LIMIT 1").fetchone() is None
             if empty:  # a first load: fill the table, then sort each table's index once
                 for column in self._columns:
-                    db.execute(f"DROP INDEX fingerprints_{column}")
+                    self._run(f"DROP INDEX fingerprints_{column}")
             while True:
                 rows = []
-                for item in islice(iterator, _BATCH):
-                    try:
-                        key, fingerprint = item
-                    except (TypeError, ValueError):
-                        raise TypeError(
-                            f"items must be (key, fingerprint) pairs; got {describe(item)}"
-                        ) from None
+                for key, fingerprint in islice(iterator, _BATCH):
                     rows.append(self._row(key, fingerprint))
                 if not rows:
                     break
                 try:
-                    db.executemany(self._insert, rows)
+                    self._db.executemany(self._insert, rows)
                 except sqlite3.IntegrityError:
                     raise KeyError(self._duplicate(rows)) from None
+                except sqlite3.Error as error:
+                    raise _file_error(self._path, error, self._timeout) from None
             if empty:
                 for column in self._columns:
-                    db.execute(f"CREATE INDEX fingerprints_{column} ON fingerprints ({column})")
+                    self._run(f"CREATE INDEX fingerprints_{column} ON fingerprints ({column})")
         except BaseException:
-            db.execute("ROLLBACK")
+            self._rollback()
             raise
-        db.execute("COMMIT")
+        self._run("COMMIT")
+
+    def _begin(self) -> None:
+        self._run("BEGIN IMMEDIATE")
+
+    def _rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):  # the transaction may be gone already
+            self._db.execute("ROLLBACK")
 
     def _duplicate(self, rows: list[tuple[Any, ...]]) -> str:
         seen: set[Any] = set()
@@ -344,22 +499,26 @@ class SQLiteIndex(_Lookups):
 
         :raises KeyError: if there is no such key.
         :raises PermissionError: if the index was opened read-only.
+        :raises IndexLockedError: if another writer holds the lock past the timeout.
+        :raises IndexCorruptError: if the row fails its checksum (it is left in place).
         """
         self._check_writable()
-        if not _storable(key):
+        if not _findable(key):
             raise KeyError(key)
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
-            row = db.execute("SELECT fp FROM fingerprints WHERE key = ?", (key,)).fetchone()
+            row = self._run(
+                f"SELECT {self._fields} FROM fingerprints WHERE key = ?", (key,)
+            ).fetchone()
             if row is None:
                 raise KeyError(key)
-            db.execute("DELETE FROM fingerprints WHERE key = ?", (key,))
+            value = self._verified(row)
+            self._run("DELETE FROM fingerprints WHERE key = ?", (key,))
         except BaseException:
-            db.execute("ROLLBACK")
+            self._rollback()
             raise
-        db.execute("COMMIT")
-        return int.from_bytes(row[0], "big")
+        self._run("COMMIT")
+        return value
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -371,28 +530,189 @@ class SQLiteIndex(_Lookups):
         types cannot be compared).
 
         :raises TypeError, ValueError: as :meth:`HammingIndex.query`.
+        :raises IndexCorruptError: if a candidate row fails its checksum.
         """
         value = fingerprint_value(fingerprint, self._size, self._kind)
         distance = self._plan.check_distance(max_distance)
         hits = []
-        for key, blob, rowid in self._db.execute(self._select, self._table_keys(value)):
-            d = (int.from_bytes(blob, "big") ^ value).bit_count()
+        for row in self._run(self._select, self._table_keys(value)):
+            d = (self._verified(row) ^ value).bit_count()
             if d <= distance:
-                hits.append((key, d, rowid))
-        _sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], h[2]))
+                hits.append((row[0], d, row[2]))
+        sort_ranked(hits, lambda h: (h[1], h[0]), lambda h: (h[1], h[2]))
         return [(key, d) for key, d, _ in hits]
 
-    def _snapshot(self) -> tuple[list[Any], list[int]]:
+    def snapshot(self) -> tuple[list[Any], list[int]]:
+        """Return the keys and their fingerprints (as ints), in the order keys were added."""
         pairs = list(self.items())
         return [key for key, _ in pairs], [value for _, value in pairs]
 
     def items(self) -> Iterator[tuple[Any, int]]:
-        """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added."""
-        rows = self._db.execute("SELECT key, fp FROM fingerprints ORDER BY rowid")
-        return ((key, int.from_bytes(blob, "big")) for key, blob in rows)
+        """Iterate over ``(key, fingerprint)`` pairs, in the order keys were added.
+
+        :raises IndexCorruptError: (when reached) for a row that fails its checksum.
+        """
+        rows = self._run(f"SELECT {self._fields} FROM fingerprints ORDER BY rowid")
+        return ((row[0], self._verified(row)) for row in rows)
+
+    def check(self) -> list[str]:
+        """Check the whole file; return the problems found (an empty list when it is sound).
+
+        It runs SQLite's ``integrity_check`` (pages, and every table index against the
+        rows), then reads every row: its key and fingerprint types, its checksum, and
+        its table keys against those its fingerprint gives (a row whose table key was
+        damaged would be missed by lookups).
+
+        Runtime complexity: ``O(n)`` reads and checks, plus SQLite's check.
+        """
+        problems = [
+            f"integrity_check: {message}"
+            for (message,) in self._run("PRAGMA integrity_check")
+            if message != "ok"
+        ]
+        if not self._checksums:
+            problems.append("format version 1: rows carry no checksums; not checked")
+        for row in self._run(f"SELECT {self._fields} FROM fingerprints ORDER BY rowid"):
+            try:
+                value = self._verified(row)
+            except IndexCorruptError as error:
+                problems.append(str(error.strerror))
+                continue
+            stored = list(row[3 : 3 + len(self._columns)])
+            if stored != self._table_keys(value):
+                problems.append(f"row {row[2]} (key {row[0]!r:.40}) has wrong table keys")
+        return problems
+
+
+# -- opening files ----------------------------------------------------------------------
+
+
+def _check_timeout(timeout: object) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds; got {describe(timeout)}")
+    if not 0 <= timeout < 10**9:
+        raise ValueError(f"timeout must be from 0 to 1e9 seconds; got {timeout!r}")
+    return float(timeout)
 
 
 def _uri_path(path: str) -> str:
     from urllib.parse import quote
 
     return quote(os.path.abspath(path))
+
+
+def _connect(path: str, mode: str, timeout: float, immutable: bool = False) -> sqlite3.Connection:
+    uri = f"file:{_uri_path(path)}?mode={mode}" + ("&immutable=1" if immutable else "")
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        if mode != "ro":
+            db.execute("PRAGMA synchronous = NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _vet(path: str, timeout: float) -> None:
+    """Refuse a file that is not a samecode index without writing anything, not even
+    SQLite's side files: its metadata is read through an immutable connection (which
+    ignores a write-ahead log, so only a refusal is taken from it; a damaged read is
+    left to the real connection to judge)."""
+    try:
+        db = _connect(path, "ro", timeout, immutable=True)
+    except sqlite3.Error:
+        return
+    try:
+        _read_meta(db, path)
+    except IndexCorruptError:
+        pass
+    except IndexFileError as error:
+        if "malformed" not in str(error):
+            raise
+    finally:
+        db.close()
+
+
+def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
+    """A read-only connection that writes nothing; in a read-only folder, a WAL file with
+    no shared-memory file is read as immutable (nothing can be writing it then)."""
+    first: sqlite3.Error | None = None
+    for immutable in (False, True):
+        if immutable:
+            folder = os.path.dirname(os.path.abspath(path))
+            if os.access(folder, os.W_OK) or os.path.exists(path + "-wal"):
+                break
+        db: sqlite3.Connection | None = None
+        try:
+            db = _connect(path, "ro", timeout, immutable=immutable)
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.Error as error:
+            first = first or error
+            if db is not None:
+                db.close()
+    raise _file_error(path, first or sqlite3.OperationalError("unable to open"), timeout)
+
+
+def _read_meta(db: sqlite3.Connection, path: str) -> dict[str, str]:
+    try:
+        rows = db.execute("SELECT name, value FROM samecode_meta").fetchall()
+    except sqlite3.DatabaseError as error:
+        raise _file_error(path, error, 0.0, "is not a samecode index") from None
+    meta = {str(name): str(value) for name, value in rows}
+    if meta.get("format") != FORMAT:
+        raise IndexFileError(path, f"is not a samecode index (format {meta.get('format')!r})")
+    if meta.get("version") not in _READABLE_VERSIONS:
+        raise IndexFileError(
+            path,
+            f"has samecode index format version {meta.get('version')}; this samecode reads "
+            f"versions {', '.join(_READABLE_VERSIONS)}",
+        )
+    missing = [name for name in ("plan", "kind") if name not in meta]
+    if missing:
+        raise IndexCorruptError(path, f"its metadata lacks {', '.join(missing)}")
+    return meta
+
+
+def _stored_plan(meta: dict[str, str], path: str) -> Plan:
+    try:
+        plan = Plan.from_json(meta["plan"])
+    except ValueError as error:
+        raise IndexCorruptError(path, f"its stored plan is refused: {error}") from None
+    for name in ("size_in_bits", "max_distance"):
+        if meta.get(name) != str(getattr(plan, name)):
+            raise IndexCorruptError(
+                path, f"its metadata says {name} {meta.get(name)!r}, its plan {getattr(plan, name)}"
+            )
+    return plan
+
+
+def _file_error(
+    path: str, error: sqlite3.Error, timeout: float, prefix: str = "cannot be used"
+) -> IndexFileError:
+    """SQLite's error as an :class:`IndexFileError` that says what it means."""
+    message = str(error)
+    if "locked" in message or "busy" in message:
+        return IndexLockedError(
+            path,
+            f"is locked by another writer (waited {timeout:g} s); pass a longer timeout "
+            "to wait longer",
+            errno.EBUSY,
+        )
+    if "not a database" in message:
+        return IndexFileError(path, f"is not a samecode index: {message}")
+    if "malformed" in message or "corrupt" in message:
+        return IndexCorruptError(path, f"is damaged: {message}", errno.EIO)
+    if "unable to open" in message:
+        return IndexFileError(path, f"cannot be opened: {message}", errno.EACCES)
+    if "readonly" in message:
+        return IndexFileError(path, f"cannot be written: {message}", errno.EROFS)
+    return IndexFileError(path, f"{prefix}: {message}", errno.EIO)
+
+
+def _remove_claimed(path: str) -> None:
+    """Remove a file :meth:`SQLiteIndex.create` claimed and could not finish."""
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        with contextlib.suppress(OSError):
+            os.remove(name)
