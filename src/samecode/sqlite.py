@@ -45,6 +45,18 @@ from itertools import islice
 from typing import Any
 
 from samecode._lookups import Lookups, pairs_of, sort_ranked
+from samecode._sqlitefile import (
+    IndexCorruptError,
+    IndexFileError,
+    IndexLockedError,
+    check_timeout,
+    claim,
+    connect,
+    file_error,
+    open_store,
+    read_meta,
+    release,
+)
 from samecode.fingerprint import Fingerprint, describe
 from samecode.index import fingerprint_value, kind_name
 from samecode.plan import Plan, resolve_plan
@@ -66,31 +78,6 @@ _READABLE_VERSIONS = ("1", "2")
 
 _PRIME = 2**61 - 1
 _BATCH = 10_000
-
-
-class IndexFileError(OSError, ValueError):
-    """A file cannot be used as a samecode index; the message names the path and why.
-
-    It is an :class:`OSError` (``filename`` is the path) and a :class:`ValueError` (a file
-    that is not what it should be is a bad value), so either ``except`` clause catches it.
-    """
-
-    def __init__(self, path: str, cause: str, code: int = errno.EINVAL) -> None:
-        super().__init__(code, cause, path)
-
-    def __str__(self) -> str:
-        return f"{self.filename}: {self.strerror}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return type(self), (self.filename, self.strerror, self.errno)
-
-
-class IndexLockedError(IndexFileError):
-    """Another connection holds the write lock of an index for longer than the timeout."""
-
-
-class IndexCorruptError(IndexFileError):
-    """A row, or the file's structure, fails its check: the file is damaged."""
 
 
 def _storable(key: object) -> bool:
@@ -220,19 +207,10 @@ class SQLiteIndex(Lookups):
         plan = resolve_plan(size_in_bits, max_distance, expected_size, plan, "sqlite")
         size, distance = plan.size_in_bits, plan.max_distance
         name = kind_name(kind)
-        timeout = _check_timeout(timeout)
+        timeout = check_timeout(timeout)
+        claim(path, "index with SQLiteIndex.open")
         try:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-        except FileExistsError:
-            raise FileExistsError(
-                errno.EEXIST, "exists; use SQLiteIndex.open to open it", path
-            ) from None
-        except OSError as error:
-            raise IndexFileError(
-                path, f"cannot create it: {error.strerror}", error.errno or errno.EIO
-            ) from None
-        try:
-            db = _connect(path, "rw", timeout)
+            db = connect(path, "rw", timeout)
             try:
                 db.execute("PRAGMA journal_mode = WAL")
                 columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(len(plan.tables)))
@@ -264,9 +242,9 @@ class SQLiteIndex(Lookups):
                 db.close()
                 raise
         except BaseException as error:
-            _remove_claimed(path)
+            release(path)
             if isinstance(error, sqlite3.Error):
-                raise _file_error(path, error, timeout) from None
+                raise file_error(path, error, timeout) from None
             raise
 
     @classmethod
@@ -296,42 +274,24 @@ class SQLiteIndex(Lookups):
             or cannot be opened (a folder, no permission...).
         """
         path = os.fspath(path)
-        timeout = _check_timeout(timeout)
-        if not os.path.exists(path):
-            raise FileNotFoundError(errno.ENOENT, "does not exist; use SQLiteIndex.create", path)
-        if os.path.isdir(path):
-            raise IndexFileError(path, "is a folder, not an index file", errno.EISDIR)
+        timeout = check_timeout(timeout)
         wanted = {
             "size_in_bits": size_in_bits,
             "max_distance": max_distance,
             "kind": kind_name(kind),
         }
-        _vet(path, timeout)
-        db = _open_readonly(path, timeout)
-        try:
-            index = cls(db, path, True, timeout)
+
+        def make(db: sqlite3.Connection, read_only: bool) -> SQLiteIndex:
+            index = cls(db, path, read_only, timeout)
             for name, want in wanted.items():
                 actual = getattr(index, name)
                 if want is not None and want != actual:
                     raise IndexFileError(path, f"has {name} {actual!r}; asked for {want!r}")
-            if readonly:
-                return index
-        except sqlite3.Error as error:
-            db.close()
-            raise _file_error(path, error, timeout) from None
-        except BaseException:
-            db.close()
-            raise
-        db.close()
-        try:
-            db = _connect(path, "rw", timeout)
-        except sqlite3.Error as error:
-            raise _file_error(path, error, timeout) from None
-        try:
-            return cls(db, path, False, timeout)
-        except BaseException:
-            db.close()
-            raise
+            return index
+
+        return open_store(
+            path, readonly, timeout, lambda db: _read_meta(db, path), make, "samecode index"
+        )
 
     def close(self) -> None:
         """Close the file; the index cannot be used afterwards."""
@@ -355,7 +315,7 @@ class SQLiteIndex(Lookups):
         try:
             return self._db.execute(sql, tuple(parameters))
         except sqlite3.Error as error:
-            raise _file_error(self._path, error, self._timeout) from None
+            raise file_error(self._path, error, self._timeout) from None
 
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM fingerprints").fetchone()[0])
@@ -469,7 +429,7 @@ class SQLiteIndex(Lookups):
                 except sqlite3.IntegrityError:
                     raise KeyError(self._duplicate(rows)) from None
                 except sqlite3.Error as error:
-                    raise _file_error(self._path, error, self._timeout) from None
+                    raise file_error(self._path, error, self._timeout) from None
             if empty:
                 for column in self._columns:
                     self._run(f"CREATE INDEX fingerprints_{column} ON fingerprints ({column})")
@@ -587,92 +547,8 @@ class SQLiteIndex(Lookups):
 # -- opening files ----------------------------------------------------------------------
 
 
-def _check_timeout(timeout: object) -> float:
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"timeout must be a number of seconds; got {describe(timeout)}")
-    if not 0 <= timeout < 10**9:
-        raise ValueError(f"timeout must be from 0 to 1e9 seconds; got {timeout!r}")
-    return float(timeout)
-
-
-def _uri_path(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(os.path.abspath(path))
-
-
-def _connect(path: str, mode: str, timeout: float, immutable: bool = False) -> sqlite3.Connection:
-    uri = f"file:{_uri_path(path)}?mode={mode}" + ("&immutable=1" if immutable else "")
-    db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
-    try:
-        db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        if mode != "ro":
-            db.execute("PRAGMA synchronous = NORMAL")
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _vet(path: str, timeout: float) -> None:
-    """Refuse a file that is not a samecode index without writing anything, not even
-    SQLite's side files: its metadata is read through an immutable connection (which
-    ignores a write-ahead log, so only a refusal is taken from it; a damaged read is
-    left to the real connection to judge)."""
-    try:
-        db = _connect(path, "ro", timeout, immutable=True)
-    except sqlite3.Error:
-        return
-    try:
-        _read_meta(db, path)
-    except IndexCorruptError:
-        pass
-    except IndexFileError as error:
-        if "malformed" not in str(error):
-            raise
-    finally:
-        db.close()
-
-
-def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
-    """A read-only connection that writes nothing; in a read-only folder, a WAL file with
-    no shared-memory file is read as immutable (nothing can be writing it then)."""
-    first: sqlite3.Error | None = None
-    for immutable in (False, True):
-        if immutable:
-            folder = os.path.dirname(os.path.abspath(path))
-            if os.access(folder, os.W_OK) or os.path.exists(path + "-wal"):
-                break
-        db: sqlite3.Connection | None = None
-        try:
-            db = _connect(path, "ro", timeout, immutable=immutable)
-            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return db
-        except sqlite3.Error as error:
-            first = first or error
-            if db is not None:
-                db.close()
-    raise _file_error(path, first or sqlite3.OperationalError("unable to open"), timeout)
-
-
 def _read_meta(db: sqlite3.Connection, path: str) -> dict[str, str]:
-    try:
-        rows = db.execute("SELECT name, value FROM samecode_meta").fetchall()
-    except sqlite3.DatabaseError as error:
-        raise _file_error(path, error, 0.0, "is not a samecode index") from None
-    meta = {str(name): str(value) for name, value in rows}
-    if meta.get("format") != FORMAT:
-        raise IndexFileError(path, f"is not a samecode index (format {meta.get('format')!r})")
-    if meta.get("version") not in _READABLE_VERSIONS:
-        raise IndexFileError(
-            path,
-            f"has samecode index format version {meta.get('version')}; this samecode reads "
-            f"versions {', '.join(_READABLE_VERSIONS)}",
-        )
-    missing = [name for name in ("plan", "kind") if name not in meta]
-    if missing:
-        raise IndexCorruptError(path, f"its metadata lacks {', '.join(missing)}")
-    return meta
+    return read_meta(db, path, FORMAT, _READABLE_VERSIONS, ("plan", "kind"), "samecode index")
 
 
 def _stored_plan(meta: dict[str, str], path: str) -> Plan:
@@ -683,36 +559,7 @@ def _stored_plan(meta: dict[str, str], path: str) -> Plan:
     for name in ("size_in_bits", "max_distance"):
         if meta.get(name) != str(getattr(plan, name)):
             raise IndexCorruptError(
-                path, f"its metadata says {name} {meta.get(name)!r}, its plan {getattr(plan, name)}"
+                path,
+                f"its metadata says {name} {meta.get(name)!r}, its plan {getattr(plan, name)}",
             )
     return plan
-
-
-def _file_error(
-    path: str, error: sqlite3.Error, timeout: float, prefix: str = "cannot be used"
-) -> IndexFileError:
-    """SQLite's error as an :class:`IndexFileError` that says what it means."""
-    message = str(error)
-    if "locked" in message or "busy" in message:
-        return IndexLockedError(
-            path,
-            f"is locked by another writer (waited {timeout:g} s); pass a longer timeout "
-            "to wait longer",
-            errno.EBUSY,
-        )
-    if "not a database" in message:
-        return IndexFileError(path, f"is not a samecode index: {message}")
-    if "malformed" in message or "corrupt" in message:
-        return IndexCorruptError(path, f"is damaged: {message}", errno.EIO)
-    if "unable to open" in message:
-        return IndexFileError(path, f"cannot be opened: {message}", errno.EACCES)
-    if "readonly" in message:
-        return IndexFileError(path, f"cannot be written: {message}", errno.EROFS)
-    return IndexFileError(path, f"{prefix}: {message}", errno.EIO)
-
-
-def _remove_claimed(path: str) -> None:
-    """Remove a file :meth:`SQLiteIndex.create` claimed and could not finish."""
-    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
-        with contextlib.suppress(OSError):
-            os.remove(name)

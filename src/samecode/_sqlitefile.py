@@ -1,0 +1,253 @@
+"""Private: SQLite files that samecode keeps (Hamming indexes, corpora), opened safely.
+
+Both stores share the same rules, held here: a file is vetted through an immutable
+read-only connection before anything may write to it (so a refused file is left byte for
+byte, and gets no side files); read-only opening writes nothing, in a read-only folder too;
+a new file is claimed exclusively; and every SQLite error becomes an
+:class:`IndexFileError` that names the path and says what it means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from samecode.fingerprint import describe
+
+__all__ = [
+    "IndexCorruptError",
+    "IndexFileError",
+    "IndexLockedError",
+    "check_timeout",
+    "claim",
+    "connect",
+    "file_error",
+    "open_store",
+    "read_meta",
+    "release",
+]
+
+_T = TypeVar("_T")
+
+
+class IndexFileError(OSError, ValueError):
+    """A file cannot be used as a samecode index; the message names the path and why.
+
+    It is an :class:`OSError` (``filename`` is the path) and a :class:`ValueError` (a file
+    that is not what it should be is a bad value), so either ``except`` clause catches it.
+    """
+
+    def __init__(self, path: str, cause: str, code: int = errno.EINVAL) -> None:
+        super().__init__(code, cause, path)
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.filename, self.strerror, self.errno)
+
+
+class IndexLockedError(IndexFileError):
+    """Another connection holds the write lock of a file for longer than the timeout."""
+
+
+class IndexCorruptError(IndexFileError):
+    """A row, or the file's structure, fails its check: the file is damaged."""
+
+
+def check_timeout(timeout: object) -> float:
+    """A lock timeout in seconds, checked."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds; got {describe(timeout)}")
+    if not 0 <= timeout < 10**9:
+        raise ValueError(f"timeout must be from 0 to 1e9 seconds; got {timeout!r}")
+    return float(timeout)
+
+
+def connect(path: str, mode: str, timeout: float, immutable: bool = False) -> sqlite3.Connection:
+    """A connection to ``path`` in ``mode`` (``ro``, ``rw`` or ``rwc``), autocommit."""
+    uri = f"file:{quote(os.path.abspath(path))}?mode={mode}" + ("&immutable=1" if immutable else "")
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        if mode != "ro":
+            db.execute("PRAGMA synchronous = NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def read_meta(
+    db: sqlite3.Connection,
+    path: str,
+    kind: str,
+    versions: Sequence[str],
+    required: Sequence[str],
+    what: str,
+) -> dict[str, str]:
+    """The ``samecode_meta`` table of a file, checked to be of format ``kind`` (a
+    ``what``, in messages) and a readable version, with every ``required`` entry.
+
+    :raises IndexFileError: if it is not such a file (or not a database at all).
+    :raises IndexCorruptError: if an entry is missing.
+    """
+    try:
+        rows = db.execute("SELECT name, value FROM samecode_meta").fetchall()
+    except sqlite3.DatabaseError as error:
+        raise file_error(path, error, 0.0, f"is not a {what}") from None
+    meta = {str(name): str(value) for name, value in rows}
+    if meta.get("format") != kind:
+        raise IndexFileError(path, f"is not a {what} (format {meta.get('format')!r})")
+    if meta.get("version") not in versions:
+        raise IndexFileError(
+            path,
+            f"has {what} format version {meta.get('version')}; this samecode reads "
+            f"version{'s' if len(versions) > 1 else ''} {', '.join(versions)}",
+        )
+    missing = [name for name in required if name not in meta]
+    if missing:
+        raise IndexCorruptError(path, f"its metadata lacks {', '.join(missing)}")
+    return meta
+
+
+def open_store(
+    path: str,
+    readonly: bool,
+    timeout: float,
+    vet: Callable[[sqlite3.Connection], object],
+    make: Callable[[sqlite3.Connection, bool], _T],
+    what: str,
+) -> _T:
+    """Open an existing store file safely; return ``make(connection, readonly)``.
+
+    ``vet(connection)`` raises for a file that is not of this kind; it first sees the
+    file through an immutable connection (nothing written, not even side files), then
+    ``make`` builds the store on a read-only connection (and checks what it was asked
+    for); only then, unless ``readonly``, is the file opened for writing.
+
+    :raises FileNotFoundError: if ``path`` does not exist.
+    :raises IndexFileError: if it is a folder, not of this kind, damaged or unopenable.
+    """
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, f"does not exist; create the {what} first", path)
+    if os.path.isdir(path):
+        raise IndexFileError(path, f"is a folder, not a {what} file", errno.EISDIR)
+    _vet(path, timeout, vet)
+    db = _open_readonly(path, timeout)
+    try:
+        store = make(db, True)
+        if readonly:
+            return store
+    except sqlite3.Error as error:
+        db.close()
+        raise file_error(path, error, timeout) from None
+    except BaseException:
+        db.close()
+        raise
+    db.close()
+    try:
+        db = connect(path, "rw", timeout)
+    except sqlite3.Error as error:
+        raise file_error(path, error, timeout) from None
+    try:
+        return make(db, False)
+    except sqlite3.Error as error:
+        db.close()
+        raise file_error(path, error, timeout) from None
+    except BaseException:
+        db.close()
+        raise
+
+
+def _vet(path: str, timeout: float, vet: Callable[[sqlite3.Connection], object]) -> None:
+    """Refuse a file that is not of this kind without writing anything, not even
+    SQLite's side files: an immutable connection ignores a write-ahead log, so only a
+    refusal is taken from it, and a damaged read is left to the real connection."""
+    try:
+        db = connect(path, "ro", timeout, immutable=True)
+    except sqlite3.Error:
+        return
+    try:
+        vet(db)
+    except IndexCorruptError:
+        pass
+    except IndexFileError as error:
+        if "malformed" not in str(error):
+            raise
+    finally:
+        db.close()
+
+
+def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
+    """A read-only connection that writes nothing; in a read-only folder, a WAL file with
+    no shared-memory file is read as immutable (nothing can be writing it then)."""
+    first: sqlite3.Error | None = None
+    for immutable in (False, True):
+        if immutable:
+            folder = os.path.dirname(os.path.abspath(path))
+            if os.access(folder, os.W_OK) or os.path.exists(path + "-wal"):
+                break
+        db: sqlite3.Connection | None = None
+        try:
+            db = connect(path, "ro", timeout, immutable=immutable)
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.Error as error:
+            first = first or error
+            if db is not None:
+                db.close()
+    raise file_error(path, first or sqlite3.OperationalError("unable to open"), timeout)
+
+
+def file_error(
+    path: str, error: sqlite3.Error, timeout: float, prefix: str = "cannot be used"
+) -> IndexFileError:
+    """SQLite's error as an :class:`IndexFileError` that says what it means."""
+    message = str(error)
+    if "locked" in message or "busy" in message:
+        return IndexLockedError(
+            path,
+            f"is locked by another writer (waited {timeout:g} s); pass a longer timeout "
+            "to wait longer",
+            errno.EBUSY,
+        )
+    if "not a database" in message:
+        return IndexFileError(path, f"{prefix}: {message}")
+    if "malformed" in message or "corrupt" in message:
+        return IndexCorruptError(path, f"is damaged: {message}", errno.EIO)
+    if "unable to open" in message:
+        return IndexFileError(path, f"cannot be opened: {message}", errno.EACCES)
+    if "readonly" in message:
+        return IndexFileError(path, f"cannot be written: {message}", errno.EROFS)
+    if "disk" in message and "full" in message:
+        return IndexFileError(path, f"cannot be written: {message}", errno.ENOSPC)
+    return IndexFileError(path, f"{prefix}: {message}", errno.EIO)
+
+
+def claim(path: str, what: str) -> None:
+    """Create ``path`` empty and exclusively: of two processes, one wins.
+
+    :raises FileExistsError: if it exists.
+    :raises IndexFileError: if it cannot be made.
+    """
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, f"exists; open the {what} instead", path) from None
+    except OSError as error:
+        raise IndexFileError(
+            path, f"cannot create it: {error.strerror}", error.errno or errno.EIO
+        ) from None
+
+
+def release(path: str) -> None:
+    """Remove a file :func:`claim` made and could not finish, with its side files."""
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        with contextlib.suppress(OSError):
+            os.remove(name)
