@@ -1,0 +1,581 @@
+"""A corpus of known files in one SQLite file, to match new files against, exactly.
+
+:class:`Corpus` keeps, for each file added: its path, size, modification time and SHA-256
+(so re-adding an unchanged file is a no-op and a changed one replaces its entry), its
+shingle set (to verify a match exactly), and its *prefix*: the first ``|y| - ceil(t *
+|y|) + 1`` of its shingle hashes in ascending order, for ``t`` the corpus's
+``min_threshold``, in a table indexed by hash. A query file probes that table with its own
+prefix; by the prefix-filtering principle (see :mod:`samecode.join`) every corpus file of
+Jaccard ``>= t`` with it shares a prefix shingle, so none is missed. Candidates are then
+verified against the stored shingles and reported with their exact similarity.
+
+Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 bytes
+(with its two indexes) for each of the ``(1 - min_threshold)`` share of its shingles in
+the prefix: about 14 bytes per shingle at the default 0.8, some 2 to 4 times the size of
+a source file.
+
+The file records a format version, the shingling rules (:class:`~samecode.shingling.
+Shingling`), the shingle-hash scheme and ``min_threshold``, and refuses queries made by
+other rules. It follows the safety rules of :mod:`samecode.sqlite`: vetted read-only
+before anything is written, WAL mode, a transaction per batch (an interrupted
+:meth:`Corpus.add` keeps every batch committed, and nothing stored is lost), a checksum per
+row, :class:`~samecode.sqlite.IndexFileError` for a file that cannot be used.
+
+>>> import os, tempfile
+>>> from samecode.scan import read_documents
+>>> from samecode.shingling import Shingling
+>>> folder = tempfile.mkdtemp()
+>>> known = os.path.join(folder, "known.py")
+>>> with open(known, "w") as f:
+...     _ = f.write("\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(40)))
+>>> copy = os.path.join(folder, "copy.py")
+>>> with open(copy, "w") as f:
+...     _ = f.write("\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(39)))
+>>> with Corpus.create(os.path.join(folder, "corpus.db")) as corpus:
+...     corpus.add(read_documents([known], Shingling(), None, 1))
+...     hits = corpus.match(read_documents([copy], Shingling(), None, 1))
+1
+>>> [(os.path.basename(p.a), os.path.basename(p.b)) for p in hits]
+[('copy.py', 'known.py')]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sqlite3
+import zlib
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from samecode._sqlitefile import (
+    IndexCorruptError,
+    IndexFileError,
+    check_timeout,
+    claim,
+    connect,
+    file_error,
+    open_store,
+    read_meta,
+    release,
+)
+from samecode.fingerprint import describe
+from samecode.join import MEASURES, reaches
+from samecode.scan import Document, Pair
+from samecode.shingling import Shingling, exact_threshold
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "HASH_SCHEME", "Corpus", "StoredFile"]
+
+#: What a corpus file says it is, and the version of its layout.
+FORMAT = "samecode-corpus"
+FORMAT_VERSION = 1
+#: How shingles are hashed (:mod:`samecode.shingling`): token ids are 8-byte BLAKE2b
+#: digests, a shingle is the 64-bit tuple hash of its ids.
+HASH_SCHEME = "blake2b64-tuplehash64/1"
+
+_SIGN = 1 << 63
+_WRAP = 1 << 64
+_BATCH = 100
+_LOOKUP = 500  # prefix shingles looked up per query
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """What a corpus holds of a file (its shingles apart)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    tokens: int
+    shingles: int
+
+
+def _signed(value: int) -> int:
+    return value - _WRAP if value >= _SIGN else value
+
+
+def _unsigned(value: int) -> int:
+    return value + _WRAP if value < 0 else value
+
+
+def _blob(shingles: array[int]) -> bytes:
+    values = array("Q", shingles)
+    if values.itemsize != 8:  # pragma: no cover - every platform samecode runs on
+        raise OSError("this platform has no 8-byte unsigned array type")
+    if not _little():
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values.tobytes()
+
+
+def _shingles_of(blob: bytes) -> array[int]:
+    values = array("Q")
+    values.frombytes(blob)
+    if not _little():
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values
+
+
+def _little() -> bool:
+    import sys
+
+    return sys.byteorder == "little"
+
+
+def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: bytes) -> int:
+    head = json.dumps([path, size, mtime_ns, sha256, tokens], ensure_ascii=True).encode()
+    return zlib.crc32(blob, zlib.crc32(head))
+
+
+class Corpus:
+    """Known files, in a SQLite file, to match new files against.
+
+    Use :meth:`create` for a new file and :meth:`open` for an existing one.
+
+    Runtime complexity: :meth:`add` is ``O(n)`` per file of ``n`` shingles;
+    :meth:`match` probes ``(1 - t)`` of a query's shingles, then reads and verifies each
+    candidate (``O(|y|)``).
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
+        self._db = db
+        self._path = path
+        self._readonly = readonly
+        self._timeout = timeout
+        meta = read_meta(
+            db,
+            path,
+            FORMAT,
+            (str(FORMAT_VERSION),),
+            ("shingling", "hash_scheme", "min_threshold"),
+            "samecode corpus",
+        )
+        if meta["hash_scheme"] != HASH_SCHEME:
+            raise IndexFileError(
+                path,
+                f"hashes shingles by {meta['hash_scheme']!r}; this samecode by {HASH_SCHEME!r}",
+            )
+        try:
+            self._shingling = Shingling(**json.loads(meta["shingling"]))
+            self._min_threshold = exact_threshold(meta["min_threshold"])
+        except (TypeError, ValueError) as error:
+            raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        shingling: Shingling | None = None,
+        *,
+        min_threshold: Fraction | float | str = Fraction(4, 5),
+        timeout: float = 30.0,
+    ) -> Corpus:
+        """Create a new corpus file and open it for writing.
+
+        :param path: where; the file must not exist.
+        :param shingling: the rules its files are shingled by (the default rules).
+        :param min_threshold: the lowest threshold it can answer; prefixes are stored for
+            it, so a lower one stores more (``1 - min_threshold`` of every file's
+            shingles).
+        :param timeout: how many seconds a change waits for another writer's lock.
+        :raises FileExistsError: if ``path`` exists.
+        :raises IndexFileError: if the file cannot be made.
+        """
+        path = os.fspath(path)
+        shingling = shingling or Shingling()
+        if not isinstance(shingling, Shingling):
+            raise TypeError(f"shingling must be a Shingling; got {describe(shingling)}")
+        lowest = exact_threshold(min_threshold)
+        timeout = check_timeout(timeout)
+        claim(path, "corpus with Corpus.open")
+        try:
+            db = connect(path, "rw", timeout)
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                with db:
+                    db.execute("BEGIN EXCLUSIVE")
+                    db.execute(
+                        "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+                    )
+                    db.execute(
+                        "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+                        "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
+                        "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
+                        "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
+                    )
+                    db.execute(
+                        "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
+                        "position INTEGER NOT NULL)"
+                    )
+                    db.execute("CREATE INDEX prefixes_shingle ON prefixes (shingle)")
+                    db.execute("CREATE INDEX prefixes_file ON prefixes (file)")
+                    db.executemany(
+                        "INSERT INTO samecode_meta VALUES (?, ?)",
+                        [
+                            ("format", FORMAT),
+                            ("version", str(FORMAT_VERSION)),
+                            ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
+                            ("hash_scheme", HASH_SCHEME),
+                            ("min_threshold", str(lowest)),
+                        ],
+                    )
+                return cls(db, path, False, timeout)
+            except BaseException:
+                db.close()
+                raise
+        except BaseException as error:
+            release(path)
+            if isinstance(error, sqlite3.Error):
+                raise file_error(path, error, timeout) from None
+            raise
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], *, readonly: bool = False, timeout: float = 30.0
+    ) -> Corpus:
+        """Open an existing corpus file (checked read-only first; see :mod:`samecode.sqlite`).
+
+        :raises FileNotFoundError: if ``path`` does not exist.
+        :raises IndexFileError: if it is not a samecode corpus of this version, is damaged,
+            or cannot be opened.
+        """
+        path = os.fspath(path)
+        timeout = check_timeout(timeout)
+        return open_store(
+            path,
+            readonly,
+            timeout,
+            lambda db: cls(db, path, True, timeout),
+            lambda db, read_only: cls(db, path, read_only, timeout),
+            "samecode corpus",
+        )
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- properties -------------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The corpus file's path."""
+        return self._path
+
+    @property
+    def shingling(self) -> Shingling:
+        """The rules this corpus's files were shingled by."""
+        return self._shingling
+
+    @property
+    def min_threshold(self) -> Fraction:
+        """The lowest threshold this corpus answers."""
+        return self._min_threshold
+
+    def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self._db.execute(sql, tuple(parameters))
+        except sqlite3.Error as error:
+            raise file_error(self._path, error, self._timeout) from None
+
+    def __len__(self) -> int:
+        return int(self._run("SELECT count(*) FROM files").fetchone()[0])
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        return self._run("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+
+    def files(self) -> Iterator[StoredFile]:
+        """Iterate over the files held, by path."""
+        rows = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files ORDER BY path"
+        )
+        return (StoredFile(*row) for row in rows)
+
+    def stored(self, path: str) -> StoredFile | None:
+        """What the corpus holds of ``path``, or ``None``."""
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return None if row is None else StoredFile(*row)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and parameters: files, shingles, prefix rows, bytes of the file, rules.
+
+        >>> import os, tempfile
+        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
+        ...     corpus.stats()["files"]
+        0
+        """
+        files, shingles = self._run(
+            "SELECT count(*), coalesce(sum(count), 0) FROM files"
+        ).fetchone()
+        (prefixes,) = self._run("SELECT count(*) FROM prefixes").fetchone()
+        return {
+            "path": self._path,
+            "format_version": FORMAT_VERSION,
+            "files": files,
+            "shingles": shingles,
+            "prefix_rows": prefixes,
+            "bytes": os.path.getsize(self._path),
+            "shingling": self._shingling.to_dict(),
+            "hash_scheme": HASH_SCHEME,
+            "min_threshold": str(self._min_threshold),
+        }
+
+    # -- changes ----------------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self._readonly:
+            raise PermissionError(errno.EACCES, "is open read-only", self._path)
+
+    def _prefix_length(self, count: int) -> int:
+        t = self._min_threshold
+        return count - -(-t.numerator * count // t.denominator) + 1
+
+    def add(self, documents: Iterable[Document], mtimes: dict[str, int] | None = None) -> int:
+        """Store documents (made by these rules), replacing any of the same path; return
+        how many were stored. Each batch of 100 is one transaction.
+
+        :param documents: :class:`~samecode.scan.Document` records (other items are
+            ignored, so :func:`~samecode.scan.read_documents`' output can be passed).
+        :param mtimes: each path's modification time in ns (read from the file if absent).
+        :raises PermissionError: if the corpus was opened read-only.
+        :raises IndexLockedError: if another writer holds the lock past the timeout.
+        """
+        self._check_writable()
+        count = 0
+        batch: list[Document] = []
+        for document in documents:
+            if isinstance(document, Document):
+                batch.append(document)
+            if len(batch) >= _BATCH:
+                count += self._store(batch, mtimes)
+                batch = []
+        if batch:
+            count += self._store(batch, mtimes)
+        return count
+
+    def _store(self, batch: Sequence[Document], mtimes: dict[str, int] | None) -> int:
+        rows = []
+        for document in batch:
+            if mtimes is not None and document.path in mtimes:
+                mtime = mtimes[document.path]
+            else:
+                try:
+                    mtime = os.stat(document.path).st_mtime_ns
+                except OSError:
+                    mtime = 0
+            blob = _blob(document.shingles)
+            rows.append((document, mtime, blob))
+        self._run("BEGIN IMMEDIATE")
+        try:
+            for document, mtime, blob in rows:
+                self._delete(document.path)
+                cursor = self._run(
+                    "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        document.path,
+                        document.size,
+                        mtime,
+                        document.sha256,
+                        document.tokens,
+                        len(document.shingles),
+                        blob,
+                        _crc(
+                            document.path,
+                            document.size,
+                            mtime,
+                            document.sha256,
+                            document.tokens,
+                            blob,
+                        ),
+                    ),
+                )
+                file_id = cursor.lastrowid
+                prefix = document.shingles[: self._prefix_length(len(document.shingles))]
+                self._db.executemany(
+                    "INSERT INTO prefixes VALUES (?, ?, ?)",
+                    [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
+                )
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+        self._run("COMMIT")
+        return len(rows)
+
+    def touch(self, path: str, mtime_ns: int) -> None:
+        """Record a new modification time for a file whose bytes did not change."""
+        self._check_writable()
+        row = self._run(
+            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(path)
+        size, sha256, tokens, blob = row
+        self._run("BEGIN IMMEDIATE")
+        try:
+            self._run(
+                "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
+                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), path),
+            )
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+        self._run("COMMIT")
+
+    def _delete(self, path: str) -> bool:
+        row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return False
+        self._run("DELETE FROM prefixes WHERE file = ?", row)
+        self._run("DELETE FROM files WHERE id = ?", row)
+        return True
+
+    def remove(self, paths: Iterable[str]) -> int:
+        """Remove files by path (one transaction); return how many were held.
+
+        :raises PermissionError: if the corpus was opened read-only.
+        """
+        self._check_writable()
+        wanted = list(paths)
+        self._run("BEGIN IMMEDIATE")
+        try:
+            removed = sum(self._delete(path) for path in wanted)
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+        self._run("COMMIT")
+        return removed
+
+    # -- queries ----------------------------------------------------------------------
+
+    def _load(self, file_id: int) -> tuple[str, array[int]]:
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+            "WHERE id = ?",
+            (file_id,),
+        ).fetchone()
+        if row is None:  # pragma: no cover - prefixes and files change together
+            raise IndexCorruptError(self._path, f"a prefix names file {file_id}, which is gone")
+        path, size, mtime, sha256, tokens, count, blob, crc = row
+        if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
+        shingles = _shingles_of(blob)
+        if len(shingles) != count:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
+        return path, shingles
+
+    def match(
+        self,
+        documents: Iterable[Document],
+        threshold: Fraction | float | str | None = None,
+        measure: str = "jaccard",
+    ) -> list[Pair]:
+        """Return, for every query document, the corpus files at or above ``threshold``.
+
+        Each :class:`~samecode.scan.Pair` has the query's path as ``a`` and the corpus
+        file's as ``b``, and the exact counts; a file does not match its own entry (the
+        same path). With ``measure="containment"`` a corpus file is reported when that
+        much of *it* is in the query (a known file copied into a new one).
+
+        :param threshold: at least :attr:`min_threshold` (the default).
+        :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
+            measure.
+        :raises IndexCorruptError: if a candidate's entry fails its checksum.
+        """
+        t = self._min_threshold if threshold is None else exact_threshold(threshold)
+        if t < self._min_threshold:
+            raise ValueError(
+                f"this corpus answers thresholds of at least {float(self._min_threshold):g} "
+                f"(its min_threshold); got {float(t):g}"
+            )
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {', '.join(MEASURES)}; got {measure!r}")
+        out: list[Pair] = []
+        cache: dict[int, tuple[str, array[int]]] = {}
+        for document in documents:
+            if not isinstance(document, Document):
+                continue
+            x = document.shingles
+            n = len(x)
+            # Jaccard: the query's prefix; containment of a stored file: all of the query.
+            jaccard_prefix = n - -(-t.numerator * n // t.denominator) + 1
+            probe = x[:jaccard_prefix] if measure == "jaccard" else x
+            candidates = self._probe(probe)
+            held = set(x)
+            for file_id in sorted(candidates):
+                if file_id not in cache:
+                    if len(cache) > 4096:
+                        cache.clear()
+                    cache[file_id] = self._load(file_id)
+                path, shingles = cache[file_id]
+                if path == document.path:
+                    continue
+                ny = len(shingles)
+                if measure == "jaccard" and not (t * n <= ny and t * ny <= n):
+                    continue
+                shared = len(held.intersection(shingles))
+                if measure == "jaccard":
+                    ok = reaches(shared, n, ny, t, "jaccard")
+                else:
+                    ok = shared * t.denominator >= t.numerator * ny
+                if ok:
+                    out.append(Pair(document.path, path, shared, n, ny))
+        out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def _probe(self, shingles: Sequence[int]) -> set[int]:
+        found: set[int] = set()
+        values = [_signed(h) for h in shingles]
+        for start in range(0, len(values), _LOOKUP):
+            chunk = values[start : start + _LOOKUP]
+            marks = ", ".join("?" * len(chunk))
+            found.update(
+                row[0]
+                for row in self._run(
+                    f"SELECT DISTINCT file FROM prefixes WHERE shingle IN ({marks})", chunk
+                )
+            )
+        return found
+
+    def check(self) -> list[str]:
+        """Check the whole file; return the problems found (empty when sound)."""
+        problems = [
+            f"integrity_check: {message}"
+            for (message,) in self._run("PRAGMA integrity_check")
+            if message != "ok"
+        ]
+        for (file_id,) in self._run("SELECT id FROM files ORDER BY id").fetchall():
+            try:
+                path, shingles = self._load(file_id)
+            except IndexCorruptError as error:
+                problems.append(str(error.strerror))
+                continue
+            stored = [
+                _unsigned(h)
+                for (h,) in self._run(
+                    "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
+                )
+            ]
+            if stored != shingles[: self._prefix_length(len(shingles))].tolist():
+                problems.append(f"the prefix of {path!r} is damaged")
+        return problems
