@@ -1,86 +1,340 @@
-"""Tests of the samecode command line."""
+"""The samecode command line: formats, exit statuses, configuration, the corpus commands,
+and hostile conditions (closed pipes, full disks, odd names, absurd values)."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from samecode import BitAverageHaloHash
-from samecode.cli import features, fingerprint_file, main
+from samecode import cli
+from samecode.cli import main
 
+SRC = str(Path(__file__).resolve().parent.parent / "src")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+CODE = "\n".join(f"def handler_{i}(request):\n    return respond(request, {i})" for i in range(40))
 
 
-def test_features_words_and_ngrams() -> None:
-    assert list(features(b" one\ttwo\n three ")) == [b"one", b"two", b"three"]
-    assert list(features(b"one two three", ngram=3)) == [b"one two three"]
-    assert list(features(b"one two", ngram=3)) == []
-    with pytest.raises(ValueError, match="ngram must be >= 1; got 0"):
-        features(b"x", ngram=0)
-
-
-def test_fingerprint_file_matches_library(tmp_path: Path) -> None:
-    path = tmp_path / "t.txt"
-    path.write_bytes(b"alpha beta\ngamma")
-    assert fingerprint_file(path, 64) == BitAverageHaloHash(
-        [b"alpha", b"beta", b"gamma"], size_in_bits=64
+def run(*args: str, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess[str]:
+    """The command as a process (``python -m samecode``)."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.run(
+        [sys.executable, "-m", "samecode", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        **kwargs,
     )
 
 
-def test_compare_prints_both_hashes_and_distance(capsys: pytest.CaptureFixture[str]) -> None:
-    a, b = EXAMPLES / "original.txt", EXAMPLES / "edited.txt"
-    assert main(["compare", str(a), str(b)]) == 0
-    out = capsys.readouterr().out.splitlines()
-    ha, hb = fingerprint_file(a), fingerprint_file(b)
-    assert out[0].startswith(ha.hexdigest().decode())
-    assert out[1].startswith(hb.hexdigest().decode())
-    assert out[2] == f"distance: {ha.distance(hb)} of 128 bits; similarity {ha.similarity(hb):.3f}"
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "main.py").write_text(CODE)
+    (root / "pkg" / "copy.py").write_text(CODE.replace("handler_7", "renamed_7"))
+    (root / "pkg" / "other.py").write_text("\n".join(f"x{i} = y{i} ** {i}" for i in range(60)))
+    (root / "pkg" / "blob.bin").write_bytes(b"\x00" * 100)
+    return root
 
 
-def test_edited_text_is_closer_than_unrelated_text() -> None:
-    original = fingerprint_file(EXAMPLES / "original.txt")
-    assert original.distance(fingerprint_file(EXAMPLES / "edited.txt")) < original.distance(
-        fingerprint_file(EXAMPLES / "unrelated.txt")
+def scan_output(capsys, *args: str) -> tuple[int, str]:
+    status = main(["scan", *args, "--quiet", "--jobs", "1"])
+    return status, capsys.readouterr().out
+
+
+def test_every_format(tree, capsys):
+    status, out = scan_output(capsys, str(tree), "--format", "json")
+    assert status == 0
+    report = json.loads(out)
+    assert report["schema"] == 1
+    assert report["summary"]["compared"] == 3
+    assert report["summary"]["skipped_by_reason"] == {"binary": 1}
+    (pair,) = report["pairs"]
+    assert Path(pair["a"]).name == "copy.py"
+    assert Path(pair["b"]).name == "main.py"
+    assert pair["jaccard"] == pair["shared"] / (
+        pair["a_shingles"] + pair["b_shingles"] - pair["shared"]
     )
+    assert report["classes"][0]["members"] == [pair["a"], pair["b"]]
+
+    _, out = scan_output(capsys, str(tree), "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["type"] for r in records] == ["scan", "pair", "class", "skipped"]
+    assert records[1]["jaccard"] == pair["jaccard"]
+
+    _, out = scan_output(capsys, str(tree), "--format", "csv", "--containment")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == [
+        "a",
+        "b",
+        "jaccard",
+        "shared",
+        "a_shingles",
+        "b_shingles",
+        "containment_a",
+        "containment_b",
+        "corpus",
+    ]
+    assert len(rows) == 2
+
+    _, out = scan_output(capsys, str(tree), "--format", "sarif")
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0"
+    (result,) = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "near-duplicate"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("copy.py")
+
+    _, out = scan_output(capsys, str(tree))
+    assert "main.py" in out
+    assert "copy.py" in out
+    assert "other.py" not in out
 
 
-def test_fingerprint_many_files(capsys: pytest.CaptureFixture[str]) -> None:
-    paths = sorted(str(p) for p in EXAMPLES.glob("*.txt"))
-    assert main(["fingerprint", "--size", "256", *paths]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(paths)
-    assert all(len(line.split()[0]) == 64 for line in lines)
+def test_output_is_the_same_for_any_jobs(tree, capsys):
+    for i in range(30):
+        (tree / f"extra{i}.py").write_text(CODE.replace("respond", f"respond{i % 3}"))
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        assert main(["scan", str(tree), "--format", "jsonl", "--quiet", "--jobs", jobs]) == 0
+        outputs.add(capsys.readouterr().out)
+    assert len(outputs) == 1
 
 
-def test_missing_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fingerprint", str(tmp_path / "nope.txt")]) == 2
-    assert "cannot read" in capsys.readouterr().err
+def test_fail_on_match_and_output_file(tree, tmp_path, capsys):
+    assert (
+        main(
+            [
+                "scan",
+                str(tree),
+                "--quiet",
+                "--fail-on-match",
+                "-o",
+                str(tmp_path / "r.json"),
+                "--format",
+                "json",
+            ]
+        )
+        == 1
+    )
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["pairs"] == 1
+    assert main(["scan", str(tree / "pkg" / "other.py"), "--quiet", "--fail-on-match"]) == 0
+    assert capsys.readouterr().out.strip() == "No near-duplicates at this threshold."
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    "args",
     [
-        (["compare", "a"], "the following arguments are required"),
-        (["fingerprint", "--size", "100", "x"], "invalid choice"),
-        (["fingerprint", "--ngram", "0", "x"], "--ngram must be >= 1; got 0"),
-        ([], "the following arguments are required"),
+        ["scan", "/no/such/folder"],
+        ["scan", ".", "--shingle", str(2**70)],
+        ["scan", ".", "--shingle", "2**70"],
+        ["scan", ".", "--jobs", str(10**30)],
+        ["scan", ".", "--threshold", "nan"],
+        ["scan", ".", "--threshold", "inf"],
+        ["scan", ".", "--threshold", "-0.5"],
+        ["scan", ".", "--threshold", "1e999"],
+        ["scan", ".", "--max-size", "1e99"],
+        ["scan", ".", "--min-tokens", "0"],
+        ["scan", ".", "--tokens", "chars", "--normalize"],
+        ["scan", ".", "--method", "magic"],
+        ["scan"],
+        ["frobnicate"],
+        ["match", ".", "--db", "/no/such.db"],
+        ["index", "stats", "--db", "/no/such.db"],
+        ["compare", "/no/a", "/no/b"],
     ],
 )
-def test_usage_errors_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+def test_bad_input_is_one_line_and_status_2(args, tmp_path):
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("samecode")
+    assert "Traceback" not in done.stderr
 
 
-def test_python_dash_m_runs_the_command() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "samecode", "--version"], capture_output=True, text=True, check=False
+def test_output_piped_into_head_ends_quietly(tmp_path):
+    for i in range(120):
+        (tmp_path / f"copy{i:03}.py").write_text(CODE)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    command = (
+        f'"{sys.executable}" -m samecode scan . --format jsonl -q | head -n 2; '
+        'echo "status ${PIPESTATUS[0]}" >&2'
     )
-    assert result.returncode == 0
-    assert result.stdout.startswith("samecode ")
+    done = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
+    )
+    assert len(done.stdout.splitlines()) == 2
+    assert done.stderr.strip() == "status 141"
+
+
+def test_a_full_disk_is_one_line(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    (tmp_path / "a.py").write_text(CODE)
+    (tmp_path / "b.py").write_text(CODE)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "samecode", "scan", ".", "--format", "jsonl", "-q"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "samecode: cannot write the output: No space left on device"
+
+
+def test_names_that_are_not_utf8(tmp_path):
+    folder = os.fsencode(tmp_path)
+    for raw in (b"caf\xe9.py", b"caf\xc3\xa9.py"):
+        with open(os.path.join(folder, raw), "w") as file:
+            file.write(CODE)
+    jsonl = run("scan", ".", "--format", "jsonl", "-q", cwd=tmp_path)
+    assert jsonl.returncode == 0
+    pair = json.loads(jsonl.stdout.splitlines()[1])
+    assert {os.fsencode(pair["a"]), os.fsencode(pair["b"])} == {
+        b"./caf\xe9.py",
+        b"./caf\xc3\xa9.py",
+    }
+    table = run("scan", ".", "-q", cwd=tmp_path)
+    assert table.returncode == 0
+    assert "caf\\xe9.py" in table.stdout
+    raw = subprocess.run(
+        [sys.executable, "-m", "samecode", "scan", ".", "--format", "csv", "-q"],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": SRC},
+        check=False,
+    )
+    assert b"caf\xe9.py" in raw.stdout  # the name's own bytes, as ls writes them
+
+
+def test_defaults_from_pyproject(tree, tmp_path, capsys, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.samecode]\nthreshold = 0.99\nmin-tokens = 1\nexclude = ["other.py"]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["scan", str(tree), "--format", "json", "-q", "-j", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["parameters"]["threshold"] == 0.99
+    assert report["parameters"]["min_tokens"] == 1
+    assert report["summary"]["pairs"] == 0  # the copy is 0.98 similar
+    assert main(["scan", str(tree), "--format", "json", "-q", "-j", "1", "-t", "0.9"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["pairs"] == 1  # the command line wins
+    (tmp_path / "pyproject.toml").write_text("[tool.samecode]\ntreshold = 0.9\n")
+    assert main(["scan", str(tree)]) == 2
+    assert "unknown key 'treshold'" in capsys.readouterr().err
+    (tmp_path / "pyproject.toml").write_text('[tool.samecode]\njobs = "many"\n')
+    assert main(["scan", str(tree)]) == 2
+    assert "jobs in [tool.samecode]" in capsys.readouterr().err
+
+
+def test_without_the_extra_it_says_what_to_install(monkeypatch, capsys, tree):
+    monkeypatch.setattr(cli, "_missing_extra", lambda: True)
+    assert main(["scan", str(tree)]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == "samecode: the command line needs its extra: pip install 'samecode[cli]'"
+    )
+
+
+def test_interrupted_is_130(monkeypatch, capsys, tree):
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("samecode.scan.scan", interrupt)
+    assert main(["scan", str(tree), "-q"]) == 130
+    assert capsys.readouterr().err.strip() == "samecode: interrupted"
+
+
+def test_the_corpus_commands(tree, tmp_path, capsys):
+    db = str(tmp_path / "corpus.db")
+    assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
+    assert "3 added or replaced, 0 unchanged" in capsys.readouterr().err
+    assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
+    assert "0 added or replaced, 3 unchanged" in capsys.readouterr().err
+    os.utime(tree / "pkg" / "main.py", ns=(1, 1))  # touched, same bytes
+    assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
+    assert "0 added or replaced, 3 unchanged" in capsys.readouterr().err
+    (tree / "pkg" / "other.py").write_text(CODE.replace("request", "req"))
+    assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
+    assert "1 added or replaced, 2 unchanged" in capsys.readouterr().err
+    (tree / "pkg" / "copy.py").unlink()
+    assert main(["index", "add", str(tree), "--db", db, "--prune", "-j", "1"]) == 0
+    assert "1 pruned" in capsys.readouterr().err
+
+    assert main(["index", "stats", "--db", db]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["files"] == 2
+    assert stats["shingling"] == {"tokens": "words", "size": 5, "normalize": False}
+    assert main(["index", "check", "--db", db]) == 0
+    assert "is sound" in capsys.readouterr().err
+
+    query = tmp_path / "query"
+    query.mkdir()
+    (query / "mine.py").write_text(CODE.replace("handler_7", "h7"))
+    assert (
+        main(["match", str(query), "--db", db, "--format", "jsonl", "-q", "--fail-on-match"]) == 1
+    )
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    pair = next(r for r in records if r["type"] == "pair")
+    assert pair["corpus"] is True
+    assert Path(pair["b"]).name == "main.py"
+    assert main(["scan", str(query), "--against", db, "--format", "json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["corpus_matches"] == 1
+    assert main(["match", str(query), "--db", db, "--shingle", "3", "-q"]) == 2
+    assert "made with size=5" in capsys.readouterr().err
+    assert main(["match", str(query), "--db", db, "-t", "0.5", "-q"]) == 2
+    assert "at least 0.8" in capsys.readouterr().err
+    assert main(["index", "remove", str(tree / "pkg"), "--db", db]) == 0
+    assert "removed 2 files" in capsys.readouterr().err
+    assert main(["index", "add", str(tree), "--db", db, "--min-threshold", "0.5"]) == 2
+
+
+def test_fingerprint_lines(tree, capsys):
+    assert main(["fingerprint", str(tree), "--kind", "simhash", "--kind", "halo", "-j", "1"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    by_name = {Path(r["path"]).name: r for r in records}
+    assert by_name["blob.bin"] == {"path": by_name["blob.bin"]["path"], "skipped": "binary"}
+    main_py = by_name["main.py"]
+    assert len(main_py["simhash"]) == 16
+    assert len(main_py["halo"]) == 32
+    assert main_py["sha256"] == __import__("hashlib").sha256(CODE.encode()).hexdigest()
+
+
+def test_a_huge_one_line_file_is_refused_by_size(tmp_path, capsys):
+    (tmp_path / "huge.txt").write_bytes(b"x" * (11 << 20))
+    assert main(["fingerprint", str(tmp_path / "huge.txt")]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "path": str(tmp_path / "huge.txt"),
+        "skipped": "too large",
+    }
+
+
+def test_compare(capsys):
+    a, b = EXAMPLES / "original.txt", EXAMPLES / "edited.txt"
+    assert main(["compare", str(a), str(b), "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert 0.5 < facts["jaccard"] < 1
+    assert main(["compare", str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith(f"jaccard {facts['jaccard']:.3f}")
+
+
+def test_version_and_help():
+    assert run("--version").stdout.strip().startswith("samecode ")
+    done = run("scan", "--help")
+    assert done.returncode == 0
+    assert "--threshold" in done.stdout
