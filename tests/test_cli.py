@@ -3,6 +3,7 @@ and hostile conditions (closed pipes, full disks, odd names, absurd values)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -338,3 +339,24 @@ def test_version_and_help():
     done = run("scan", "--help")
     assert done.returncode == 0
     assert "--threshold" in done.stdout
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                found += _commands(command) or [command]
+    return found
+
+
+def test_the_reference_names_every_option():
+    reference = (Path(__file__).resolve().parent.parent / "docs" / "cli.rst").read_text()
+    missing = [
+        (command.prog, option)
+        for command in _commands(cli._parser())
+        for action in command._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help" and f"``{option}" not in reference
+    ]
+    assert missing == []

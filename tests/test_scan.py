@@ -59,7 +59,6 @@ def test_shingles_follow_the_documented_definition(a, b, k):
     assert len(ha) == len(na)
     assert len(hb) == len(nb)
     assert len(set(ha) & set(hb)) == len(na & nb)
-    assert list(ha) == sorted(ha)
 
 
 def test_short_and_empty_texts():
@@ -105,7 +104,7 @@ def test_normalize_makes_renamed_copies_equal():
     rules = Shingling(tokens="code", normalize=True, size=3)
     a = "def area(width, height):\n    return width * height * 0.5"
     b = "def surface(w, h):\n    return w * h * 2.0"
-    assert rules.shingles(a, "x.py") == rules.shingles(b, "x.py")
+    assert set(rules.shingles(a, "x.py")) == set(rules.shingles(b, "x.py"))
     assert Shingling(tokens="code", size=3).shingles(a, "x.py") != Shingling(
         tokens="code", size=3
     ).shingles(b, "x.py")
@@ -117,7 +116,7 @@ def test_chars_are_seed_004s_shingles():
     rules = Shingling(tokens="chars", size=4)
     text = "ab  cd\tef"
     expected = {"ab c", "b cd", " cd ", "cd e", "d ef"}
-    assert rules.shingles(text).tolist() == sorted(token_id(s) for s in expected)
+    assert sorted(rules.shingles(text)) == sorted(token_id(s) for s in expected)
     assert len(rules.shingles("abc")) == 1  # shorter than K: the whole text
 
 
@@ -139,14 +138,14 @@ def test_shingling_refuses_bad_rules(kwargs, error, message):
 
 def test_the_token_memo_never_changes_an_id(monkeypatch):
     monkeypatch.setattr(shingling_module, "_MEMO_LIMIT", 3)
-    monkeypatch.setattr(shingling_module, "_memo", {})
+    monkeypatch.setattr(shingling_module, "_memo", shingling_module._Memo())
     rules = Shingling(size=2)
     for text in ["a b c d", "e f a b", "a a a a a g h i", "c d e f g"]:
         assert len(rules.shingles(text)) == len(naive_shingles(text, 2))
-        assert rules.shingles(text) == array(
-            "Q",
-            sorted({shingle_hash([token_id(a), token_id(b)]) for a, b in naive_shingles(text, 2)}),
+        assert sorted(rules.shingles(text)) == sorted(
+            {shingle_hash([token_id(a), token_id(b)]) for a, b in naive_shingles(text, 2)}
         )
+        assert len(shingling_module._memo) <= 3
 
 
 # -- the exact join against brute force -------------------------------------------------
@@ -185,12 +184,13 @@ def test_prefix_join_matches_brute_force(sets, threshold, measure, crowded):
 @settings(max_examples=100, deadline=None)
 def test_prefix_join_with_tiny_bitmaps_and_levels(sets, threshold):
     sets = [s for s in sets if s]
-    saved = join_module._LEVELS
+    saved = join_module._LEVELS, join_module._KEEP_BUCKETS
     join_module._LEVELS = 2
+    join_module._KEEP_BUCKETS = 0  # and the buckets computed again for the prefixes
     try:
         got = verify(sets, prefix_candidates(sets, threshold), threshold)
     finally:
-        join_module._LEVELS = saved
+        join_module._LEVELS, join_module._KEEP_BUCKETS = saved
     assert got == brute(sets, threshold, "jaccard")
 
 

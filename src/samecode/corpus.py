@@ -380,11 +380,11 @@ class Corpus:
                     mtime = os.stat(document.path).st_mtime_ns
                 except OSError:
                     mtime = 0
-            blob = _blob(document.shingles)
-            rows.append((document, mtime, blob))
+            ordered = array("Q", sorted(document.shingles))
+            rows.append((document, mtime, _blob(ordered), ordered))
         self._run("BEGIN IMMEDIATE")
         try:
-            for document, mtime, blob in rows:
+            for document, mtime, blob, ordered in rows:
                 self._delete(document.path)
                 cursor = self._run(
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
@@ -408,7 +408,7 @@ class Corpus:
                     ),
                 )
                 file_id = cursor.lastrowid
-                prefix = document.shingles[: self._prefix_length(len(document.shingles))]
+                prefix = ordered[: self._prefix_length(len(ordered))]
                 self._db.executemany(
                     "INSERT INTO prefixes VALUES (?, ?, ?)",
                     [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
@@ -515,7 +515,7 @@ class Corpus:
         for document in documents:
             if not isinstance(document, Document):
                 continue
-            x = document.shingles
+            x = array("Q", sorted(document.shingles))
             n = len(x)
             # Jaccard: the query's prefix; containment of a stored file: all of the query.
             jaccard_prefix = n - -(-t.numerator * n // t.denominator) + 1

@@ -1,7 +1,7 @@
 """Exact set-similarity joins: which shingle sets reach a Jaccard (or containment) threshold.
 
-Two stages, each a plain function over lists of sets (``array("Q")`` of distinct, sorted
-shingle hashes, as :meth:`samecode.shingling.Shingling.shingles` makes them):
+Two stages, each a plain function over lists of sets (``array("Q")`` of distinct shingle
+hashes, in any order, as :meth:`samecode.shingling.Shingling.shingles` makes them):
 
 * :func:`prefix_candidates` proposes every pair that *can* reach the threshold, by prefix
   filtering (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant's All-Pairs,
@@ -49,6 +49,8 @@ Measure = Literal["jaccard", "containment"]
 # Counts of a shingle are told apart up to this many sets.
 _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
+# Past this many shingles in all, the buckets are computed twice rather than kept.
+_KEEP_BUCKETS = 32 << 20
 
 
 def reaches(shared: int, size_a: int, size_b: int, threshold: Fraction, measure: str) -> bool:
@@ -77,10 +79,18 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
     >>> distinct_sets([array("Q", [1]), array("Q", [2]), array("Q", [1])])
     ([0, 1], [[0, 2], [1]])
     """
-    groups: dict[bytes, list[int]] = {}
+    by_digest: dict[tuple[int, int], list[list[int]]] = {}
     for position, shingles in enumerate(sets):
-        groups.setdefault(shingles.tobytes(), []).append(position)
-    members = list(groups.values())
+        # Order does not matter: sets are told apart by size and sum, then compared whole
+        # (same size, and every element of one in the other).
+        groups = by_digest.setdefault((len(shingles), sum(shingles)), [])
+        for group in groups:
+            if set(sets[group[0]]).issuperset(shingles):
+                group.append(position)
+                break
+        else:
+            groups.append([position])
+    members = sorted((g for groups in by_digest.values() for g in groups), key=lambda g: g[0])
     return [group[0] for group in members], members
 
 
@@ -96,11 +106,15 @@ class _Rarity:
         # About a bucket per shingle: bigger bitmaps tell more shingles apart but miss the
         # cache on every lookup (measured: 2**22 buckets for 4 M shingles is fastest).
         bits = min(32, max(16, total.bit_length()))
-        shift = 64 - bits
+        self.shift = shift = 64 - bits
         self.levels = [zeros(1 << bits) for _ in range(_LEVELS)]
-        # Each set's buckets (the top bits of its hashes), kept for the prefixes.
-        self.buckets = [array(_UINT32, map(shift.__rrshift__, shingles)) for shingles in sets]
-        for buckets in self.buckets:
+        # Each set's buckets (the top bits of its hashes), kept for the prefixes unless
+        # they would take much memory (4 bytes a shingle): then computed again.
+        self.kept: list[array[int]] | None = [] if total <= _KEEP_BUCKETS else None
+        for shingles in sets:
+            buckets = array(_UINT32, map(shift.__rrshift__, shingles))
+            if self.kept is not None:
+                self.kept.append(buckets)
             for level in range(_LEVELS - 1, 0, -1):  # promote, from the top down
                 hits = self.levels[level - 1][buckets]
                 if hits.any():
@@ -113,7 +127,10 @@ class _Rarity:
         shingles among the first ``length`` (or a few more) in the global order, in that
         order: by estimated count, then by hash.
         """
-        buckets = self.buckets[which]
+        if self.kept is not None:
+            buckets = self.kept[which]
+        else:
+            buckets = array(_UINT32, map(self.shift.__rrshift__, shingles))
         seen = [self.levels[level][buckets] for level in range(1, _LEVELS)]
         unique = len(shingles) - seen[0].count()
         room = length - unique

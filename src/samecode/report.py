@@ -258,8 +258,18 @@ def to_table(report: Report, width: int | None = None) -> Any:
     from rich.text import Text
 
     parts: list[Any] = []
+    shown = [p for c in report.classes for p in c.members]
+    shown += [p for pair in report.corpus_pairs for p in (pair.a, pair.b)]
+    base = _common_folder(shown)
+    where = f" (paths under {printable(base)})" if base else ""
+
+    def short(path: str) -> str:
+        return printable(path[len(base) :].lstrip("/\\") if base else path)
+
     if report.classes:
-        table = Table(title="Near-duplicate files, in classes", title_justify="left", expand=False)
+        table = Table(
+            title=f"Near-duplicate files, in classes{where}", title_justify="left", expand=False
+        )
         table.add_column("#", justify="right")
         table.add_column("file", overflow="fold")
         table.add_column("shingles", justify="right")
@@ -273,23 +283,38 @@ def to_table(report: Report, width: int | None = None) -> Any:
                 similarity = "" if member == first else _similarity(best, first, member)
                 table.add_row(
                     str(number) if index == 0 else "",
-                    Text(printable(member), style="bold" if index == 0 else ""),
+                    Text(short(member), style="bold" if index == 0 else ""),
                     str(sizes.get(member, "")),
                     similarity,
                     end_section=index == len(rows) - 1,
                 )
         parts.append(table)
     if report.corpus_pairs:
-        table = Table(title="Matches in the corpus", title_justify="left")
+        table = Table(title=f"Matches in the corpus{where}", title_justify="left")
         table.add_column("file", overflow="fold")
         table.add_column("corpus file", overflow="fold")
         table.add_column("Jaccard", justify="right")
         for pair in report.corpus_pairs:
-            table.add_row(Text(printable(pair.a)), Text(printable(pair.b)), f"{pair.jaccard:.3f}")
+            table.add_row(Text(short(pair.a)), Text(short(pair.b)), f"{pair.jaccard:.3f}")
         parts.append(table)
     if not parts:
         parts.append(Text("No near-duplicates at this threshold."))
     return Group(*parts)
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """The deepest folder holding every path, if it is more than the root or nothing."""
+    import os
+
+    if len(paths) < 2:
+        return ""
+    try:
+        common = os.path.commonpath(paths)
+    except ValueError:  # absolute and relative paths mixed
+        return ""
+    if common in ("", ".", os.sep) or common in paths:
+        return ""
+    return common
 
 
 def _sizes(pairs: Sequence[Pair]) -> dict[str, int]:

@@ -72,7 +72,7 @@ _BATCH_FILES = 32
 @dataclass(frozen=True)
 class Document:
     """A file read and shingled: its path as found, size and SHA-256 of its bytes, how
-    many tokens it has, and its distinct shingle hashes (sorted)."""
+    many tokens it has, and its distinct shingle hashes (in no particular order)."""
 
     path: str
     size: int

@@ -60,12 +60,26 @@ __all__ = ["TOKEN_KINDS", "Shingling", "exact_threshold", "jaccard", "shingle_ha
 TOKEN_KINDS = ("words", "code", "chars")
 
 _WORDS = re.compile(r"\w+|[^\w\s]")
+# The same tokens for a text of ASCII only (where Unicode and ASCII classes agree), faster.
+_ASCII_WORDS = re.compile(r"\w+|[^\w\s]", re.ASCII)
 _MASK = (1 << 64) - 1
 _NATIVE = sys.implementation.name == "cpython" and sys.hash_info.width == 64
-# Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries a new
-# memo replaces the old (a memo only ever saves hash calls; it never changes an id).
+# Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries the memo
+# starts again (a memo only ever saves hash calls; it never changes an id).
 _MEMO_LIMIT = 1 << 20
-_memo: dict[str, int] = {}
+
+
+class _Memo(dict[str, int]):
+    __slots__ = ()
+
+    def __missing__(self, token: str) -> int:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        value = self[token] = token_id(token)
+        return value
+
+
+_memo = _Memo()
 # Placeholders for normalized tokens start with NUL, which no real token holds.
 _NAME, _NUMBER, _STRING = "\x00id", "\x00num", "\x00str"
 
@@ -82,15 +96,7 @@ def token_id(token: str) -> int:
 
 def _ids(tokens: Sequence[str]) -> list[int]:
     """The ids of ``tokens``, through the memo."""
-    global _memo
-    memo = _memo
-    missing = set(tokens).difference(memo)
-    if missing:
-        if len(memo) + len(missing) > _MEMO_LIMIT:
-            memo = {token: memo[token] for token in set(tokens).difference(missing)}
-            _memo = memo
-        memo.update(zip(missing, map(token_id, missing)))
-    return list(map(memo.__getitem__, tokens))
+    return list(map(_memo.__getitem__, tokens))
 
 
 _P1, _P2, _P5 = 11400714785074694791, 14029467366897019727, 2870177450012600261
@@ -154,7 +160,7 @@ class Shingling:
     engine and C: one BLAKE2b call per distinct token (remembered), one tuple hash per
     shingle. Memory ``O(n)`` while a text is shingled, then 8 bytes per distinct shingle.
 
-    >>> Shingling(tokens="chars", size=4).shingles("abcde").tolist() == sorted(
+    >>> sorted(Shingling(tokens="chars", size=4).shingles("abcde")) == sorted(
     ...     token_id(s) for s in ["abcd", "bcde"])
     True
     """
@@ -200,7 +206,7 @@ class Shingling:
             return list(re.sub(r"\s+", " ", text))
         language = language_of(path)
         if self.tokens == "words":
-            found = _WORDS.findall(text)
+            found = (_ASCII_WORDS if text.isascii() else _WORDS).findall(text)
             return _normal_words(found, language) if self.normalize else found
         found = code_tokens(
             text, line_comments=language.line_comments, block_comments=language.block_comments
@@ -208,7 +214,8 @@ class Shingling:
         return _normal_code(found, language) if self.normalize else found
 
     def shingles(self, text: str, path: str = "") -> array[int]:
-        """Return the distinct shingle hashes of ``text``, sorted, as an ``array("Q")``.
+        """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no
+        particular order: sort it for a canonical form).
 
         :param text: the text.
         :param path: the file's path, for its language (``tokens="code"`` and
@@ -232,9 +239,9 @@ class Shingling:
             if not pieces and normal:
                 pieces = {normal}
             distinct = set(map(token_id, pieces))
-            return len(normal), array("Q", sorted(distinct))
+            return len(normal), array("Q", distinct)
         ids = _ids(self.token_list(text, path))
-        return len(ids), array("Q", sorted(set(_hashes(ids, self.size))))
+        return len(ids), array("Q", set(_hashes(ids, self.size)))
 
 
 def _normal_words(tokens: list[str], language: Language) -> list[str]:
