@@ -60,6 +60,11 @@ class IndexCorruptError(IndexFileError):
     """A row, or the file's structure, fails its check: the file is damaged."""
 
 
+# Their public home: tracebacks and pickles name samecode.sqlite, which re-exports them.
+for _error in (IndexFileError, IndexLockedError, IndexCorruptError):
+    _error.__module__ = "samecode.sqlite"
+
+
 def check_timeout(timeout: object) -> float:
     """A lock timeout in seconds, checked."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
