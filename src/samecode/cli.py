@@ -487,13 +487,31 @@ def _check_roots(paths: Sequence[str]) -> None:
             raise UsageError(f"{_shown(path)}: no such file or folder")
 
 
+class OutputError(OSError):
+    """Standard output cannot be written (a full disk, a closed device)."""
+
+
+def _stdout(write: Callable[[], None]) -> None:
+    """Run ``write`` (to stdout); a failure other than a closed pipe is an OutputError."""
+    try:
+        write()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(error.errno, error.strerror) from error
+
+
 def _write(text: str, output: str | None) -> None:
     """Write ``text`` and a newline to stdout, or atomically to ``output``."""
     if output is None:
         text += "\n"
         for start in range(0, len(text), 1 << 16):  # a closed pipe is seen at the next piece
-            sys.stdout.write(text[start : start + (1 << 16)])
-            sys.stdout.flush()
+
+            def piece(start: int = start) -> None:
+                sys.stdout.write(text[start : start + (1 << 16)])
+                sys.stdout.flush()
+
+            _stdout(piece)
         return
     folder = os.path.dirname(os.path.abspath(output))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".samecode-", suffix=".tmp")
@@ -524,8 +542,12 @@ def _emit(report: Any, args: argparse.Namespace) -> None:
     fmt = _value(args, "format", "table")
     if fmt == "table":
         if args.output is None:
-            _console(sys.stdout).print(to_table(report))
-            sys.stdout.flush()
+
+            def table() -> None:
+                _console(sys.stdout).print(to_table(report))
+                sys.stdout.flush()
+
+            _stdout(table)
         else:
             buffer = _StringIO()
             _console(buffer).print(to_table(report))
@@ -669,8 +691,10 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
     if os.path.exists(db):
         corpus = Corpus.open(db)
         if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
+            lowest = corpus.min_threshold
+            corpus.close()
             raise UsageError(
-                f"{db} answers thresholds from {float(corpus.min_threshold):g}; "
+                f"{db} answers thresholds from {float(lowest):g}; "
                 "--min-threshold is set when a corpus is made"
             )
     else:
@@ -848,6 +872,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("samecode: interrupted", file=sys.stderr)
         return 130
+    except OutputError as error:
+        # What could not be written stays in stdout's buffer: drop it, so that Python's
+        # last flush on the way out does not fail again.
+        _silence_stdout()
+        print(f"samecode: cannot write the output: {error.strerror}", file=sys.stderr)
+        return 2
     except UsageError as error:
         print(
             _one_line(str(error) if str(error).startswith("samecode") else f"samecode: {error}"),
