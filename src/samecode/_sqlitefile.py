@@ -13,7 +13,8 @@ import contextlib
 import errno
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -23,6 +24,7 @@ __all__ = [
     "IndexCorruptError",
     "IndexFileError",
     "IndexLockedError",
+    "StoreFile",
     "check_timeout",
     "claim",
     "connect",
@@ -63,6 +65,57 @@ class IndexCorruptError(IndexFileError):
 # Their public home: tracebacks and pickles name samecode.sqlite, which re-exports them.
 for _error in (IndexFileError, IndexLockedError, IndexCorruptError):
     _error.__module__ = "samecode.sqlite"
+
+
+class StoreFile:
+    """What every samecode store file is: an open connection, its path, whether it may
+    be written, and how its statements and transactions run."""
+
+    def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
+        self._db = db
+        self._path = path
+        self._readonly = readonly
+        self._timeout = timeout
+
+    @property
+    def path(self) -> str:
+        """The file's path."""
+        return self._path
+
+    def close(self) -> None:
+        """Close the file; the store cannot be used afterwards."""
+        self._db.close()
+
+    def __enter__(self: _T) -> _T:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Execute one statement, with SQLite's errors as :class:`IndexFileError`."""
+        try:
+            return self._db.execute(sql, tuple(parameters))
+        except sqlite3.Error as error:
+            raise file_error(self._path, error, self._timeout) from None
+
+    def _check_writable(self) -> None:
+        if self._readonly:
+            raise PermissionError(errno.EACCES, "is open read-only", self._path)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction: committed at the end, rolled back on any exception
+        (an interrupt included), so the file holds all of it or none."""
+        self._check_writable()
+        self._run("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):  # the transaction may be gone already
+                self._db.execute("ROLLBACK")
+            raise
+        self._run("COMMIT")
 
 
 def check_timeout(timeout: object) -> float:
@@ -144,24 +197,28 @@ def open_store(
     if os.path.isdir(path):
         raise IndexFileError(path, f"is a folder, not a {what} file", errno.EISDIR)
     _vet(path, timeout, vet)
-    db = _open_readonly(path, timeout)
-    try:
-        store = make(db, True)
-        if readonly:
-            return store
-    except sqlite3.Error as error:
-        db.close()
-        raise file_error(path, error, timeout) from None
-    except BaseException:
-        db.close()
-        raise
-    db.close()
+    checking = _open_readonly(path, timeout)
+    store = _made(make, checking, True, path, timeout)
+    if readonly:
+        return store
+    checking.close()
     try:
         db = connect(path, "rw", timeout)
     except sqlite3.Error as error:
         raise file_error(path, error, timeout) from None
+    return _made(make, db, False, path, timeout)
+
+
+def _made(
+    make: Callable[[sqlite3.Connection, bool], _T],
+    db: sqlite3.Connection,
+    readonly: bool,
+    path: str,
+    timeout: float,
+) -> _T:
+    """``make(db, readonly)``, the connection closed if it fails."""
     try:
-        return make(db, False)
+        return make(db, readonly)
     except sqlite3.Error as error:
         db.close()
         raise file_error(path, error, timeout) from None

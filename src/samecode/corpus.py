@@ -41,8 +41,6 @@ row, :class:`~samecode.sqlite.IndexFileError` for a file that cannot be used.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import os
 import sqlite3
@@ -56,6 +54,7 @@ from typing import Any
 from samecode._sqlitefile import (
     IndexCorruptError,
     IndexFileError,
+    StoreFile,
     check_timeout,
     claim,
     connect,
@@ -132,7 +131,7 @@ def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: by
     return zlib.crc32(blob, zlib.crc32(head))
 
 
-class Corpus:
+class Corpus(StoreFile):
     """Known files, in a SQLite file, to match new files against.
 
     Use :meth:`create` for a new file and :meth:`open` for an existing one.
@@ -143,10 +142,7 @@ class Corpus:
     """
 
     def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
-        self._db = db
-        self._path = path
-        self._readonly = readonly
-        self._timeout = timeout
+        super().__init__(db, path, readonly, timeout)
         meta = read_meta(
             db,
             path,
@@ -257,22 +253,7 @@ class Corpus:
             "samecode corpus",
         )
 
-    def close(self) -> None:
-        """Close the file."""
-        self._db.close()
-
-    def __enter__(self) -> Corpus:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- properties -------------------------------------------------------------------
-
-    @property
-    def path(self) -> str:
-        """The corpus file's path."""
-        return self._path
 
     @property
     def shingling(self) -> Shingling:
@@ -283,12 +264,6 @@ class Corpus:
     def min_threshold(self) -> Fraction:
         """The lowest threshold this corpus answers."""
         return self._min_threshold
-
-    def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
-        try:
-            return self._db.execute(sql, tuple(parameters))
-        except sqlite3.Error as error:
-            raise file_error(self._path, error, self._timeout) from None
 
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM files").fetchone()[0])
@@ -339,10 +314,6 @@ class Corpus:
 
     # -- changes ----------------------------------------------------------------------
 
-    def _check_writable(self) -> None:
-        if self._readonly:
-            raise PermissionError(errno.EACCES, "is open read-only", self._path)
-
     def _prefix_length(self, count: int) -> int:
         t = self._min_threshold
         return count - -(-t.numerator * count // t.denominator) + 1
@@ -382,8 +353,7 @@ class Corpus:
                     mtime = 0
             ordered = array("Q", sorted(document.shingles))
             rows.append((document, mtime, _blob(ordered), ordered))
-        self._run("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             for document, mtime, blob, ordered in rows:
                 self._delete(document.path)
                 cursor = self._run(
@@ -413,11 +383,6 @@ class Corpus:
                     "INSERT INTO prefixes VALUES (?, ?, ?)",
                     [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
                 )
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            raise
-        self._run("COMMIT")
         return len(rows)
 
     def touch(self, path: str, mtime_ns: int) -> None:
@@ -429,17 +394,11 @@ class Corpus:
         if row is None:
             raise KeyError(path)
         size, sha256, tokens, blob = row
-        self._run("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._run(
                 "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
                 (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), path),
             )
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            raise
-        self._run("COMMIT")
 
     def _delete(self, path: str) -> bool:
         row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
@@ -454,17 +413,9 @@ class Corpus:
 
         :raises PermissionError: if the corpus was opened read-only.
         """
-        self._check_writable()
         wanted = list(paths)
-        self._run("BEGIN IMMEDIATE")
-        try:
-            removed = sum(self._delete(path) for path in wanted)
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            raise
-        self._run("COMMIT")
-        return removed
+        with self._transaction():
+            return sum(self._delete(path) for path in wanted)
 
     # -- queries ----------------------------------------------------------------------
 

@@ -35,8 +35,6 @@ What the file promises:
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import sqlite3
 import zlib
@@ -49,6 +47,7 @@ from samecode._sqlitefile import (
     IndexCorruptError,
     IndexFileError,
     IndexLockedError,
+    StoreFile,
     check_timeout,
     claim,
     connect,
@@ -125,7 +124,7 @@ def _row_crc(key: int | str | bytes, fp: bytes, table_keys: Iterable[int]) -> in
     return zlib.crc32(b"".join(data))
 
 
-class SQLiteIndex(Lookups):
+class SQLiteIndex(StoreFile, Lookups):
     """An exact Hamming-distance index in a SQLite file.
 
     Use :meth:`create` for a new file and :meth:`open` for an existing one. Keys are ints
@@ -146,10 +145,7 @@ class SQLiteIndex(Lookups):
     def __init__(
         self, connection: sqlite3.Connection, path: str, readonly: bool, timeout: float
     ) -> None:
-        self._db = connection
-        self._path = path
-        self._readonly = readonly
-        self._timeout = timeout
+        super().__init__(connection, path, readonly, timeout)
         meta = _read_meta(connection, path)
         self._plan = _stored_plan(meta, path)
         self._size = self._plan.size_in_bits
@@ -293,29 +289,7 @@ class SQLiteIndex(Lookups):
             path, readonly, timeout, lambda db: _read_meta(db, path), make, "samecode index"
         )
 
-    def close(self) -> None:
-        """Close the file; the index cannot be used afterwards."""
-        self._db.close()
-
-    def __enter__(self) -> SQLiteIndex:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- properties -------------------------------------------------------------------
-
-    @property
-    def path(self) -> str:
-        """The file's path."""
-        return self._path
-
-    def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
-        """Execute one statement, with SQLite's errors as :class:`IndexFileError`."""
-        try:
-            return self._db.execute(sql, tuple(parameters))
-        except sqlite3.Error as error:
-            raise file_error(self._path, error, self._timeout) from None
 
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM fingerprints").fetchone()[0])
@@ -382,10 +356,6 @@ class SQLiteIndex(Lookups):
 
     # -- changes ----------------------------------------------------------------------
 
-    def _check_writable(self) -> None:
-        if self._readonly:
-            raise PermissionError(errno.EACCES, "is open read-only", self._path)
-
     def add(self, key: Any, fingerprint: object) -> None:
         """Store ``fingerprint`` under ``key``, in one transaction.
 
@@ -410,10 +380,8 @@ class SQLiteIndex(Lookups):
             (nothing is stored then).
         :raises TypeError, ValueError, PermissionError, IndexLockedError: as :meth:`add`.
         """
-        self._check_writable()
         iterator = pairs_of(items)
-        self._begin()
-        try:
+        with self._transaction():
             empty = self._run("SELECT 1 FROM fingerprints LIMIT 1").fetchone() is None
             if empty:  # a first load: fill the table, then sort each table's index once
                 for column in self._columns:
@@ -433,17 +401,6 @@ class SQLiteIndex(Lookups):
             if empty:
                 for column in self._columns:
                     self._run(f"CREATE INDEX fingerprints_{column} ON fingerprints ({column})")
-        except BaseException:
-            self._rollback()
-            raise
-        self._run("COMMIT")
-
-    def _begin(self) -> None:
-        self._run("BEGIN IMMEDIATE")
-
-    def _rollback(self) -> None:
-        with contextlib.suppress(sqlite3.Error):  # the transaction may be gone already
-            self._db.execute("ROLLBACK")
 
     def _duplicate(self, rows: list[tuple[Any, ...]]) -> str:
         seen: set[Any] = set()
@@ -465,8 +422,7 @@ class SQLiteIndex(Lookups):
         self._check_writable()
         if not _findable(key):
             raise KeyError(key)
-        self._begin()
-        try:
+        with self._transaction():
             row = self._run(
                 f"SELECT {self._fields} FROM fingerprints WHERE key = ?", (key,)
             ).fetchone()
@@ -474,10 +430,6 @@ class SQLiteIndex(Lookups):
                 raise KeyError(key)
             value = self._verified(row)
             self._run("DELETE FROM fingerprints WHERE key = ?", (key,))
-        except BaseException:
-            self._rollback()
-            raise
-        self._run("COMMIT")
         return value
 
     # -- lookups ----------------------------------------------------------------------
