@@ -28,6 +28,7 @@ __all__ = [
     "check_timeout",
     "claim",
     "connect",
+    "create_store",
     "file_error",
     "open_store",
     "read_meta",
@@ -207,6 +208,45 @@ def open_store(
     except sqlite3.Error as error:
         raise file_error(path, error, timeout) from None
     return _made(make, db, False, path, timeout)
+
+
+def create_store(
+    path: str,
+    timeout: float,
+    what: str,
+    statements: Sequence[str],
+    meta: Sequence[tuple[str, str]],
+    make: Callable[[sqlite3.Connection, bool], _T],
+) -> _T:
+    """Make a new store file: claim ``path`` exclusively, then in WAL mode and one
+    exclusive transaction create ``samecode_meta`` (filled with ``meta``) and run
+    ``statements``; return ``make(connection, False)``. A failure removes the file.
+
+    :raises FileExistsError: if ``path`` exists.
+    :raises IndexFileError: if the file cannot be made.
+    """
+    claim(path, what)
+    try:
+        db = connect(path, "rw", timeout)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            with db:
+                db.execute("BEGIN EXCLUSIVE")
+                db.execute(
+                    "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+                )
+                for statement in statements:
+                    db.execute(statement)
+                db.executemany("INSERT INTO samecode_meta VALUES (?, ?)", meta)
+            return make(db, False)
+        except BaseException:
+            db.close()
+            raise
+    except BaseException as error:
+        release(path)
+        if isinstance(error, sqlite3.Error):
+            raise file_error(path, error, timeout) from None
+        raise
 
 
 def _made(

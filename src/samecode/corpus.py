@@ -56,12 +56,9 @@ from samecode._sqlitefile import (
     IndexFileError,
     StoreFile,
     check_timeout,
-    claim,
-    connect,
-    file_error,
+    create_store,
     open_store,
     read_meta,
-    release,
 )
 from samecode.fingerprint import describe
 from samecode.join import MEASURES, reaches
@@ -190,47 +187,31 @@ class Corpus(StoreFile):
             raise TypeError(f"shingling must be a Shingling; got {describe(shingling)}")
         lowest = exact_threshold(min_threshold)
         timeout = check_timeout(timeout)
-        claim(path, "corpus with Corpus.open")
-        try:
-            db = connect(path, "rw", timeout)
-            try:
-                db.execute("PRAGMA journal_mode = WAL")
-                with db:
-                    db.execute("BEGIN EXCLUSIVE")
-                    db.execute(
-                        "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
-                    )
-                    db.execute(
-                        "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
-                        "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
-                        "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
-                        "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
-                    )
-                    db.execute(
-                        "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
-                        "position INTEGER NOT NULL)"
-                    )
-                    db.execute("CREATE INDEX prefixes_shingle ON prefixes (shingle)")
-                    db.execute("CREATE INDEX prefixes_file ON prefixes (file)")
-                    db.executemany(
-                        "INSERT INTO samecode_meta VALUES (?, ?)",
-                        [
-                            ("format", FORMAT),
-                            ("version", str(FORMAT_VERSION)),
-                            ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
-                            ("hash_scheme", HASH_SCHEME),
-                            ("min_threshold", str(lowest)),
-                        ],
-                    )
-                return cls(db, path, False, timeout)
-            except BaseException:
-                db.close()
-                raise
-        except BaseException as error:
-            release(path)
-            if isinstance(error, sqlite3.Error):
-                raise file_error(path, error, timeout) from None
-            raise
+        statements = [
+            "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+            "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
+            "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
+            "shingles BLOB NOT NULL, crc INTEGER NOT NULL)",
+            "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "position INTEGER NOT NULL)",
+            "CREATE INDEX prefixes_shingle ON prefixes (shingle)",
+            "CREATE INDEX prefixes_file ON prefixes (file)",
+        ]
+        meta = [
+            ("format", FORMAT),
+            ("version", str(FORMAT_VERSION)),
+            ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
+            ("hash_scheme", HASH_SCHEME),
+            ("min_threshold", str(lowest)),
+        ]
+        return create_store(
+            path,
+            timeout,
+            "corpus with Corpus.open",
+            statements,
+            meta,
+            lambda db, read_only: cls(db, path, read_only, timeout),
+        )
 
     @classmethod
     def open(

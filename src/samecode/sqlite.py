@@ -49,12 +49,10 @@ from samecode._sqlitefile import (
     IndexLockedError,
     StoreFile,
     check_timeout,
-    claim,
-    connect,
+    create_store,
     file_error,
     open_store,
     read_meta,
-    release,
 )
 from samecode.fingerprint import Fingerprint, describe
 from samecode.index import fingerprint_value, kind_name
@@ -204,44 +202,32 @@ class SQLiteIndex(StoreFile, Lookups):
         size, distance = plan.size_in_bits, plan.max_distance
         name = kind_name(kind)
         timeout = check_timeout(timeout)
-        claim(path, "index with SQLiteIndex.open")
-        try:
-            db = connect(path, "rw", timeout)
-            try:
-                db.execute("PRAGMA journal_mode = WAL")
-                columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(len(plan.tables)))
-                with db:
-                    db.execute("BEGIN EXCLUSIVE")
-                    db.execute(
-                        "CREATE TABLE samecode_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
-                    )
-                    db.execute(
-                        "CREATE TABLE fingerprints "
-                        f"(key PRIMARY KEY NOT NULL, fp BLOB NOT NULL{columns}, "
-                        "crc INTEGER NOT NULL)"
-                    )
-                    for i in range(len(plan.tables)):
-                        db.execute(f"CREATE INDEX fingerprints_t{i} ON fingerprints (t{i})")
-                    db.executemany(
-                        "INSERT INTO samecode_meta VALUES (?, ?)",
-                        [
-                            ("format", FORMAT),
-                            ("version", str(FORMAT_VERSION)),
-                            ("size_in_bits", str(size)),
-                            ("max_distance", str(distance)),
-                            ("kind", name or ""),
-                            ("plan", plan.to_json()),
-                        ],
-                    )
-                return cls(db, path, False, timeout)
-            except BaseException:
-                db.close()
-                raise
-        except BaseException as error:
-            release(path)
-            if isinstance(error, sqlite3.Error):
-                raise file_error(path, error, timeout) from None
-            raise
+        tables = len(plan.tables)
+        columns = "".join(f", t{i} INTEGER NOT NULL" for i in range(tables))
+        statements = [
+            "CREATE TABLE fingerprints "
+            f"(key PRIMARY KEY NOT NULL, fp BLOB NOT NULL{columns}, crc INTEGER NOT NULL)",
+            *(
+                f"CREATE INDEX fingerprints_t{i} ON fingerprints (t{i})"
+                for i in range(len(plan.tables))
+            ),
+        ]
+        meta = [
+            ("format", FORMAT),
+            ("version", str(FORMAT_VERSION)),
+            ("size_in_bits", str(size)),
+            ("max_distance", str(distance)),
+            ("kind", name or ""),
+            ("plan", plan.to_json()),
+        ]
+        return create_store(
+            path,
+            timeout,
+            "index with SQLiteIndex.open",
+            statements,
+            meta,
+            lambda db, read_only: cls(db, path, read_only, timeout),
+        )
 
     @classmethod
     def open(
