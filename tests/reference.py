@@ -18,7 +18,11 @@ __all__ = [
     "naive_char_shingles",
     "naive_compute",
     "naive_halo_digest",
+    "naive_lsh_bands",
+    "naive_minhash",
     "naive_ngrams",
+    "naive_one_permutation",
+    "naive_optimal_param",
     "naive_select_ngrams",
     "naive_simhash",
     "naive_token_fingerprint",
@@ -155,3 +159,120 @@ def naive_char_shingles(text: str, k: int) -> list[str]:
     """Normalise the whole text at once, then slide a window of k characters."""
     normal = re.sub(r"\s+", " ", text)
     return [normal[i : i + k] for i in range(len(normal) - k + 1)]
+
+
+# -- MinHash, from datasketch 2.0.0's definitions ------------------------------------------
+
+_MERSENNE = (1 << 61) - 1
+
+
+def _fmix(value: int, width: int) -> int:
+    mask = (1 << width) - 1
+    if width == 32:
+        shifts, m1, m2 = (16, 13, 16), 0x85EBCA6B, 0xC2B2AE35
+    else:
+        shifts, m1, m2 = (33, 33, 33), 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53
+    value ^= value >> shifts[0]
+    value = value * m1 & mask
+    value ^= value >> shifts[1]
+    value = value * m2 & mask
+    return value ^ (value >> shifts[2])
+
+
+def naive_minhash(features: list[bytes], num_perm: int, seed: int, scheme: str) -> list[int]:
+    """The signature datasketch 2.0.0 gives, one permutation and one feature at a time.
+
+    The permutations come from numpy's ``RandomState(seed)``, drawn as datasketch draws
+    them; the arithmetic is Python's, with numpy's wrap-around written out.
+    """
+    import numpy
+
+    generator = numpy.random.RandomState(seed)
+    if scheme == "legacy":
+        drawn = [
+            (
+                int(generator.randint(1, _MERSENNE, dtype=numpy.uint64)),
+                int(generator.randint(0, _MERSENNE, dtype=numpy.uint64)),
+            )
+            for _ in range(num_perm)
+        ]
+        a, b = [p[0] for p in drawn], [p[1] for p in drawn]
+        width = 32
+    else:
+        width = 32 if scheme == "affine32" else 64
+        dtype = numpy.uint32 if width == 32 else numpy.uint64
+        a = [2 * int(v) + 1 for v in generator.randint(0, 1 << (width - 1), num_perm, dtype=dtype)]
+        b = [int(v) for v in generator.randint(0, 1 << width, num_perm, dtype=dtype)]
+    mask = (1 << width) - 1
+    signature = [mask] * num_perm
+    for feature in features:
+        h = int.from_bytes(hashlib.sha1(feature).digest()[: width // 8], "little")
+        for k in range(num_perm):
+            if scheme == "legacy":
+                value = ((a[k] * h + b[k]) % (1 << 64)) % _MERSENNE & mask
+            else:
+                value = (a[k] * _fmix(h, width) + b[k]) & mask
+            signature[k] = min(signature[k], value)
+    return signature
+
+
+def naive_optimal_param(threshold: Fraction, num_perm: int) -> list[tuple[Fraction, int, int]]:
+    """Every ``(error, b, r)`` with ``b * r <= num_perm``, the error computed exactly.
+
+    ``(1 - s**r)**b`` expands by the binomial theorem into powers of ``s`` that integrate
+    exactly in fractions: the false-positive area is ``t - F(t)``, the false-negative area
+    ``F(1) - F(t)``, with ``F`` the antiderivative of ``(1 - s**r)**b``; weights 0.5 each.
+    """
+    from math import comb
+
+    out = []
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            terms = [(Fraction((-1) ** k * comb(b, k)), r * k + 1) for k in range(b + 1)]
+
+            def antiderivative(s: Fraction, terms: list[tuple[Fraction, int]] = terms) -> Fraction:
+                return sum((c * s**p / p for c, p in terms), Fraction(0))
+
+            missed_below = antiderivative(threshold)
+            false_positive = threshold - missed_below
+            false_negative = antiderivative(Fraction(1)) - missed_below
+            out.append(((false_positive + false_negative) / 2, b, r))
+    return out
+
+
+def naive_lsh_bands(signature: list[int], b: int, r: int) -> list[tuple[int, ...]]:
+    """Band ``i`` is the values ``i * r`` to ``(i + 1) * r``."""
+    return [tuple(signature[i * r : (i + 1) * r]) for i in range(b)]
+
+
+def naive_one_permutation(
+    hashes: list[int], num_perm: int, seed: int, wide: bool
+) -> tuple[list[int], list[int]]:
+    """The bins and the densified signature of the one-permutation scheme, from its
+    definition in samecode.oph's documentation; ``hashes`` are CRC-32s, or 64-bit
+    hashes when ``wide``. Empty bins are ``2**30``."""
+    mask64 = (1 << 64) - 1
+    spread = _fmix((seed + 0x9E3779B97F4A7C15) & mask64, 64)
+    key = spread >> 32
+    bins = [1 << 30] * num_perm
+    for value in hashes:
+        if wide:
+            value = (value & 0xFFFFFFFF) ^ (value >> 32)
+        h = _fmix(value ^ key, 32) >> 2
+        slot = h * num_perm // 2**30
+        bins[slot] = min(bins[slot], h)
+    if all(v == 1 << 30 for v in bins):
+        return bins, list(bins)
+    filled = [i for i, value in enumerate(bins) if value != 1 << 30]
+    signature = []
+    for i, value in enumerate(bins):
+        for attempt in range(16):
+            if value != 1 << 30:
+                break
+            probe = _fmix(spread ^ (i << 20) ^ (attempt << 40), 64) * num_perm // 2**64
+            value = bins[probe]
+        if value == 1 << 30:  # 16 probes in vain: the nearest filled bin after it
+            later = [j for j in filled if j >= i]
+            value = bins[later[0] if later else filled[0]]
+        signature.append(value)
+    return bins, signature

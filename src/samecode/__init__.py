@@ -4,7 +4,9 @@ A drop-in for the SameCode 0.5.1 API (:mod:`samecode.chunking`, :mod:`samecode.h
 with identical outputs, its defects fixed, and ``bitarray`` as its only dependency; plus
 the bucketed halo hashes, Charikar's weighted simhash with simhash-py's functions
 (:mod:`samecode.simhash`), tokenizers for text and code (:mod:`samecode.tokens`), and exact
-Hamming-distance indexes in memory (:mod:`samecode.index`) and in SQLite (:mod:`samecode.sqlite`).
+Hamming-distance indexes in memory (:mod:`samecode.index`) and in SQLite (:mod:`samecode.sqlite`);
+MinHash with datasketch's values and a faster scheme of its own (:mod:`samecode.minhash`),
+and LSH over either (:mod:`samecode.lsh`).
 
 >>> import samecode
 >>> a = samecode.BitAverageHaloHash(b"a b c d e f".split(), size_in_bits=64)
@@ -31,6 +33,9 @@ from samecode.halohash import (
     slices,
 )
 from samecode.index import HammingIndex
+from samecode.lsh import MinHashLSH
+from samecode.minhash import LeanMinHash, MinHash
+from samecode.oph import OnePermutationMinHash
 from samecode.plan import Plan, choose_plan
 from samecode.simhash import SimHash
 from samecode.sqlite import SQLiteIndex
@@ -45,6 +50,10 @@ __all__ = [
     "BucketedBitAverageHaloHash",
     "Fingerprint",
     "HammingIndex",
+    "LeanMinHash",
+    "MinHash",
+    "MinHashLSH",
+    "OnePermutationMinHash",
     "Plan",
     "SQLiteIndex",
     "SimHash",

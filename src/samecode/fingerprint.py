@@ -101,6 +101,13 @@ def feature_error(token: object, text: bool) -> TypeError:
     return TypeError(f"a feature must be {kinds}{hint}; got {describe(token)}")
 
 
+def check_bytes_features(items: Iterable[object]) -> None:
+    """Raise :func:`feature_error` for the first item that is not bytes-like, if any."""
+    for item in items:
+        if not isinstance(item, _BYTES_LIKE):
+            raise feature_error(item, False) from None
+
+
 def token_bytes(token: object, text: bool) -> bytes | bytearray:
     """Return a token's bytes by the family's rule, or raise :func:`feature_error`."""
     if isinstance(token, (bytes, bytearray)):

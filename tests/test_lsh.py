@@ -1,0 +1,240 @@
+"""MinHashLSH: datasketch's bands and rows (against exact integrals), and buckets, queries,
+removals, rankings and whole-set answers against brute force."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.lsh import MinHashLSH, optimal_param
+from samecode.minhash import MinHash
+from samecode.oph import OnePermutationMinHash
+
+from reference import naive_lsh_bands, naive_optimal_param
+
+POOL = [f"w{i}".encode() for i in range(40)]
+DOCUMENTS = st.lists(
+    st.sets(st.sampled_from(POOL), min_size=1, max_size=25), min_size=1, max_size=12
+)
+
+
+def signature(features: set[bytes], num_perm: int = 32) -> MinHash:
+    m = MinHash(num_perm=num_perm)
+    m.update_batch(sorted(features))
+    return m
+
+
+def jaccard(a: set[bytes], b: set[bytes]) -> float:
+    return len(a & b) / len(a | b)
+
+
+# -- bands and rows -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_perm", [16, 17, 24, 32])
+def test_optimal_param_is_the_exact_minimum(num_perm: int) -> None:
+    for step in range(1, 20):
+        threshold = Fraction(step, 20)
+        errors = sorted(naive_optimal_param(threshold, num_perm))
+        best, runner_up = errors[0], errors[1]
+        if runner_up[0] - best[0] < Fraction(1, 10**9):
+            continue  # a near tie: quadrature may pick either, as scipy's may
+        assert optimal_param(float(threshold), num_perm) == (best[1], best[2])
+
+
+# Choices datasketch 2.0.0's _optimal_param made (the full table is checked by
+# benchmarks/compat_datasketch.py --table); 512 is the largest size it covers.
+DATASKETCH = {
+    (0.5, 64): (14, 4),
+    (0.5, 100): (20, 5),
+    (0.5, 512): (73, 7),
+    (0.8, 100): (8, 12),
+    (0.8, 256): (17, 15),
+    (0.9, 128): (5, 25),
+    (0.9, 512): (16, 32),
+}
+
+
+@pytest.mark.parametrize(("threshold", "num_perm"), sorted(DATASKETCH))
+def test_optimal_param_is_datasketchs_choice(threshold: float, num_perm: int) -> None:
+    assert optimal_param(threshold, num_perm) == DATASKETCH[threshold, num_perm]
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    assert (lsh.b, lsh.r) == DATASKETCH[threshold, num_perm]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "rule"),
+    [
+        ({"threshold": 1.5}, ValueError, "threshold must be in"),
+        ({"threshold": "0.5"}, TypeError, "threshold must be a number"),
+        ({"num_perm": 1}, ValueError, "too few permutation functions"),
+        ({"weights": (0.6, 0.6)}, ValueError, "weights must sum to 1.0"),
+        ({"weights": (1.5, -0.5)}, ValueError, "weights must be in"),
+        ({"weights": 0.5}, TypeError, "weights must be a pair"),
+        ({"params": (3, 50)}, ValueError, "b \\* r <= num_perm"),
+        ({"params": (1, 10)}, ValueError, "b >= 2"),
+        ({"params": 4}, TypeError, "params must be"),
+        ({"threshold": 0.9, "num_perm": 16}, ValueError, "too small \\(b < 2\\)"),
+    ],
+)
+def test_bad_parameters_are_refused(kwargs: dict[str, object], error: type, rule: str) -> None:
+    with pytest.raises(error, match=rule):
+        MinHashLSH(**kwargs)  # type: ignore[arg-type]
+
+
+# -- the index against brute force --------------------------------------------------------
+
+
+@given(DOCUMENTS, st.sampled_from([(4, 8), (8, 4), (16, 2), (10, 3)]), st.data())
+def test_query_finds_exactly_the_keys_sharing_a_band(
+    documents: list[set[bytes]], params: tuple[int, int], data: st.DataObject
+) -> None:
+    b, r = params
+    lsh = MinHashLSH(num_perm=32, params=params)
+    signatures = [signature(d) for d in documents]
+    for key, m in enumerate(signatures):
+        lsh.insert(key, m)
+    removed = set(data.draw(st.sets(st.sampled_from(range(len(documents))))))
+    for key in removed:
+        lsh.remove(key)
+    kept = [k for k in range(len(documents)) if k not in removed]
+    bands = {
+        k: naive_lsh_bands(signatures[k].hashvalues.tolist(), b, r) for k in range(len(documents))
+    }
+    for key, m in enumerate(signatures):
+        expected = {k for k in kept if any(x == y for x, y in zip(bands[k], bands[key]))}
+        assert set(lsh.query(m)) == expected
+        assert (key in lsh) == (key not in removed)
+    assert len(lsh) == len(kept)
+    assert lsh.keys() == kept
+    pairs = {
+        (i, j) for i, j in combinations(kept, 2) if any(x == y for x, y in zip(bands[i], bands[j]))
+    }
+    assert lsh.candidate_pairs() == pairs
+    # Removing leaves no trace: the same as an index that never saw the removed keys.
+    fresh = MinHashLSH(num_perm=32, params=params)
+    for key in kept:
+        fresh.insert(key, signatures[key])
+    assert lsh._buckets == fresh._buckets
+
+
+@given(DOCUMENTS, st.floats(0.3, 0.9))
+def test_verified_answers_are_exact(documents: list[set[bytes]], threshold: float) -> None:
+    lsh = MinHashLSH(threshold=threshold, num_perm=64)
+    for key, features in enumerate(documents):
+        lsh.insert(key, signature(features, 64))
+    candidates = lsh.candidate_pairs()
+    expected = sorted(
+        ((i, j, jaccard(documents[i], documents[j])) for i, j in candidates),
+        key=lambda p: (-p[2], p[0], p[1]),
+    )
+    assert lsh.find_all(verify=documents.__getitem__) == [p for p in expected if p[2] >= threshold]
+    assert lsh.find_all(verify=documents.__getitem__, threshold=0.0) == expected
+    estimated = lsh.find_all()
+    assert {(i, j) for i, j, _ in estimated} == candidates
+    for i, j, value in estimated:
+        assert value == signature(documents[i], 64).jaccard(signature(documents[j], 64))
+    query = signature(documents[0], 64)
+    ranked = lsh.query_ranked(query, verify=documents.__getitem__, features=documents[0])
+    exact = sorted(
+        (
+            (k, jaccard(documents[0], documents[k]))
+            for k in lsh.query(query)
+            if jaccard(documents[0], documents[k]) >= threshold
+        ),
+        key=lambda item: (-item[1], item[0]),
+    )
+    assert ranked == exact
+    assert (
+        lsh.query_ranked(query, verify=documents.__getitem__, features=documents[0], top_k=1)
+        == exact[:1]
+    )
+
+
+@given(DOCUMENTS)
+def test_clusters_are_the_components_of_the_pairs(documents: list[set[bytes]]) -> None:
+    lsh = MinHashLSH(threshold=0.5, num_perm=32)
+    for key, features in enumerate(documents):
+        lsh.insert(key, signature(features))
+    groups = lsh.clusters()
+    linked = {(i, j) for i, j, _ in lsh.find_all()}
+    members = [k for group in groups for k in group]
+    assert len(members) == len(set(members))
+    for group in groups:
+        assert group == sorted(group)
+        assert len(group) >= 2
+        for key in group[1:]:  # every member reaches the first through pairs
+            reach, frontier = {group[0]}, [group[0]]
+            while frontier:
+                node = frontier.pop()
+                for i, j in linked:
+                    for a, b in ((i, j), (j, i)):
+                        if a == node and b not in reach:
+                            reach.add(b)
+                            frontier.append(b)
+            assert key in reach
+    assert {k for pair in linked for k in pair} == set(members)
+
+
+def test_ranked_estimates_and_top_k() -> None:
+    lsh = MinHashLSH(threshold=0.3, num_perm=64)
+    base = set(POOL[:30])
+    versions = {"same": base, "most": set(POOL[:27]), "half": set(POOL[:15])}
+    for key, features in versions.items():
+        lsh.insert(key, signature(features, 64))
+    query = signature(base, 64)
+    ranked = lsh.query_ranked(query)
+    assert ranked[0] == ("same", 1.0)
+    assert [v for _, v in ranked] == sorted((v for _, v in ranked), reverse=True)
+    assert lsh.query_ranked(query, top_k=1) == ranked[:1]
+    with pytest.raises(ValueError, match="verify needs the query's features"):
+        lsh.query_ranked(query, verify=versions.__getitem__)
+    with pytest.raises(ValueError, match="top_k must be >= 0"):
+        lsh.query_ranked(query, top_k=-1)
+    with pytest.raises(ValueError, match="threshold must be in"):
+        lsh.find_all(threshold=2.0)
+    exact = lsh.query_ranked(query, verify=versions.__getitem__, features=base, threshold=0.6)
+    assert exact == [("same", 1.0), ("most", 0.9)]
+
+
+def test_one_permutation_sketches_are_indexed_too() -> None:
+    lsh = MinHashLSH(threshold=0.5, num_perm=64)
+    rng = random.Random(3)
+    base = [rng.getrandbits(64) for _ in range(500)]
+    for key, features in {"a": base, "b": base[:480], "c": base[250:]}.items():
+        sketch = OnePermutationMinHash(64)
+        sketch.update_hashes(features)
+        lsh.insert(key, sketch)
+    query = OnePermutationMinHash(64)
+    query.update_hashes(base)
+    assert sorted(lsh.query(query))[:2] == ["a", "b"]
+    with pytest.raises(ValueError, match="this index holds MinHash of scheme 'one-permutation'"):
+        lsh.query(MinHash(num_perm=64))
+
+
+def test_refusals() -> None:
+    lsh = MinHashLSH(threshold=0.5, num_perm=32)
+    lsh.insert("a", signature({b"x"}))
+    with pytest.raises(ValueError, match="already in the index"):
+        lsh.insert("a", signature({b"y"}))
+    with pytest.raises(ValueError, match="not in the index"):
+        lsh.remove("zzz")
+    with pytest.raises(ValueError, match="expecting a MinHash of 32 permutations; got 16"):
+        lsh.insert("b", signature({b"x"}, 16))
+    with pytest.raises(ValueError, match="holds MinHash of scheme 'affine32' and seed 1"):
+        lsh.insert("b", MinHash(num_perm=32, seed=2))
+    with pytest.raises(TypeError, match="expected a MinHash or OnePermutationMinHash"):
+        lsh.query([1, 2, 3])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a key must be hashable"):
+        lsh.insert(["list"], signature({b"x"}))  # type: ignore[arg-type]
+    assert ["list"] not in lsh
+    assert "a" in lsh
+    assert not lsh.is_empty()
+    lsh.remove("a")  # the last key gone, another scheme is welcome
+    lsh.insert("b", MinHash(num_perm=32, seed=2))
+    assert lsh.keys() == ["b"]
