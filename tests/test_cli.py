@@ -16,6 +16,7 @@ import pytest
 
 from samecode import cli
 from samecode.cli import main
+from samecode.lsh import optimal_param
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -146,6 +147,8 @@ def test_fail_on_match_and_output_file(tree, tmp_path, capsys):
         ["scan", ".", "--min-tokens", "0"],
         ["scan", ".", "--tokens", "chars", "--normalize"],
         ["scan", ".", "--method", "magic"],
+        ["scan", ".", "--num-perm", "1"],
+        ["scan", ".", "--method", "minhash", "--num-perm", "16", "--lsh-threshold", "0.95"],
         ["scan"],
         ["frobnicate"],
         ["match", ".", "--db", "/no/such.db"],
@@ -322,6 +325,44 @@ def test_a_huge_one_line_file_is_refused_by_size(tmp_path, capsys):
         "path": str(tmp_path / "huge.txt"),
         "skipped": "too large",
     }
+
+
+def test_seed_004_end_to_end(tree, capsys):
+    status, out = scan_output(
+        capsys,
+        str(tree),
+        "--method",
+        "minhash",
+        "--tokens",
+        "chars",
+        "--shingle",
+        "9",
+        "--num-perm",
+        "100",
+        "--threshold",
+        "0.8",
+        "--format",
+        "jsonl",
+    )
+    assert status == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    parameters = records[0]["parameters"]
+    assert parameters["num_perm"] == 100
+    assert parameters["lsh_threshold"] == 0.6
+    assert (parameters["bands"], parameters["rows"]) == optimal_param(0.6, 100)
+    (pair,) = [r for r in records if r["type"] == "pair"]
+    assert pair["a"].endswith("copy.py")
+    assert pair["b"].endswith("main.py")
+    assert pair["lsh_candidate"] is True
+    assert 0.5 < pair["signature_similarity"] <= 1
+    assert pair["jaccard"] == pair["shared"] / (
+        pair["a_shingles"] + pair["b_shingles"] - pair["shared"]
+    )
+    status, table = scan_output(capsys, str(tree), "--method", "minhash", "--format", "table")
+    assert "LSH proposed 1 of 1" in table
+    assert "signature similarity" in table
+    status, csv_text = scan_output(capsys, str(tree), "--method", "minhash", "--format", "csv")
+    assert csv_text.splitlines()[0].endswith("signature_similarity,lsh_candidate,corpus")
 
 
 def test_compare(capsys):

@@ -22,7 +22,9 @@ from samecode import shingling as shingling_module
 from samecode.corpus import Corpus
 from samecode.files import Skipped, find_files, read_text
 from samecode.join import distinct_sets, prefix_candidates, reaches, verify
+from samecode.lsh import MinHashLSH
 from samecode.methods import loose_distance, method, method_names
+from samecode.oph import OnePermutationMinHash
 from samecode.scan import Document, ScanOptions, compare, read_documents, scan
 from samecode.shingling import Shingling, shingle_hash, token_id
 from samecode.sqlite import IndexCorruptError, IndexFileError
@@ -257,6 +259,48 @@ def test_options_are_checked():
     with pytest.raises(TypeError, match="roots must be a list"):
         scan("src")  # type: ignore[arg-type]
     assert ScanOptions(threshold="0.85").exact_threshold == Fraction(17, 20)
+    with pytest.raises(ValueError, match="num_perm must be from 2 to 65536"):
+        ScanOptions(num_perm=1)
+    with pytest.raises(ValueError, match="lsh_threshold must be above 0"):
+        ScanOptions(lsh_threshold=0)
+    with pytest.raises(TypeError, match="lsh_threshold must be a number"):
+        ScanOptions(lsh_threshold="0.5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="too small \\(b < 2\\)"):
+        ScanOptions(method="minhash", num_perm=16, lsh_threshold=0.95)
+    assert ScanOptions(lsh_threshold=Fraction(1, 2)).lsh_threshold == 0.5
+
+
+def test_the_minhash_method_reports_every_pair_with_what_lsh_saw():
+    rng = random.Random(4)
+    base = [rng.getrandbits(64) for _ in range(300)]
+    documents = []
+    for i in range(40):
+        kept = [v for v in base if rng.random() < rng.choice([0.8, 0.9, 0.95])]
+        shingles = array("Q", sorted(set(kept + [rng.getrandbits(64) for _ in range(5)])))
+        documents.append(Document(f"f{i:02}", 1, "x", len(shingles), shingles))
+    documents.append(Document("copy", 1, "x", 1, documents[0].shingles))
+    threshold = Fraction(4, 5)
+    exact = compare(documents, threshold)
+    settings = {"num_perm": 64, "lsh_threshold": 0.85}  # high: LSH misses some pairs
+    found = compare(documents, threshold, method_name="minhash", settings=settings)
+    assert [(p.a, p.b, p.shared) for p in found] == [(p.a, p.b, p.shared) for p in exact]
+    # What LSH saw, recomputed from the library's sketches and index:
+    sketches = {}
+    index = MinHashLSH(threshold=0.85, num_perm=64)
+    for document in documents:
+        sketch = OnePermutationMinHash(64)
+        sketch.update_hashes(document.shingles)
+        sketches[document.path] = sketch
+        index.insert(document.path, sketch)
+    proposed = {frozenset(pair) for pair in index.candidate_pairs()}
+    said = [dict(pair.notes)["lsh_candidate"] for pair in found]
+    assert len(found) >= 30
+    assert True in said
+    assert False in said
+    for pair in found:
+        notes = dict(pair.notes)
+        assert notes["signature_similarity"] == sketches[pair.a].jaccard(sketches[pair.b])
+        assert notes["lsh_candidate"] == (frozenset((pair.a, pair.b)) in proposed)
 
 
 # -- trees of real and awkward files ------------------------------------------------------

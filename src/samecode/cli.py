@@ -235,6 +235,18 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument(
         "--method", choices=method_names(), help="how candidates are proposed (default exact)"
     )
+    scan.add_argument(
+        "--num-perm",
+        type=_bounded("--num-perm", 2, 1 << 16),
+        metavar="N",
+        help="signature values per file for --method minhash (default 128)",
+    )
+    scan.add_argument(
+        "--lsh-threshold",
+        type=_threshold,
+        metavar="T",
+        help="the LSH threshold of --method minhash (default: 0.2 below --threshold)",
+    )
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
     _shingling_options(scan)
     _walk_options(scan)
@@ -310,6 +322,8 @@ def _parser() -> argparse.ArgumentParser:
 _CONFIG_KEYS = {
     "threshold": _threshold,
     "method": str,
+    "num-perm": int,
+    "lsh-threshold": _threshold,
     "containment": bool,
     "shingle": int,
     "tokens": str,
@@ -409,6 +423,8 @@ def _scan_options(args: argparse.Namespace, shingling: Shingling) -> Any:
         threshold=_value(args, "threshold", Fraction(4, 5)),
         measure="containment" if _value(args, "containment", False) else "jaccard",
         method=_value(args, "method", "exact"),
+        num_perm=_value(args, "num_perm", 128),
+        lsh_threshold=_value(args, "lsh_threshold", None),
         shingling=shingling,
         min_tokens=_value(args, "min_tokens", 10),
         max_size=max_size or None,
@@ -533,7 +549,17 @@ def _parameters(options: Any) -> dict[str, Any]:
         **{("shingle" if k == "size" else k): v for k, v in options.shingling.to_dict().items()},
         "min_tokens": options.min_tokens,
         "max_size": options.max_size,
+        **_method_parameters(options),
     }
+
+
+def _method_parameters(options: Any) -> dict[str, Any]:
+    from samecode.methods import method
+
+    chosen = method(options.method).configured(
+        num_perm=options.num_perm, lsh_threshold=options.lsh_threshold
+    )
+    return chosen.parameters(options.exact_threshold)
 
 
 def _emit(report: Any, args: argparse.Namespace) -> None:

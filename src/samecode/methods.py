@@ -10,6 +10,14 @@ looked at, and so how fast the answer comes and whether a pair can be missed:
   from the threshold (:func:`loose_distance`); probabilistic.
 * ``halo``: the same with a 128-bit :class:`~samecode.halohash.BitAverageHaloHash` of the
   shingles' 8-byte hashes; probabilistic.
+* ``minhash``: seed 004's system: a MinHash of ``num_perm`` values per file (samecode's
+  one-permutation scheme, :class:`~samecode.minhash.OnePermutationMinHash`, of the shingle
+  hashes) and LSH (:class:`~samecode.lsh.MinHashLSH`) at ``lsh_threshold``. Like seed 004's
+  program it reports every pair at the threshold (found exactly) with the signatures'
+  estimate and whether LSH proposed it.
+
+A method may take settings (``num_perm``, ``lsh_threshold``): :meth:`Method.configured`
+returns it so set.
 
 A new method subclasses :class:`Method` and calls :func:`register`:
 
@@ -31,15 +39,25 @@ from array import array
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from samecode._allpairs import distinct_groups, near_pairs
 from samecode.fingerprint import describe
 from samecode.halohash import BitAverageHaloHash
 from samecode.join import Measure, prefix_candidates
+from samecode.lsh import MinHashLSH
+from samecode.oph import OnePermutationMinHash
 from samecode.simhash import compute
 
-__all__ = ["Method", "loose_distance", "method", "method_names", "register", "unregister"]
+__all__ = [
+    "Method",
+    "default_lsh_threshold",
+    "loose_distance",
+    "method",
+    "method_names",
+    "register",
+    "unregister",
+]
 
 
 class Method(ABC):
@@ -51,6 +69,26 @@ class Method(ABC):
     exact: ClassVar[bool] = False
     #: The measures this method can propose pairs for.
     measures: ClassVar[tuple[str, ...]] = ("jaccard",)
+    #: Whether the pipeline should report every pair (found exactly) with this method's
+    #: notes, rather than only the pairs it proposed.
+    reports_all: ClassVar[bool] = False
+
+    def configured(self, **settings: Any) -> Method:
+        """This method with ``settings`` applied (those it does not take are ignored)."""
+        return self
+
+    def annotate(
+        self,
+        sets: Sequence[array[int]],
+        pairs: Sequence[tuple[int, int]],
+        proposed: set[tuple[int, int]],
+    ) -> list[dict[str, Any]]:
+        """Notes to report with each pair (``proposed``: the pairs it proposed)."""
+        return [{} for _ in pairs]
+
+    def parameters(self, threshold: Fraction) -> dict[str, Any]:
+        """The settings it runs with for ``threshold``, for reports."""
+        return {}
 
     @abstractmethod
     def candidates(
@@ -175,5 +213,78 @@ class _Halo(_Sketched):
         return BitAverageHaloHash(features, size_in_bits=128).intdigest()
 
 
-for _method in (_Exact(), _SimHash(), _Halo()):
+class _MinHash(Method):
+    name = "minhash"
+    reports_all = True
+
+    def __init__(self, num_perm: int = 128, lsh_threshold: float | None = None) -> None:
+        self.num_perm = num_perm
+        self.lsh_threshold = lsh_threshold
+
+    def configured(self, **settings: Any) -> Method:
+        return _MinHash(
+            settings.get("num_perm", self.num_perm),
+            settings.get("lsh_threshold", self.lsh_threshold),
+        )
+
+    def _lsh(self, threshold: Fraction) -> MinHashLSH:
+        lowest = self.lsh_threshold
+        if lowest is None:
+            lowest = default_lsh_threshold(threshold)
+        return MinHashLSH(threshold=lowest, num_perm=self.num_perm)
+
+    def parameters(self, threshold: Fraction) -> dict[str, Any]:
+        index = self._lsh(threshold)
+        return {
+            "num_perm": self.num_perm,
+            "lsh_threshold": index.threshold,
+            "bands": index.b,
+            "rows": index.r,
+        }
+
+    def _signatures(self, sets: Sequence[array[int]]) -> list[OnePermutationMinHash]:
+        signatures = []
+        for shingles in sets:
+            signature = OnePermutationMinHash(self.num_perm)
+            signature.update_hashes(shingles)
+            signatures.append(signature)
+        return signatures
+
+    def candidates(
+        self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
+    ) -> list[tuple[int, int]]:
+        index = self._lsh(threshold)
+        for key, signature in enumerate(self._signatures(sets)):
+            index.insert(key, signature)
+        return sorted(index.candidate_pairs())  # type: ignore[arg-type]
+
+    def annotate(
+        self,
+        sets: Sequence[array[int]],
+        pairs: Sequence[tuple[int, int]],
+        proposed: set[tuple[int, int]],
+    ) -> list[dict[str, Any]]:
+        wanted = sorted({i for pair in pairs for i in pair})
+        signatures = dict(zip(wanted, self._signatures([sets[i] for i in wanted])))
+        return [
+            {
+                "signature_similarity": signatures[i].jaccard(signatures[j]),
+                "lsh_candidate": (i, j) in proposed,
+            }
+            for i, j in pairs
+        ]
+
+
+def default_lsh_threshold(threshold: Fraction) -> float:
+    """The LSH threshold the ``minhash`` method uses for a similarity threshold: 0.2 lower
+    (at least 0.05), so that LSH proposes nearly every pair that reaches it (measured on
+    the standard libraries; see the documentation).
+
+    >>> default_lsh_threshold(Fraction(4, 5))
+    0.6
+    """
+    return max(0.05, round(float(threshold) - 0.2, 2))
+
+
+for _method in (_Exact(), _SimHash(), _Halo(), _MinHash()):
     register(_method)

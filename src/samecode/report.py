@@ -31,7 +31,7 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -96,6 +96,7 @@ def _pair_record(
         "a_shingles": pair.a_shingles,
         "b_shingles": pair.b_shingles,
     }
+    record.update(pair.notes)
     if report.containment:
         record["containment_a"] = pair.containment_a
         record["containment_b"] = pair.containment_b
@@ -168,16 +169,24 @@ def to_csv(report: Report) -> str:
     header = ["a", "b", "jaccard", "shared", "a_shingles", "b_shingles"]
     if report.containment:
         header += ["containment_a", "containment_b"]
-    header += ["corpus"]
-    writer.writerow(header)
+    notes = list(dict.fromkeys(name for pair in report.pairs for name, _ in pair.notes))
+    writer.writerow([*header, *notes, "corpus"])
     for pairs, corpus in ((report.pairs, ""), (report.corpus_pairs, "yes")):
         for pair in pairs:
             row: list[Any] = [pair.a, pair.b, repr(pair.jaccard), pair.shared, pair.a_shingles]
             row.append(pair.b_shingles)
             if report.containment:
                 row += [repr(pair.containment_a), repr(pair.containment_b)]
+            said = dict(pair.notes)
+            row += [_csv_note(said.get(name)) for name in notes]
             writer.writerow([*row, corpus])
     return out.getvalue().rstrip("\n")
+
+
+def _csv_note(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
 def _uri(path: str) -> str:
@@ -289,6 +298,9 @@ def to_table(report: Report, width: int | None = None) -> Any:
                     end_section=index == len(rows) - 1,
                 )
         parts.append(table)
+    noted = [pair for pair in report.pairs if pair.notes]
+    if noted:
+        parts.append(_notes_table(noted, short, where))
     if report.corpus_pairs:
         table = Table(title=f"Matches in the corpus{where}", title_justify="left")
         table.add_column("file", overflow="fold")
@@ -300,6 +312,37 @@ def to_table(report: Report, width: int | None = None) -> Any:
     if not parts:
         parts.append(Text("No near-duplicates at this threshold."))
     return Group(*parts)
+
+
+def _notes_table(pairs: Sequence[Pair], short: Callable[[str], str], where: str) -> Any:
+    """Every pair with what the method said of it (seed 004's report)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    names = list(dict(pairs[0].notes))
+    proposed = sum(1 for pair in pairs if dict(pair.notes).get("lsh_candidate"))
+    title = f"Pairs{where}, exact and as the method saw them"
+    if "lsh_candidate" in names:
+        title += f" (LSH proposed {proposed} of {len(pairs)})"
+    table = Table(title=title, title_justify="left")
+    table.add_column("a", overflow="fold")
+    table.add_column("b", overflow="fold")
+    table.add_column("Jaccard", justify="right")
+    for name in names:
+        table.add_column(name.replace("_", " "), justify="right")
+    for pair in pairs:
+        notes = dict(pair.notes)
+        cells = [_note_text(notes.get(name)) for name in names]
+        table.add_row(Text(short(pair.a)), Text(short(pair.b)), f"{pair.jaccard:.3f}", *cells)
+    return table
+
+
+def _note_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "" if value is None else str(value)
 
 
 def _common_folder(paths: Sequence[str]) -> str:

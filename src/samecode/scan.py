@@ -39,15 +39,16 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 from samecode.files import Skipped, find_files, read_text
 from samecode.fingerprint import check_int, describe
-from samecode.join import MEASURES, Measure, distinct_sets, verify
+from samecode.join import MEASURES, Measure, distinct_sets, prefix_candidates, verify
 from samecode.methods import method
 from samecode.shingling import Shingling, exact_threshold
 
@@ -94,6 +95,8 @@ class Pair:
     shared: int
     a_shingles: int
     b_shingles: int
+    #: Notes of the method that found it (``signature_similarity``, ``lsh_candidate``).
+    notes: tuple[tuple[str, Any], ...] = ()
 
     @property
     def exact_jaccard(self) -> Fraction:
@@ -145,6 +148,9 @@ class ScanOptions:
     :param default_excludes: leave out version-control and vendored folders.
     :param follow_symlinks: walk into linked folders.
     :param jobs: processes that read and shingle files (1: this process).
+    :param num_perm: signature values per file for the ``minhash`` method.
+    :param lsh_threshold: the LSH threshold of the ``minhash`` method (by default 0.2 below
+        ``threshold``).
     :raises TypeError, ValueError: for a bad option, at construction.
     """
 
@@ -160,6 +166,8 @@ class ScanOptions:
     default_excludes: bool = True
     follow_symlinks: bool = False
     jobs: int = 1
+    num_perm: int = 128
+    lsh_threshold: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", exact_threshold(self.threshold))
@@ -180,6 +188,26 @@ class ScanOptions:
             check_int(self.max_size, "max_size")
             if self.max_size < 1:
                 raise ValueError(f"max_size must be >= 1 byte; got {self.max_size}")
+        check_int(self.num_perm, "num_perm")
+        if not 2 <= self.num_perm <= 1 << 16:
+            raise ValueError(f"num_perm must be from 2 to 65536; got {self.num_perm}")
+        if self.lsh_threshold is not None:
+            if isinstance(self.lsh_threshold, bool) or not isinstance(
+                self.lsh_threshold, (int, float, Fraction)
+            ):
+                raise TypeError(
+                    f"lsh_threshold must be a number; got {describe(self.lsh_threshold)}"
+                )
+            if not 0 < self.lsh_threshold <= 1:
+                raise ValueError(
+                    f"lsh_threshold must be above 0 and at most 1; got {self.lsh_threshold}"
+                )
+            object.__setattr__(self, "lsh_threshold", float(self.lsh_threshold))
+        # A method's settings that cannot work (one LSH band, say) fail here, not after
+        # every file has been read.
+        chosen.configured(num_perm=self.num_perm, lsh_threshold=self.lsh_threshold).parameters(
+            self.exact_threshold
+        )
         check_int(self.jobs, "jobs")
         if not 1 <= self.jobs <= 1024:
             raise ValueError(f"jobs must be from 1 to 1024; got {self.jobs}")
@@ -240,6 +268,7 @@ def compare(
     threshold: Fraction,
     measure: Measure = "jaccard",
     method_name: str = "exact",
+    settings: Mapping[str, Any] | None = None,
 ) -> list[Pair]:
     """Return every pair of documents at or above ``threshold``, sorted by paths.
 
@@ -253,23 +282,38 @@ def compare(
     sets = [d.shingles for d in documents]
     representatives, groups = distinct_sets(sets)
     distinct = [sets[r] for r in representatives]
-    candidates = method(method_name).candidates(distinct, threshold, measure)
+    chosen = method(method_name).configured(**(settings or {}))
+    found = verify(distinct, chosen.candidates(distinct, threshold, measure), threshold, measure)
+    notes: list[tuple[tuple[str, Any], ...]] = [() for _ in found]
+    copies: tuple[tuple[str, Any], ...] = ()
+    if chosen.reports_all:  # every pair, found exactly, with what the method says of it
+        proposed = {(i, j) for i, j, _ in found}
+        found = verify(
+            distinct, prefix_candidates(distinct, threshold, measure), threshold, measure
+        )
+        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], proposed)
+        notes = [tuple(n.items()) for n in said]
+        copies = (("signature_similarity", 1.0), ("lsh_candidate", True))
     pairs: list[Pair] = []
-    for i, j, shared in verify(distinct, candidates, threshold, measure):
+    for (i, j, shared), note in zip(found, notes):
         for a in groups[i]:
             for b in groups[j]:
-                pairs.append(_pair(documents[a], documents[b], shared))
+                pairs.append(_pair(documents[a], documents[b], shared, note))
     for group in groups:
         size = len(sets[group[0]])
-        pairs += [_pair(documents[a], documents[b], size) for a, b in combinations(group, 2)]
+        pairs += [
+            _pair(documents[a], documents[b], size, copies) for a, b in combinations(group, 2)
+        ]
     pairs.sort(key=lambda p: (p.a, p.b))
     return pairs
 
 
-def _pair(first: Document, second: Document, shared: int) -> Pair:
+def _pair(
+    first: Document, second: Document, shared: int, notes: tuple[tuple[str, Any], ...] = ()
+) -> Pair:
     if second.path < first.path:
         first, second = second, first
-    return Pair(first.path, second.path, shared, len(first.shingles), len(second.shingles))
+    return Pair(first.path, second.path, shared, len(first.shingles), len(second.shingles), notes)
 
 
 def clone_classes(documents: Sequence[Document], pairs: Iterable[Pair]) -> list[CloneClass]:
@@ -407,7 +451,14 @@ def scan(
     started = time.perf_counter()
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
     documents, read_skipped = read_all(paths, options, progress)
-    pairs = compare(documents, options.exact_threshold, options.measure, options.method)  # type: ignore[arg-type]
+    settings = {"num_perm": options.num_perm, "lsh_threshold": options.lsh_threshold}
+    pairs = compare(
+        documents,
+        options.exact_threshold,
+        options.measure,  # type: ignore[arg-type]
+        options.method,
+        settings,
+    )
     classes = clone_classes(documents, pairs)
     return ScanResult(
         options,
