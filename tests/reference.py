@@ -254,10 +254,11 @@ def naive_one_permutation(
     mask64 = (1 << 64) - 1
     spread = _fmix((seed + 0x9E3779B97F4A7C15) & mask64, 64)
     key = spread >> 32
+    fold = _fmix(spread ^ 0xC2B2AE3D27D4EB4F, 64) | 1
     bins = [1 << 30] * num_perm
     for value in hashes:
-        if wide:
-            value = (value & 0xFFFFFFFF) ^ (value >> 32)
+        if wide:  # multiply-shift: the top half of the 64-bit product
+            value = (value * fold) % 2**64 // 2**32
         h = _fmix(value ^ key, 32) >> 2
         slot = h * num_perm // 2**30
         bins[slot] = min(bins[slot], h)

@@ -3,9 +3,11 @@
 A MinHash of ``k`` values needs ``k`` hash values per feature; this scheme needs one, and
 cuts it into a bin and a value (Li, Owen and Zhang, *One Permutation Hashing*, 2012):
 
-1. a feature's hash is ``zlib.crc32`` of its bytes (or, given 64-bit hashes, their two
-   halves XORed), mixed with the seed by MurmurHash3's 32-bit finalizer (a bijection),
-   and cut to its top 30 bits: ``h``;
+1. a feature's hash is ``zlib.crc32`` of its bytes (or, given 64-bit hashes, the top
+   half of the hash times an odd 64-bit multiplier drawn from the seed, modulo
+   ``2**64``: multiply-shift hashing, under which two distinct hashes collide with
+   probability at most ``2**-31`` whatever their bits), mixed with the seed by
+   MurmurHash3's 32-bit finalizer (a bijection), and cut to its top 30 bits: ``h``;
 2. ``h`` falls in bin ``(h * k) >> 30`` (bins are contiguous ranges of ``h``), and each
    bin keeps its least ``h``;
 3. a bin no feature fell in takes, when read, the value of the first filled bin along a
@@ -54,6 +56,7 @@ _M64 = (1 << 64) - 1
 _BITS = 30  # bits of a value: small ints, quick to sort
 _EMPTY = 1 << _BITS  # above every value
 _GOLDEN = 0x9E3779B97F4A7C15
+_FOLD_SALT = 0xC2B2AE3D27D4EB4F
 _MAX_BINS = 1 << 16
 _MAGIC = b"SCOPH"
 _VERSION = 1
@@ -120,7 +123,7 @@ class OnePermutationMinHash:
     True
     """
 
-    __slots__ = ("_key", "_mins", "_spread", "_untouched", "num_perm", "seed")
+    __slots__ = ("_fold", "_key", "_mins", "_spread", "_untouched", "num_perm", "seed")
 
     #: The scheme's name, as :class:`~samecode.minhash.MinHash` names its schemes.
     scheme: ClassVar[str] = "one-permutation"
@@ -135,6 +138,7 @@ class OnePermutationMinHash:
         spread = fmix((seed + _GOLDEN) & _M64, 64)
         self._spread = spread  # seeds the densification sequences
         self._key = spread >> 32  # mixed into every feature's hash
+        self._fold = fmix(spread ^ _FOLD_SALT, 64) | 1  # odd: 64-bit hashes to 32 bits
         self._mins: list[int] = [_EMPTY] * num_perm
         self._untouched = True
 
@@ -194,7 +198,7 @@ class OnePermutationMinHash:
         mins, key, k = self._mins, self._key, self.num_perm
         for value in hashes:
             if wide:
-                value = (value ^ (value >> 32)) & _M32
+                value = ((value * self._fold) & _M64) >> 32
             h = fmix(value ^ key, 32) >> 2
             slot = (h * k) >> _BITS
             if h < mins[slot]:
@@ -206,8 +210,14 @@ class OnePermutationMinHash:
         window = (1 << (64 * n)) - 1
         low16, low32 = _LOW16 & window, _LOW32 & window
         lanes = _pack(hashes)
-        if wide:  # fold 64 bits to 32
-            lanes = (lanes ^ (lanes >> 32)) & low32
+        if wide:  # 64 bits to 32: bits 32-63 of value * fold (multiply-shift), by halves
+            fold_low, fold_high = self._fold & _M32, self._fold >> 32
+            low, high = lanes & low32, (lanes >> 32) & low32
+            lanes = (
+                ((low * fold_low) >> 32 & low32)
+                + (low * fold_high & low32)
+                + (high * fold_low & low32)
+            ) & low32
         lanes ^= _key_lanes(self._key) & window
         # MurmurHash3's 32-bit finalizer, lane by lane, then the top 30 bits.
         lanes ^= (lanes >> 16) & low16
