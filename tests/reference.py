@@ -17,6 +17,7 @@ __all__ = [
     "naive_bucketed_bit_average",
     "naive_char_shingles",
     "naive_compute",
+    "naive_corpus_matches",
     "naive_halo_digest",
     "naive_lsh_bands",
     "naive_minhash",
@@ -243,6 +244,21 @@ def naive_optimal_param(threshold: Fraction, num_perm: int) -> list[tuple[Fracti
 def naive_lsh_bands(signature: list[int], b: int, r: int) -> list[tuple[int, ...]]:
     """Band ``i`` is the values ``i * r`` to ``(i + 1) * r``."""
     return [tuple(signature[i * r : (i + 1) * r]) for i in range(b)]
+
+
+def naive_corpus_matches(
+    queries: Any, known: Any, threshold: Fraction
+) -> set[tuple[str, str, int]]:
+    """Every ``(query path, known path, shared shingles)`` of Jaccard at least
+    ``threshold``, pair by pair, in fractions (two empty sets match nothing)."""
+    out = set()
+    for query in queries:
+        for stored in known:
+            shared = len(set(query.shingles) & set(stored.shingles))
+            union = len(query.shingles) + len(stored.shingles) - shared
+            if union and Fraction(shared, union) >= threshold:
+                out.add((query.path, stored.path, shared))
+    return out
 
 
 def naive_one_permutation(

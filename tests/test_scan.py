@@ -29,6 +29,8 @@ from samecode.scan import Document, ScanOptions, compare, read_documents, scan
 from samecode.shingling import Shingling, shingle_hash, token_id
 from samecode.sqlite import IndexCorruptError, IndexFileError
 
+from reference import naive_corpus_matches
+
 # -- the documented similarity, from its definition ---------------------------------------
 
 WORD = re.compile(r"\w+|[^\w\s]")
@@ -498,13 +500,7 @@ def test_corpus_matches_exactly_like_a_scan(tmp_path):
         assert corpus.add(known) == 40
         for threshold in (Fraction(1, 2), Fraction(9, 10)):
             got = {(p.a, p.b, p.shared) for p in corpus.match(queries, threshold)}
-            want = set()
-            for q in queries:
-                for k in known:
-                    shared = len(set(q.shingles) & set(k.shingles))
-                    if reaches(shared, len(q.shingles), len(k.shingles), threshold, "jaccard"):
-                        want.add((q.path, k.path, shared))
-            assert got == want
+            assert got == naive_corpus_matches(queries, known, threshold)
         with pytest.raises(ValueError, match=r"at least 0\.5"):
             corpus.match(queries, 0.4)
         assert corpus.check() == []

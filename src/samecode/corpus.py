@@ -14,6 +14,13 @@ Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 
 the prefix: about 14 bytes per shingle at the default 0.8, some 2 to 4 times the size of
 a source file.
 
+A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.lsh.LSHSettings`, format
+version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
+its ``b`` buckets, a fixed few hundred bytes per file instead of the prefix rows, and
+still verifies every candidate exactly; but a pair LSH does not propose is missed, and
+only the Jaccard measure is answered (:meth:`Corpus.lsh_query` also ranks stored files
+by a signature's estimate).
+
 The file records a format version, the shingling rules (:class:`~samecode.shingling.
 Shingling`), the shingle-hash scheme and ``min_threshold``, and refuses queries made by
 other rules. It follows the safety rules of :mod:`samecode.sqlite`: vetted read-only
@@ -45,11 +52,12 @@ import json
 import os
 import sqlite3
 import zlib
+from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from samecode._sqlitefile import (
     IndexCorruptError,
@@ -57,19 +65,23 @@ from samecode._sqlitefile import (
     StoreFile,
     check_timeout,
     create_store,
+    file_error,
     open_store,
     read_meta,
 )
-from samecode.fingerprint import describe
+from samecode.fingerprint import check_int, describe
 from samecode.join import MEASURES, reaches
+from samecode.lsh import LSHSettings, Signature
 from samecode.scan import Document, Pair
 from samecode.shingling import Shingling, exact_threshold
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "HASH_SCHEME", "Corpus", "StoredFile"]
 
-#: What a corpus file says it is, and the version of its layout.
+#: What a corpus file says it is, and the version of its layout: 1 for a corpus that
+#: finds candidates by prefixes, 2 for one that finds them by LSH bands.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_VERSIONS = ("1", "2")
 #: How shingles are hashed (:mod:`samecode.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -128,6 +140,189 @@ def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: by
     return zlib.crc32(blob, zlib.crc32(head))
 
 
+class _Candidates(ABC):
+    """How a corpus finds the stored files a query may match: its own tables, kept in
+    step with the files, and a probe (a registry below maps a kind to one)."""
+
+    version: ClassVar[str]
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The statements that create its tables."""
+
+    @abstractmethod
+    def meta(self) -> list[tuple[str, str]]:
+        """What the file's metadata records of it."""
+
+    @abstractmethod
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        """Index a file of these ascending shingles (inside a transaction)."""
+
+    @abstractmethod
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        """Forget a file (inside a transaction)."""
+
+    @abstractmethod
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        """The ids of the files that may reach ``t`` with a query of these shingles."""
+
+    @abstractmethod
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        """What is wrong with a file's rows, or ``None``."""
+
+    @abstractmethod
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        """Its counts and parameters."""
+
+
+class _Prefixes(_Candidates):
+    """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
+
+    version = "1"
+
+    def __init__(self, lowest: Fraction) -> None:
+        self._lowest = lowest
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "position INTEGER NOT NULL)",
+            "CREATE INDEX prefixes_shingle ON prefixes (shingle)",
+            "CREATE INDEX prefixes_file ON prefixes (file)",
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return []
+
+    def _length(self, count: int) -> int:
+        t = self._lowest
+        return count - -(-t.numerator * count // t.denominator) + 1
+
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        prefix = ordered[: self._length(len(ordered))]
+        corpus._many(
+            "INSERT INTO prefixes VALUES (?, ?, ?)",
+            [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
+        )
+
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        corpus._run("DELETE FROM prefixes WHERE file = ?", (file_id,))
+
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        # Jaccard: the query's prefix; containment of a stored file: all of the query.
+        n = len(ordered)
+        probe = ordered[: n - -(-t.numerator * n // t.denominator) + 1]
+        return corpus._lookup(
+            "SELECT DISTINCT file FROM prefixes WHERE shingle IN ({})",
+            [_signed(h) for h in (probe if measure == "jaccard" else ordered)],
+        )
+
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        stored = [
+            _unsigned(h)
+            for (h,) in corpus._run(
+                "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
+            )
+        ]
+        if stored != ordered[: self._length(len(ordered))].tolist():
+            return "prefix"
+        return None
+
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        (rows,) = corpus._run("SELECT count(*) FROM prefixes").fetchone()
+        return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class _Bands(_Candidates):
+    """Every file's MinHash signature and its LSH buckets: a fixed few rows per file
+    rather than a share of its shingles, at the cost of the pairs LSH does not propose
+    (see :mod:`samecode.lsh`)."""
+
+    version = "2"
+
+    def __init__(self, settings: LSHSettings) -> None:
+        self.settings = settings
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE signatures (file INTEGER PRIMARY KEY, vals BLOB NOT NULL, "
+            "crc INTEGER NOT NULL)",
+            "CREATE TABLE buckets (bucket INTEGER NOT NULL, file INTEGER NOT NULL)",
+            "CREATE INDEX buckets_bucket ON buckets (bucket)",
+            "CREATE INDEX buckets_file ON buckets (file)",
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return [("lsh", json.dumps(self.settings.to_dict(), sort_keys=True))]
+
+    def _values(self, ordered: array[int]) -> bytes:
+        return self.settings.values(self.settings.signature(ordered))
+
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        values = self._values(ordered)
+        corpus._run(
+            "INSERT INTO signatures VALUES (?, ?, ?)",
+            (file_id, values, zlib.crc32(values, file_id & 0xFFFFFFFF)),
+        )
+        corpus._many(
+            "INSERT INTO buckets VALUES (?, ?)",
+            [(_signed(h), file_id) for h in self._buckets(ordered, values)],
+        )
+
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        corpus._run("DELETE FROM buckets WHERE file = ?", (file_id,))
+        corpus._run("DELETE FROM signatures WHERE file = ?", (file_id,))
+
+    def _buckets(self, ordered: array[int], values: bytes) -> set[int]:
+        # An empty set matches nothing: it gets no buckets (else all empty files would
+        # share every bucket, and each would be a candidate of every other).
+        return set(self.settings.buckets(values)) if ordered else set()
+
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        if not ordered:
+            return set()
+        return self.near(corpus, self._values(ordered))
+
+    def near(self, corpus: Corpus, values: bytes) -> set[int]:
+        """The files that share a bucket with a signature of these values."""
+        return corpus._lookup(
+            "SELECT DISTINCT file FROM buckets WHERE bucket IN ({})",
+            [_signed(h) for h in set(self.settings.buckets(values))],
+        )
+
+    def stored(self, corpus: Corpus, file_id: int) -> bytes:
+        """A file's stored signature values, checked."""
+        row = corpus._run("SELECT vals, crc FROM signatures WHERE file = ?", (file_id,)).fetchone()
+        width = 8 if self.settings.scheme == "affine64" else 4
+        if (
+            row is None
+            or not isinstance(row[0], bytes)
+            or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
+            or len(row[0]) != self.settings.num_perm * width
+        ):
+            raise IndexCorruptError(corpus.path, f"the signature of file {file_id} is damaged")
+        return bytes(row[0])
+
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        try:
+            values = self.stored(corpus, file_id)
+        except IndexCorruptError:
+            return "signature"
+        if values != self._values(ordered):
+            return "signature"
+        stored = sorted(
+            _unsigned(h)
+            for (h,) in corpus._run("SELECT bucket FROM buckets WHERE file = ?", (file_id,))
+        )
+        if stored != sorted(self._buckets(ordered, values)):
+            return "LSH buckets"
+        return None
+
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        (rows,) = corpus._run("SELECT count(*) FROM buckets").fetchone()
+        return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
+
+
 class Corpus(StoreFile):
     """Known files, in a SQLite file, to match new files against.
 
@@ -144,7 +339,7 @@ class Corpus(StoreFile):
             db,
             path,
             FORMAT,
-            (str(FORMAT_VERSION),),
+            _VERSIONS,
             ("shingling", "hash_scheme", "min_threshold"),
             "samecode corpus",
         )
@@ -156,8 +351,18 @@ class Corpus(StoreFile):
         try:
             self._shingling = Shingling(**json.loads(meta["shingling"]))
             self._min_threshold = exact_threshold(meta["min_threshold"])
+            self._lsh = None
+            if meta["version"] == _Bands.version:
+                self._lsh = LSHSettings.from_dict(json.loads(meta["lsh"]))
+            elif "lsh" in meta:
+                raise ValueError("a version 1 corpus has no LSH settings")
+        except KeyError:
+            raise IndexCorruptError(path, "its metadata lacks lsh") from None
         except (TypeError, ValueError) as error:
             raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
+        self._candidates: _Candidates = (
+            _Prefixes(self._min_threshold) if self._lsh is None else _Bands(self._lsh)
+        )
 
     # -- opening ----------------------------------------------------------------------
 
@@ -168,6 +373,7 @@ class Corpus(StoreFile):
         shingling: Shingling | None = None,
         *,
         min_threshold: Fraction | float | str = Fraction(4, 5),
+        lsh: LSHSettings | None = None,
         timeout: float = 30.0,
     ) -> Corpus:
         """Create a new corpus file and open it for writing.
@@ -177,32 +383,39 @@ class Corpus(StoreFile):
         :param min_threshold: the lowest threshold it can answer; prefixes are stored for
             it, so a lower one stores more (``1 - min_threshold`` of every file's
             shingles).
+        :param lsh: find candidates by LSH with these settings instead of by prefixes
+            (format version 2): a signature and ``b`` bucket rows per file (about ``4 *
+            num_perm + 30 * b`` bytes) instead of prefix rows, but a pair LSH does not
+            propose is missed, and only the Jaccard measure is answered. Tune it well
+            below ``min_threshold`` (see :mod:`samecode.lsh`).
         :param timeout: how many seconds a change waits for another writer's lock.
         :raises FileExistsError: if ``path`` exists.
+        :raises TypeError: for a parameter of the wrong type.
         :raises IndexFileError: if the file cannot be made.
         """
         path = os.fspath(path)
         shingling = shingling or Shingling()
         if not isinstance(shingling, Shingling):
             raise TypeError(f"shingling must be a Shingling; got {describe(shingling)}")
+        if lsh is not None and not isinstance(lsh, LSHSettings):
+            raise TypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
         lowest = exact_threshold(min_threshold)
         timeout = check_timeout(timeout)
+        candidates = _Prefixes(lowest) if lsh is None else _Bands(lsh)
         statements = [
             "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
             "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
             "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
             "shingles BLOB NOT NULL, crc INTEGER NOT NULL)",
-            "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
-            "position INTEGER NOT NULL)",
-            "CREATE INDEX prefixes_shingle ON prefixes (shingle)",
-            "CREATE INDEX prefixes_file ON prefixes (file)",
+            *candidates.tables(),
         ]
         meta = [
             ("format", FORMAT),
-            ("version", str(FORMAT_VERSION)),
+            ("version", candidates.version),
             ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
             ("hash_scheme", HASH_SCHEME),
             ("min_threshold", str(lowest)),
+            *candidates.meta(),
         ]
         return create_store(
             path,
@@ -246,6 +459,11 @@ class Corpus(StoreFile):
         """The lowest threshold this corpus answers."""
         return self._min_threshold
 
+    @property
+    def lsh(self) -> LSHSettings | None:
+        """The LSH settings it finds candidates by, or ``None`` (by prefixes: exact)."""
+        return self._lsh
+
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM files").fetchone()[0])
 
@@ -280,24 +498,38 @@ class Corpus(StoreFile):
         files, shingles = self._run(
             "SELECT count(*), coalesce(sum(count), 0) FROM files"
         ).fetchone()
-        (prefixes,) = self._run("SELECT count(*) FROM prefixes").fetchone()
         return {
             "path": self._path,
-            "format_version": FORMAT_VERSION,
+            "format_version": int(self._candidates.version),
             "files": files,
             "shingles": shingles,
-            "prefix_rows": prefixes,
             "bytes": os.path.getsize(self._path),
             "shingling": self._shingling.to_dict(),
             "hash_scheme": HASH_SCHEME,
             "min_threshold": str(self._min_threshold),
+            **self._candidates.stats(self),
         }
 
     # -- changes ----------------------------------------------------------------------
 
-    def _prefix_length(self, count: int) -> int:
-        t = self._min_threshold
-        return count - -(-t.numerator * count // t.denominator) + 1
+    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """Execute one statement for many rows, with SQLite's errors as
+        :class:`IndexFileError`."""
+        try:
+            self._db.executemany(sql, rows)
+        except sqlite3.Error as error:
+            raise file_error(self._path, error, self._timeout) from None
+
+    def _lookup(self, sql: str, values: list[int]) -> set[int]:
+        """The first column of ``sql`` (with ``{}`` for a list of marks) over ``values``,
+        500 at a time."""
+        found: set[int] = set()
+        for start in range(0, len(values), _LOOKUP):
+            chunk = values[start : start + _LOOKUP]
+            found.update(
+                row[0] for row in self._run(sql.format(", ".join("?" * len(chunk))), chunk)
+            )
+        return found
 
     def add(self, documents: Iterable[Document], mtimes: dict[str, int] | None = None) -> int:
         """Store documents (made by these rules), replacing any of the same path; return
@@ -359,11 +591,9 @@ class Corpus(StoreFile):
                     ),
                 )
                 file_id = cursor.lastrowid
-                prefix = ordered[: self._prefix_length(len(ordered))]
-                self._db.executemany(
-                    "INSERT INTO prefixes VALUES (?, ?, ?)",
-                    [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
-                )
+                if file_id is None:  # pragma: no cover - an INSERT always has a row id
+                    raise IndexCorruptError(self._path, "SQLite gave no row id")
+                self._candidates.store(self, file_id, ordered)
         return len(rows)
 
     def touch(self, path: str, mtime_ns: int) -> None:
@@ -385,7 +615,7 @@ class Corpus(StoreFile):
         row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
             return False
-        self._run("DELETE FROM prefixes WHERE file = ?", row)
+        self._candidates.delete(self, row[0])
         self._run("DELETE FROM files WHERE id = ?", row)
         return True
 
@@ -442,6 +672,11 @@ class Corpus(StoreFile):
             )
         if measure not in MEASURES:
             raise ValueError(f"measure must be one of {', '.join(MEASURES)}; got {measure!r}")
+        if self._lsh is not None and measure != "jaccard":
+            raise ValueError(
+                "a corpus that finds candidates by LSH answers the Jaccard measure only; "
+                f"got {measure!r} (make the corpus without LSH for containment)"
+            )
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
         for document in documents:
@@ -449,10 +684,7 @@ class Corpus(StoreFile):
                 continue
             x = array("Q", sorted(document.shingles))
             n = len(x)
-            # Jaccard: the query's prefix; containment of a stored file: all of the query.
-            jaccard_prefix = n - -(-t.numerator * n // t.denominator) + 1
-            probe = x[:jaccard_prefix] if measure == "jaccard" else x
-            candidates = self._probe(probe)
+            candidates = self._candidates.probe(self, x, t, measure)
             held = set(x)
             for file_id in sorted(candidates):
                 if file_id not in cache:
@@ -475,19 +707,37 @@ class Corpus(StoreFile):
         out.sort(key=lambda p: (p.a, p.b))
         return out
 
-    def _probe(self, shingles: Sequence[int]) -> set[int]:
-        found: set[int] = set()
-        values = [_signed(h) for h in shingles]
-        for start in range(0, len(values), _LOOKUP):
-            chunk = values[start : start + _LOOKUP]
-            marks = ", ".join("?" * len(chunk))
-            found.update(
-                row[0]
-                for row in self._run(
-                    f"SELECT DISTINCT file FROM prefixes WHERE shingle IN ({marks})", chunk
-                )
+    def lsh_query(
+        self, signature: Signature, *, top_k: int | None = None
+    ) -> list[tuple[str, float]]:
+        """The stored files that share an LSH bucket with ``signature``, as ``(path,
+        estimated Jaccard)``, best first (then by path), the best ``top_k`` if given.
+
+        The signature is one the corpus's :attr:`lsh` settings make (for instance
+        ``corpus.lsh.signature(document.shingles)``); for exact answers use :meth:`match`.
+
+        :raises ValueError: if the corpus has no LSH, or the signature's scheme, seed or
+            size is not the corpus's (signatures of different schemes never compare).
+        :raises TypeError: for something that is not a signature.
+
+        Runtime complexity: ``b`` bucket lookups, then one row read per candidate.
+        """
+        if not isinstance(self._candidates, _Bands):
+            raise ValueError(
+                f"{self._path} finds candidates by prefixes, not LSH: use match(), or "
+                "make a corpus with lsh=LSHSettings(...)"
             )
-        return found
+        bands = self._candidates
+        values = bands.settings.values(signature)
+        if top_k is not None and check_int(top_k, "top_k") < 0:
+            raise ValueError(f"top_k must be >= 0; got {top_k}")
+        ranked = []
+        for file_id in bands.near(self, values):
+            (path,) = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+            estimate = bands.settings.estimate(values, bands.stored(self, file_id))
+            ranked.append((str(path), estimate))
+        ranked.sort(key=lambda item: (-item[1], item[0]))
+        return ranked if top_k is None else ranked[:top_k]
 
     def check(self) -> list[str]:
         """Check the whole file; return the problems found (empty when sound)."""
@@ -502,12 +752,7 @@ class Corpus(StoreFile):
             except IndexCorruptError as error:
                 problems.append(str(error.strerror))
                 continue
-            stored = [
-                _unsigned(h)
-                for (h,) in self._run(
-                    "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
-                )
-            ]
-            if stored != shingles[: self._prefix_length(len(shingles))].tolist():
-                problems.append(f"the prefix of {path!r} is damaged")
+            damaged = self._candidates.damage(self, file_id, shingles)
+            if damaged is not None:
+                problems.append(f"the {damaged} of {path!r} is damaged")
         return problems
