@@ -180,6 +180,64 @@ def recall(args: argparse.Namespace) -> None:
             )
 
 
+def corpus(args: argparse.Namespace) -> None:
+    """A stored corpus of CPython 3.10 and 3.11 matched by 3.12's and 3.13's files: the
+    exact (prefix) corpus against an LSH corpus, bytes on disk, time and recall."""
+    import tempfile
+
+    from samecode.corpus import Corpus
+    from samecode.lsh import LSHSettings
+    from samecode.scan import Document, read_documents
+    from samecode.shingling import Shingling
+
+    paths = stdlib_files()
+    truth = ground_truth(paths, 0.8, os.cpu_count() or 2)
+    documents = [
+        d for d in read_documents(paths, Shingling(), 10 << 20, 10) if isinstance(d, Document)
+    ]
+    old = ("python3.10", "python3.11")
+    known = [d for d in documents if any(f"/{v}/" in d.path for v in old)]
+    queries = [d for d in documents if not any(f"/{v}/" in d.path for v in old)]
+    known_paths = {d.path for d in known}
+    wanted = {
+        (a, b) if b in known_paths else (b, a)
+        for a, b in truth
+        if (a in known_paths) != (b in known_paths)
+    }
+    shingles = sum(len(d.shingles) for d in known)
+    print(
+        f"{len(known)} files stored (3.10, 3.11; {shingles:,} shingles), {len(queries)} "
+        f"queried (3.12, 3.13); {len(wanted)} true pairs at J >= 0.8, num_perm {args.num_perm}"
+    )
+    print()
+    print("| corpus | bytes on disk | bytes per file | add s | match s | pairs | recall |")
+    print("|---|---|---|---|---|---|---|")
+    kinds: list[tuple[str, LSHSettings | None]] = [("exact (prefixes at 0.8)", None)]
+    kinds += [
+        (f"minhash (LSH at {t})", LSHSettings(num_perm=args.num_perm, threshold=t))
+        for t in args.lsh_thresholds
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        for number, (name, lsh) in enumerate(kinds):
+            path = os.path.join(folder, f"c{number}.db")
+            start = time.perf_counter()
+            with Corpus.create(path, lsh=lsh) as store:
+                store.add(known)
+            added = time.perf_counter() - start
+            size = os.path.getsize(path)
+            start = time.perf_counter()
+            with Corpus.open(path, readonly=True) as store:
+                pairs = store.match(queries)
+            matched = time.perf_counter() - start
+            found = {(p.a, p.b) for p in pairs}
+            if found - wanted:
+                raise SystemExit(f"{name}: a reported pair is not in the truth")
+            print(
+                f"| {name} | {size:,} | {size / len(known):,.0f} | {added:.1f} | {matched:.1f} "
+                f"| {len(found)} | {len(found) / len(wanted):.4f} |"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=10_000)
@@ -187,10 +245,15 @@ def main() -> int:
     parser.add_argument("--num-perm", type=int, default=128)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--recall", action="store_true", help="LSH recall on the stdlib instead")
+    parser.add_argument(
+        "--corpus", action="store_true", help="a stored corpus, exact against LSH, instead"
+    )
     parser.add_argument("--lsh-thresholds", type=float, nargs="+", default=[0.8, 0.7, 0.6, 0.5])
     args = parser.parse_args()
     if args.recall:
         recall(args)
+    elif args.corpus:
+        corpus(args)
     else:
         speed(args)
     return 0

@@ -307,6 +307,53 @@ def test_the_corpus_commands(tree, tmp_path, capsys):
     assert main(["index", "add", str(tree), "--db", db, "--min-threshold", "0.5"]) == 2
 
 
+def test_a_minhash_corpus(tree, tmp_path, capsys):
+    db = str(tmp_path / "lsh.db")
+    new = ["index", "add", str(tree), "--db", db, "-j", "1", "-q"]
+    assert main([*new, "--num-perm", "64"]) == 2  # LSH options need --method minhash
+    assert "need --method minhash" in capsys.readouterr().err
+    assert not os.path.exists(db)
+    assert main([*new, "--method", "minhash", "--num-perm", "64"]) == 0
+    assert main(["index", "stats", "--db", db]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["format_version"], stats["candidates"]) == (2, "lsh")
+    assert stats["lsh"] == {
+        "scheme": "one-permutation",
+        "num_perm": 64,
+        "seed": 1,
+        "threshold": 0.6,  # 0.2 below --min-threshold
+        "bands": 10,
+        "rows": 6,
+    }
+    assert stats["bucket_rows"] == 3 * 10
+    query = tmp_path / "query"
+    query.mkdir()
+    (query / "mine.py").write_text(CODE.replace("handler_7", "h7"))
+    assert main(["match", str(query), "--db", db, "--format", "jsonl", "-q"]) == 0
+    pairs = [
+        r for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["type"] == "pair"
+    ]
+    assert [Path(p["b"]).name for p in pairs] == ["copy.py", "main.py"]
+    assert all(
+        p["jaccard"] == p["shared"] / (p["a_shingles"] + p["b_shingles"] - p["shared"])
+        for p in pairs
+    )
+    for refused, message in [
+        (["--method", "exact"], "finds candidates by --method minhash"),
+        (["--num-perm", "128"], "was made with --num-perm 64"),
+        (["--lsh-threshold", "0.5"], "was made with --lsh-threshold 0.6"),
+    ]:
+        assert main([*new, *refused]) == 2
+        assert message in capsys.readouterr().err
+    assert main([*new, "--num-perm", "64"]) == 0  # what it was made with
+    assert main(["match", str(query), "--db", db, "--containment", "-q"]) == 2
+    assert "Jaccard measure only" in capsys.readouterr().err
+    exact = str(tmp_path / "exact.db")
+    assert main(["index", "add", str(tree), "--db", exact, "-j", "1", "-q"]) == 0
+    assert main(["index", "add", str(tree), "--db", exact, "--num-perm", "64", "-q"]) == 2
+    assert "--num-perm is for a minhash corpus" in capsys.readouterr().err
+
+
 def test_fingerprint_lines(tree, capsys):
     assert main(["fingerprint", str(tree), "--kind", "simhash", "--kind", "halo", "-j", "1"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -218,6 +218,21 @@ def _matching_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _minhash_options(parser: argparse.ArgumentParser, base: str) -> None:
+    parser.add_argument(
+        "--num-perm",
+        type=_bounded("--num-perm", 2, 1 << 16),
+        metavar="N",
+        help="signature values per file for --method minhash (default 128)",
+    )
+    parser.add_argument(
+        "--lsh-threshold",
+        type=_threshold,
+        metavar="T",
+        help=f"the LSH threshold of --method minhash (default: 0.2 below {base})",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="samecode",
@@ -235,18 +250,7 @@ def _parser() -> argparse.ArgumentParser:
     scan.add_argument(
         "--method", choices=method_names(), help="how candidates are proposed (default exact)"
     )
-    scan.add_argument(
-        "--num-perm",
-        type=_bounded("--num-perm", 2, 1 << 16),
-        metavar="N",
-        help="signature values per file for --method minhash (default 128)",
-    )
-    scan.add_argument(
-        "--lsh-threshold",
-        type=_threshold,
-        metavar="T",
-        help="the LSH threshold of --method minhash (default: 0.2 below --threshold)",
-    )
+    _minhash_options(scan, "--threshold")
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
     _shingling_options(scan)
     _walk_options(scan)
@@ -280,6 +284,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="T",
         help="for a new corpus: the lowest threshold it answers (default 0.8)",
     )
+    add.add_argument(
+        "--method",
+        dest="corpus_method",
+        choices=("exact", "minhash"),
+        help="for a new corpus: how it finds candidates, exact (prefixes of the shingles; "
+        "the default) or minhash (LSH bands: smaller, Jaccard only, may miss pairs)",
+    )
+    _minhash_options(add, "--min-threshold")
     _shingling_options(add)
     _walk_options(add)
     add.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -716,17 +728,26 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
     _check_roots(args.paths)
     if os.path.exists(db):
         corpus = Corpus.open(db)
-        if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
-            lowest = corpus.min_threshold
+        refusal = _corpus_refusal(args, corpus)
+        if refusal:
             corpus.close()
-            raise UsageError(
-                f"{db} answers thresholds from {float(lowest):g}; "
-                "--min-threshold is set when a corpus is made"
-            )
+            raise UsageError(f"{db} {refusal}")
     else:
-        corpus = Corpus.create(
-            db, _shingling(args), min_threshold=_value(args, "min_threshold", Fraction(4, 5))
-        )
+        lowest = _value(args, "min_threshold", Fraction(4, 5))
+        lsh = None
+        if args.corpus_method == "minhash":
+            from samecode.lsh import LSHSettings
+            from samecode.methods import default_lsh_threshold
+
+            lsh = LSHSettings(
+                num_perm=_value(args, "num_perm", 128),
+                threshold=float(
+                    _value(args, "lsh_threshold", None) or default_lsh_threshold(lowest)
+                ),
+            )
+        elif args.num_perm is not None or args.lsh_threshold is not None:
+            raise UsageError("--num-perm and --lsh-threshold need --method minhash")
+        corpus = Corpus.create(db, _shingling(args), min_threshold=lowest, lsh=lsh)
     with corpus, _Feedback(args.quiet) as feedback:
         options = _scan_options(args, _shingling(args, corpus.shingling))
         paths, skipped = discover(args.paths, options)
@@ -776,6 +797,29 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
         f"{pruned:,} pruned, {_skipped_text(skipped)}; {_files(total)} held"
     )
     return 0
+
+
+def _corpus_refusal(args: argparse.Namespace, corpus: Any) -> str:
+    """Why options given for a new corpus do not fit an existing one ("" if they do)."""
+    if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
+        return (
+            f"answers thresholds from {float(corpus.min_threshold):g}; "
+            "--min-threshold is set when a corpus is made"
+        )
+    lsh = corpus.lsh
+    held = "exact" if lsh is None else "minhash"
+    if args.corpus_method is not None and args.corpus_method != held:
+        return f"finds candidates by --method {held}; --method is set when a corpus is made"
+    wanted = {"--num-perm": args.num_perm, "--lsh-threshold": args.lsh_threshold}
+    for option, value in wanted.items():
+        if value is None:
+            continue
+        if lsh is None:
+            return f"finds candidates by --method exact; {option} is for a minhash corpus"
+        stored = lsh.num_perm if option == "--num-perm" else lsh.threshold
+        if float(value) != stored:
+            return f"was made with {option} {stored:g}; it is set when a corpus is made"
+    return ""
 
 
 def _run_fingerprint(args: argparse.Namespace) -> int:
