@@ -112,7 +112,8 @@ class OnePermutationMinHash:
     **Cost.** ``update_batch`` of ``n`` features: ``n`` calls of ``zlib.crc32``, then a
     fixed number of big-integer operations on ``64 * n`` bits, a sort of ``n`` small
     ints and one pass of ``n`` item assignments, all in C: ``O(n log n)``, with about
-    30 µs per 300 features on top of the hash calls. Reading :attr:`hashvalues` is
+    50 µs per 300 features on top of the hash calls (measured: 60 µs in all, 12 µs of
+    them ``zlib.crc32``). Reading :attr:`hashvalues` is
     ``O(num_perm)`` plus the densification of empty bins.
 
     >>> sketch = OnePermutationMinHash(num_perm=8)
