@@ -181,6 +181,10 @@ def main() -> int:
             [*samecode, "--jobs", "1", "--method", "halo", *paths],
             None,
         ),
+        "samecode scan --method minhash --jobs 1": (
+            [*samecode, "--jobs", "1", "--method", "minhash", *paths],
+            None,
+        ),
         f"datasketch MinHashLSH({args.lsh_threshold}) + verification": (
             [str(peer_python("datasketch", DATASKETCH)), "-I", str(HERE / "_scan_peers.py")],
             json.dumps({**peer, "library": "datasketch"}),
