@@ -231,3 +231,24 @@ def test_empty_files_get_no_buckets_and_match_nothing(tmp_path):
         assert corpus.match([document("query", set())]) == []
         assert corpus.lsh_query(corpus.lsh.sketch()) == []
         assert corpus.check() == []
+
+
+@pytest.mark.parametrize("lsh", [None, LSHSettings(num_perm=32, threshold=0.5)])
+def test_check_finds_rows_of_files_that_are_gone(tmp_path, lsh):
+    known, queries = family(19, 3)
+    path = tmp_path / "c.db"
+    with Corpus.create(path, lsh=lsh, min_threshold=0.5) as corpus:
+        corpus.add(known)
+    raw = sqlite3.connect(path)
+    raw.execute("DELETE FROM files WHERE path = ?", (known[0].path,))
+    raw.commit()
+    raw.close()
+    with Corpus.open(path, readonly=True) as corpus:
+        problems = corpus.check()
+        assert problems
+        assert all("name files that are gone" in p for p in problems)
+        with pytest.raises(IndexCorruptError, match="names file 1, which is gone"):
+            corpus.match(queries[:1])
+        if lsh is not None:
+            with pytest.raises(IndexCorruptError, match="a bucket names file 1"):
+                corpus.lsh_query(lsh.signature(queries[0].shingles))

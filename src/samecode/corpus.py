@@ -142,9 +142,11 @@ def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: by
 
 class _Candidates(ABC):
     """How a corpus finds the stored files a query may match: its own tables, kept in
-    step with the files, and a probe (a registry below maps a kind to one)."""
+    step with the files, and a probe (:func:`_candidates_for` picks one)."""
 
     version: ClassVar[str]
+    #: Its tables, each with a ``file`` column naming a row of ``files``.
+    file_tables: ClassVar[tuple[str, ...]]
 
     @abstractmethod
     def tables(self) -> list[str]:
@@ -179,6 +181,7 @@ class _Prefixes(_Candidates):
     """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
 
     version = "1"
+    file_tables = ("prefixes",)
 
     def __init__(self, lowest: Fraction) -> None:
         self._lowest = lowest
@@ -239,6 +242,7 @@ class _Bands(_Candidates):
     (see :mod:`samecode.lsh`)."""
 
     version = "2"
+    file_tables = ("signatures", "buckets")
 
     def __init__(self, settings: LSHSettings) -> None:
         self.settings = settings
@@ -323,6 +327,11 @@ class _Bands(_Candidates):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
+def _candidates_for(lowest: Fraction, lsh: LSHSettings | None) -> _Candidates:
+    """Prefixes for ``lowest``, or LSH bands by ``lsh`` where given."""
+    return _Prefixes(lowest) if lsh is None else _Bands(lsh)
+
+
 class Corpus(StoreFile):
     """Known files, in a SQLite file, to match new files against.
 
@@ -360,9 +369,7 @@ class Corpus(StoreFile):
             raise IndexCorruptError(path, "its metadata lacks lsh") from None
         except (TypeError, ValueError) as error:
             raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
-        self._candidates: _Candidates = (
-            _Prefixes(self._min_threshold) if self._lsh is None else _Bands(self._lsh)
-        )
+        self._candidates = _candidates_for(self._min_threshold, self._lsh)
 
     # -- opening ----------------------------------------------------------------------
 
@@ -401,7 +408,7 @@ class Corpus(StoreFile):
             raise TypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
         lowest = exact_threshold(min_threshold)
         timeout = check_timeout(timeout)
-        candidates = _Prefixes(lowest) if lsh is None else _Bands(lsh)
+        candidates = _candidates_for(lowest, lsh)
         statements = [
             "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
             "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
@@ -636,8 +643,8 @@ class Corpus(StoreFile):
             "WHERE id = ?",
             (file_id,),
         ).fetchone()
-        if row is None:  # pragma: no cover - prefixes and files change together
-            raise IndexCorruptError(self._path, f"a prefix names file {file_id}, which is gone")
+        if row is None:  # rows of a damaged file
+            raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
         path, size, mtime, sha256, tokens, count, blob, crc = row
         if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
@@ -733,7 +740,10 @@ class Corpus(StoreFile):
             raise ValueError(f"top_k must be >= 0; got {top_k}")
         ranked = []
         for file_id in bands.near(self, values):
-            (path,) = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+            row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+            if row is None:
+                raise IndexCorruptError(self._path, f"a bucket names file {file_id}, which is gone")
+            path = row[0]
             estimate = bands.settings.estimate(values, bands.stored(self, file_id))
             ranked.append((str(path), estimate))
         ranked.sort(key=lambda item: (-item[1], item[0]))
@@ -755,4 +765,10 @@ class Corpus(StoreFile):
             damaged = self._candidates.damage(self, file_id, shingles)
             if damaged is not None:
                 problems.append(f"the {damaged} of {path!r} is damaged")
+        for table in self._candidates.file_tables:
+            (orphans,) = self._run(
+                f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
+            ).fetchone()
+            if orphans:
+                problems.append(f"{orphans} rows of {table} name files that are gone")
         return problems
