@@ -252,3 +252,20 @@ def test_check_finds_rows_of_files_that_are_gone(tmp_path, lsh):
         if lsh is not None:
             with pytest.raises(IndexCorruptError, match="a bucket names file 1"):
                 corpus.lsh_query(lsh.signature(queries[0].shingles))
+
+
+@pytest.mark.parametrize("scheme", SKETCHES)
+@pytest.mark.parametrize(
+    ("hashes", "error", "message"),
+    [
+        ([-1], ValueError, "from 0 to 2\\*\\*64 - 1"),
+        ([2**64], ValueError, "from 0 to 2\\*\\*64 - 1"),
+        (["a"], TypeError, "a hash must be an int; got str"),
+        ([True], TypeError, "a hash must be an int; got bool"),
+        (5, TypeError, "hashes must be an iterable of ints; got int 5"),
+        (b"ab", TypeError, "hashes must be an iterable of ints; got bytes"),
+    ],
+)
+def test_signature_refuses_what_is_not_64_bit_hashes(scheme, hashes, error, message):
+    with pytest.raises(error, match=message):
+        LSHSettings(scheme).signature(hashes)

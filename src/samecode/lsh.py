@@ -522,12 +522,15 @@ class LSHSettings:
         """The signature of a set of 64-bit hashes (see the class).
 
         Runtime complexity: that of the scheme's update over ``n`` hashes.
+
+        :raises TypeError: for something that is not an iterable of ints.
+        :raises ValueError: for an int outside ``[0, 2**64)``.
         """
+        values = _hash_array(hashes)
         sketch = self.sketch()
         if isinstance(sketch, OnePermutationMinHash):
-            sketch.update_hashes(hashes)
+            sketch.update_hashes(values)
         else:
-            values = array("Q", hashes)
             if sys.byteorder != "little":
                 values.byteswap()  # pragma: no cover - big-endian machines
             blob = values.tobytes()
@@ -609,6 +612,22 @@ class LSHSettings:
         if (settings.bands, settings.rows) != (data["bands"], data["rows"]):
             raise ValueError(f"LSH settings refused: {data!r}")  # pragma: no cover
         return settings
+
+
+def _hash_array(hashes: object) -> array[int]:
+    """64-bit hashes as an ``array("Q")``, checked."""
+    if isinstance(hashes, array) and hashes.typecode == "Q":
+        return hashes
+    if isinstance(hashes, (str, bytes, bytearray, memoryview)) or not isinstance(hashes, Iterable):
+        raise TypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
+    values = list(hashes)
+    if not set(map(type, values)) <= {int}:
+        for value in values:
+            check_int(value, "a hash")
+    try:
+        return array("Q", values)
+    except OverflowError:
+        raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
 
 
 def _jaccard(first: frozenset[Any], second: frozenset[Any]) -> float:
