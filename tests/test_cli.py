@@ -297,7 +297,9 @@ def test_the_corpus_commands(tree, tmp_path, capsys):
     assert pair["corpus"] is True
     assert Path(pair["b"]).name == "main.py"
     assert main(["scan", str(query), "--against", db, "--format", "json", "-q"]) == 0
-    assert json.loads(capsys.readouterr().out)["summary"]["corpus_matches"] == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["corpus_matches"] == 1
+    assert (report["parameters"]["corpus"], report["parameters"]["corpus_lsh"]) == (db, None)
     assert main(["match", str(query), "--db", db, "--shingle", "3", "-q"]) == 2
     assert "made with size=5" in capsys.readouterr().err
     assert main(["match", str(query), "--db", db, "-t", "0.5", "-q"]) == 2
@@ -318,6 +320,7 @@ def test_a_minhash_corpus(tree, tmp_path, capsys):
     stats = json.loads(capsys.readouterr().out)
     assert (stats["format_version"], stats["candidates"]) == (2, "lsh")
     assert stats["lsh"] == {
+        "version": 1,
         "scheme": "one-permutation",
         "num_perm": 64,
         "seed": 1,
@@ -330,9 +333,9 @@ def test_a_minhash_corpus(tree, tmp_path, capsys):
     query.mkdir()
     (query / "mine.py").write_text(CODE.replace("handler_7", "h7"))
     assert main(["match", str(query), "--db", db, "--format", "jsonl", "-q"]) == 0
-    pairs = [
-        r for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["type"] == "pair"
-    ]
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert records[0]["parameters"]["corpus_lsh"] == stats["lsh"]
+    pairs = [r for r in records if r["type"] == "pair"]
     assert [Path(p["b"]).name for p in pairs] == ["copy.py", "main.py"]
     assert all(
         p["jaccard"] == p["shared"] / (p["a_shingles"] + p["b_shingles"] - p["shared"])

@@ -214,10 +214,12 @@ def test_lsh_settings_are_checked():
         LSHSettings(bands=1, rows=3)
     with pytest.raises(ValueError, match="threshold must be in"):
         LSHSettings(threshold=1.5)
-    with pytest.raises(ValueError, match="must be a dict of scheme"):
+    with pytest.raises(ValueError, match="must be a dict of version, scheme"):
         LSHSettings.from_dict({"scheme": "affine32"})
-    with pytest.raises(ValueError, match="must be a dict of scheme"):
+    with pytest.raises(ValueError, match="must be a dict of version, scheme"):
         LSHSettings.from_dict([1, 2])
+    with pytest.raises(ValueError, match="definition version 2; this samecode makes version 1"):
+        LSHSettings.from_dict({**LSHSettings().to_dict(), "version": 2})
     with pytest.raises(ValueError, match="take signatures of scheme"):
         LSHSettings().values(MinHash(num_perm=128))
     assert isinstance(LSHSettings().index(), MinHashLSH)

@@ -565,6 +565,13 @@ def _parameters(options: Any) -> dict[str, Any]:
     }
 
 
+def _corpus_parameters(db: str, corpus: Any) -> dict[str, Any]:
+    """The corpus a report matched against, and how it finds candidates (an LSH corpus
+    may miss a pair; its settings say how likely that was)."""
+    lsh = corpus.lsh
+    return {"corpus": db, "corpus_lsh": None if lsh is None else lsh.to_dict()}
+
+
 def _method_parameters(options: Any) -> dict[str, Any]:
     from samecode.methods import method
 
@@ -632,6 +639,9 @@ def _run_scan(args: argparse.Namespace) -> int:
     try:
         shingling = _shingling(args, corpus.shingling if corpus else None)
         options = _scan_options(args, shingling)
+        parameters = _parameters(options)
+        if corpus is not None:
+            parameters.update(_corpus_parameters(args.against, corpus))
         with _Feedback(args.quiet) as feedback:
             result = scan(args.paths, options, feedback)
             corpus_pairs = (
@@ -643,7 +653,7 @@ def _run_scan(args: argparse.Namespace) -> int:
         if corpus is not None:
             corpus.close()
     report = Report(
-        _parameters(options),
+        parameters,
         result.pairs,
         result.classes,
         result.skipped,
@@ -669,13 +679,14 @@ def _run_match(args: argparse.Namespace) -> int:
     db = _value(args, "db", "samecode.db")
     with _open_corpus(db, True) as corpus:
         options = _scan_options(args, _shingling(args, corpus.shingling))
+        parameters = {**_parameters(options), **_corpus_parameters(db, corpus)}
         with _Feedback(args.quiet) as feedback:
             paths, walk_skipped = discover(args.paths, options)
             documents, read_skipped = read_all(paths, options, feedback)
             pairs = corpus.match(documents, options.exact_threshold, options.measure)
     skipped = walk_skipped + read_skipped
     report = Report(
-        {**_parameters(options), "corpus": db},
+        parameters,
         [],
         [],
         skipped,

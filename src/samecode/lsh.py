@@ -49,7 +49,7 @@ from samecode.fingerprint import check_int, describe
 from samecode.minhash import SCHEMES, MinHash
 from samecode.oph import OnePermutationMinHash
 
-__all__ = ["SKETCHES", "LSHSettings", "MinHashLSH", "Signature", "optimal_param"]
+__all__ = ["SKETCHES", "SKETCH_VERSION", "LSHSettings", "MinHashLSH", "Signature", "optimal_param"]
 
 _NONE = object()
 
@@ -461,6 +461,9 @@ class MinHashLSH:
 #: The sketches :class:`LSHSettings` makes: samecode's one-permutation scheme and
 #: datasketch's three.
 SKETCHES = (OnePermutationMinHash.scheme, *SCHEMES)
+#: The version of how :class:`LSHSettings` makes signatures (from 64-bit hashes) and
+#: buckets; stored settings of another version are refused, never silently misread.
+SKETCH_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -589,8 +592,10 @@ class LSHSettings:
         return same / self.num_perm
 
     def to_dict(self) -> dict[str, Any]:
-        """These settings as a JSON-ready dict (:meth:`from_dict` reads it)."""
+        """These settings as a JSON-ready dict (:meth:`from_dict` reads it), with the
+        version of the sketches' definition (:data:`SKETCH_VERSION`)."""
         return {
+            "version": SKETCH_VERSION,
             "scheme": self.scheme,
             "num_perm": self.num_perm,
             "seed": self.seed,
@@ -603,12 +608,18 @@ class LSHSettings:
     def from_dict(cls, data: object) -> LSHSettings:
         """Read :meth:`to_dict`'s output.
 
-        :raises TypeError, ValueError: for anything else.
+        :raises TypeError, ValueError: for anything else, or settings of sketches defined
+            otherwise (another :data:`SKETCH_VERSION`).
         """
-        names = ("scheme", "num_perm", "seed", "threshold", "bands", "rows")
+        names = ("version", "scheme", "num_perm", "seed", "threshold", "bands", "rows")
         if not isinstance(data, dict) or set(data) != set(names):
             raise ValueError(f"LSH settings must be a dict of {', '.join(names)}; got {data!r}")
-        settings = cls(**data)
+        if data["version"] != SKETCH_VERSION:
+            raise ValueError(
+                f"LSH settings for sketches of definition version {data['version']!r}; this "
+                f"samecode makes version {SKETCH_VERSION}"
+            )
+        settings = cls(**{name: data[name] for name in names[1:]})
         if (settings.bands, settings.rows) != (data["bands"], data["rows"]):
             raise ValueError(f"LSH settings refused: {data!r}")  # pragma: no cover
         return settings
