@@ -271,3 +271,15 @@ def test_check_finds_rows_of_files_that_are_gone(tmp_path, lsh):
 def test_signature_refuses_what_is_not_64_bit_hashes(scheme, hashes, error, message):
     with pytest.raises(error, match=message):
         LSHSettings(scheme).signature(hashes)
+
+
+def test_equal_values_in_different_bands_are_different_buckets():
+    settings = LSHSettings(num_perm=8, threshold=0.5, bands=2, rows=4)
+    first, second = struct.pack("<4I", 1, 2, 3, 4), struct.pack("<4I", 5, 6, 7, 8)
+    a = settings.buckets(first + second)
+    b = settings.buckets(second + first)  # the same bands, in the other order
+    c = settings.buckets(first + struct.pack("<4I", 9, 9, 9, 9))
+    assert not set(a) & set(b)  # band 0 of one is band 1 of the other: no candidate
+    assert a[0] == c[0]
+    assert a[1] != c[1]
+    assert all(0 <= h < 2**64 for h in a)
