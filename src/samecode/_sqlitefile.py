@@ -25,17 +25,22 @@ __all__ = [
     "IndexFileError",
     "IndexLockedError",
     "StoreFile",
+    "check_key",
     "check_timeout",
     "claim",
     "connect",
     "create_store",
     "file_error",
+    "findable",
+    "key_bytes",
     "open_store",
     "read_meta",
     "release",
+    "storable",
 ]
 
 _T = TypeVar("_T")
+_LOOKUP = 500  # values looked up per statement (SQLite's limit on parameters is 999+)
 
 
 class IndexFileError(OSError, ValueError):
@@ -100,6 +105,25 @@ class StoreFile:
         except sqlite3.Error as error:
             raise file_error(self._path, error, self._timeout) from None
 
+    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """Execute one statement for many rows, with SQLite's errors as
+        :class:`IndexFileError`."""
+        try:
+            self._db.executemany(sql, rows)
+        except sqlite3.Error as error:
+            raise file_error(self._path, error, self._timeout) from None
+
+    def _lookup(self, sql: str, values: list[int]) -> set[int]:
+        """The first column of ``sql`` (with ``{}`` for a list of marks) over ``values``,
+        ``_LOOKUP`` at a time."""
+        found: set[int] = set()
+        for start in range(0, len(values), _LOOKUP):
+            chunk = values[start : start + _LOOKUP]
+            found.update(
+                row[0] for row in self._run(sql.format(", ".join("?" * len(chunk))), chunk)
+            )
+        return found
+
     def _check_writable(self) -> None:
         if self._readonly:
             raise PermissionError(errno.EACCES, "is open read-only", self._path)
@@ -117,6 +141,46 @@ class StoreFile:
                 self._db.execute("ROLLBACK")
             raise
         self._run("COMMIT")
+
+
+def storable(key: object) -> bool:
+    """Whether ``key`` has a type the file stores: an int (not a bool), str or bytes."""
+    return isinstance(key, (int, str, bytes)) and not isinstance(key, bool)
+
+
+def check_key(key: object) -> None:
+    """Raise for a key a store cannot hold (see :func:`storable`; ints of 64 bits, valid
+    Unicode)."""
+    if not storable(key):
+        raise TypeError(f"a key must be an int, str or bytes; got {describe(key)}")
+    if isinstance(key, int) and not -(2**63) <= key < 2**63:
+        raise ValueError(f"an int key must fit in 64 bits (signed); got {key!r}")
+    if isinstance(key, str):
+        try:
+            key.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"a str key must be valid Unicode (SQLite stores UTF-8); {key!r} has a "
+                f"lone surrogate at index {error.start}"
+            ) from None
+
+
+def findable(key: object) -> bool:
+    """Whether ``key`` could be in a file (the lookups' test: no error for others)."""
+    try:
+        check_key(key)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def key_bytes(key: int | str | bytes) -> bytes:
+    """A key as bytes that tell its type (for checksums)."""
+    if isinstance(key, int):
+        return b"i" + key.to_bytes(8, "big", signed=True)
+    if isinstance(key, str):
+        return b"s" + key.encode("utf-8")
+    return b"b" + bytes(key)
 
 
 def check_timeout(timeout: object) -> float:

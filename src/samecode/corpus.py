@@ -65,7 +65,6 @@ from samecode._sqlitefile import (
     StoreFile,
     check_timeout,
     create_store,
-    file_error,
     open_store,
     read_meta,
 )
@@ -89,7 +88,6 @@ HASH_SCHEME = "blake2b64-tuplehash64/1"
 _SIGN = 1 << 63
 _WRAP = 1 << 64
 _BATCH = 100
-_LOOKUP = 500  # prefix shingles looked up per query
 
 
 @dataclass(frozen=True)
@@ -518,25 +516,6 @@ class Corpus(StoreFile):
         }
 
     # -- changes ----------------------------------------------------------------------
-
-    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
-        """Execute one statement for many rows, with SQLite's errors as
-        :class:`IndexFileError`."""
-        try:
-            self._db.executemany(sql, rows)
-        except sqlite3.Error as error:
-            raise file_error(self._path, error, self._timeout) from None
-
-    def _lookup(self, sql: str, values: list[int]) -> set[int]:
-        """The first column of ``sql`` (with ``{}`` for a list of marks) over ``values``,
-        500 at a time."""
-        found: set[int] = set()
-        for start in range(0, len(values), _LOOKUP):
-            chunk = values[start : start + _LOOKUP]
-            found.update(
-                row[0] for row in self._run(sql.format(", ".join("?" * len(chunk))), chunk)
-            )
-        return found
 
     def add(self, documents: Iterable[Document], mtimes: dict[str, int] | None = None) -> int:
         """Store documents (made by these rules), replacing any of the same path; return

@@ -48,13 +48,17 @@ from samecode._sqlitefile import (
     IndexFileError,
     IndexLockedError,
     StoreFile,
+    check_key,
     check_timeout,
     create_store,
     file_error,
+    findable,
+    key_bytes,
     open_store,
     read_meta,
+    storable,
 )
-from samecode.fingerprint import Fingerprint, describe
+from samecode.fingerprint import Fingerprint
 from samecode.index import fingerprint_value, kind_name
 from samecode.plan import Plan, resolve_plan
 
@@ -77,46 +81,9 @@ _PRIME = 2**61 - 1
 _BATCH = 10_000
 
 
-def _storable(key: object) -> bool:
-    """Whether ``key`` has a type the file stores: an int (not a bool), str or bytes."""
-    return isinstance(key, (int, str, bytes)) and not isinstance(key, bool)
-
-
-def _check_key(key: object) -> None:
-    if not _storable(key):
-        raise TypeError(f"a key must be an int, str or bytes; got {describe(key)}")
-    if isinstance(key, int) and not -(2**63) <= key < 2**63:
-        raise ValueError(f"an int key must fit in 64 bits (signed); got {key!r}")
-    if isinstance(key, str):
-        try:
-            key.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise ValueError(
-                f"a str key must be valid Unicode (SQLite stores UTF-8); {key!r} has a "
-                f"lone surrogate at index {error.start}"
-            ) from None
-
-
-def _findable(key: object) -> bool:
-    """Whether ``key`` could be in a file (the lookups' test: no error for others)."""
-    try:
-        _check_key(key)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _key_bytes(key: int | str | bytes) -> bytes:
-    if isinstance(key, int):
-        return b"i" + key.to_bytes(8, "big", signed=True)
-    if isinstance(key, str):
-        return b"s" + key.encode("utf-8")
-    return b"b" + bytes(key)
-
-
 def _row_crc(key: int | str | bytes, fp: bytes, table_keys: Iterable[int]) -> int:
     """The CRC-32 a row carries: of its key (typed), fingerprint and table keys."""
-    encoded = _key_bytes(key)
+    encoded = key_bytes(key)
     data = [len(encoded).to_bytes(4, "big"), encoded, fp]
     data += [k.to_bytes(8, "big") for k in table_keys]
     return zlib.crc32(b"".join(data))
@@ -285,7 +252,7 @@ class SQLiteIndex(StoreFile, Lookups):
         return (key for key, _ in self.items())
 
     def __contains__(self, key: object) -> bool:
-        if not _findable(key):
+        if not findable(key):
             return False
         return self._run("SELECT 1 FROM fingerprints WHERE key = ?", (key,)).fetchone() is not None
 
@@ -295,7 +262,7 @@ class SQLiteIndex(StoreFile, Lookups):
         :raises KeyError: if there is no such key.
         :raises IndexCorruptError: if its row fails its checksum.
         """
-        if not _findable(key):
+        if not findable(key):
             raise KeyError(key)
         row = self._run(f"SELECT {self._fields} FROM fingerprints WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -311,7 +278,7 @@ class SQLiteIndex(StoreFile, Lookups):
     # -- rows -------------------------------------------------------------------------
 
     def _row(self, key: Any, fingerprint: object) -> tuple[Any, ...]:
-        _check_key(key)
+        check_key(key)
         value = fingerprint_value(fingerprint, self._size, self._kind)
         fp = value.to_bytes(self._width, "big")
         table_keys = self._table_keys(value)
@@ -330,7 +297,7 @@ class SQLiteIndex(StoreFile, Lookups):
     def _verified(self, row: tuple[Any, ...]) -> int:
         """The fingerprint of a row read as ``self._fields``, after checking the row."""
         key, fp, rowid = row[0], row[1], row[2]
-        if not isinstance(fp, bytes) or len(fp) != self._width or not _storable(key):
+        if not isinstance(fp, bytes) or len(fp) != self._width or not storable(key):
             raise IndexCorruptError(self._path, f"row {rowid} is damaged (key {key!r:.40})")
         if self._checksums:
             table_keys = row[3:-1]
@@ -406,7 +373,7 @@ class SQLiteIndex(StoreFile, Lookups):
         :raises IndexCorruptError: if the row fails its checksum (it is left in place).
         """
         self._check_writable()
-        if not _findable(key):
+        if not findable(key):
             raise KeyError(key)
         with self._transaction():
             row = self._run(
