@@ -33,12 +33,13 @@ from samecode.halohash import (
     slices,
 )
 from samecode.index import HammingIndex
-from samecode.lsh import MinHashLSH
+from samecode.lsh import LSHSettings, MinHashLSH
 from samecode.minhash import LeanMinHash, MinHash
 from samecode.oph import OnePermutationMinHash
 from samecode.plan import Plan, choose_plan
 from samecode.simhash import SimHash
 from samecode.sqlite import SQLiteIndex
+from samecode.sqlitelsh import SQLiteLSH
 from samecode.tokens import char_shingles, code_tokens, words
 
 __version__ = "0.1.0"
@@ -50,12 +51,14 @@ __all__ = [
     "BucketedBitAverageHaloHash",
     "Fingerprint",
     "HammingIndex",
+    "LSHSettings",
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
     "OnePermutationMinHash",
     "Plan",
     "SQLiteIndex",
+    "SQLiteLSH",
     "SimHash",
     "SliceLengthError",
     "__version__",
