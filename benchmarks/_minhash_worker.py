@@ -6,6 +6,7 @@ sides run this same code, so their answers and timings compare like for like.
 """
 
 import json
+import os
 import random
 import sys
 import time
@@ -159,6 +160,33 @@ def timing_rensa(request):
     return out
 
 
+def sqlite_lsh(out, sketches, keys, threshold, num_perm):
+    """SQLiteLSH (one run: a file's timings are steady): bulk insert, query, remove
+    one key at a time, and bytes on disk per key."""
+    import tempfile
+
+    from samecode.lsh import LSHSettings
+    from samecode.sqlitelsh import SQLiteLSH
+
+    settings = LSHSettings("affine32", num_perm=num_perm, threshold=threshold)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "lsh.db")
+        with SQLiteLSH.create(path, settings) as store:
+            start = time.perf_counter()
+            store.insert_many(zip(keys, sketches))
+            out["sqlite_insert"] = time.perf_counter() - start
+            store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            out["sqlite_bytes_per_key"] = os.path.getsize(path) / len(keys)
+            start = time.perf_counter()
+            for m in sketches:
+                store.query(m)
+            out["sqlite_query"] = time.perf_counter() - start
+            start = time.perf_counter()
+            for key in keys:
+                store.remove(key)
+            out["sqlite_remove"] = time.perf_counter() - start
+
+
 def timing(library, request):
     if library == "rensa":
         return timing_rensa(request)
@@ -205,6 +233,8 @@ def timing(library, request):
         return lsh
 
     time_lsh(out, build, sketches, keys, repeat)
+    if library == "samecode":
+        sqlite_lsh(out, sketches, keys, request["threshold"], num_perm)
     lean = LeanMinHash(sketches[0])
     out["lean_bytes"] = lean.bytesize()
     tracemalloc.start()

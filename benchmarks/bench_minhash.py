@@ -99,6 +99,9 @@ def speed(args: argparse.Namespace) -> None:
     row("LSH insert, per key", ours["lsh_insert"], theirs["lsh_insert"], rust["lsh_insert"])
     row("LSH query, per key", ours["lsh_query"], theirs["lsh_query"], rust["lsh_query"])
     row("LSH remove, per key", ours["lsh_remove"], theirs["lsh_remove"], rust["lsh_remove"])
+    row("SQLiteLSH insert (batches), per key", ours["sqlite_insert"], None, None)
+    row("SQLiteLSH query, per key", ours["sqlite_query"], None, None)
+    row("SQLiteLSH remove (a transaction each), per key", ours["sqlite_remove"], None, None)
     print()
     print(
         f"one-permutation: {theirs['affine32'] / ours['one-permutation']:.2f}x datasketch's "
@@ -112,6 +115,10 @@ def speed(args: argparse.Namespace) -> None:
     print("| size | samecode | datasketch |")
     print("|---|---|---|")
     print(f"| LeanMinHash bytes (on disk) | {ours['lean_bytes']} | {theirs['lean_bytes']} |")
+    print(
+        f"| SQLiteLSH file, bytes per key (signature, b buckets, indexes) | "
+        f"{ours['sqlite_bytes_per_key']:.0f} | - |"
+    )
     print(
         f"| MinHash in memory, bytes per signature | {ours['memory_per_signature']:.0f} | "
         f"{theirs['memory_per_signature']:.0f} |"
