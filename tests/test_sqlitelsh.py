@@ -46,8 +46,9 @@ def test_answers_are_the_in_memory_index_answers(tmp_path, scheme):
             store.insert(key, m)
         for key, m in zip(keys, made):
             memory.insert(key, m)
+        store.remove(keys[0])
+        store.remove_many(keys[7::7])
         for key in keys[::7]:
-            store.remove(key)
             memory.remove(key)
     with SQLiteLSH.open(path, readonly=True) as store:
         assert (store.b, store.r, store.settings) == (memory.b, memory.r, lsh)
@@ -105,6 +106,9 @@ def test_signatures_made_otherwise_are_refused(tmp_path):
         assert list(store.keys()) == ["a"]  # the refused batch left nothing
         with pytest.raises(ValueError, match="'zz' is not in the index"):
             store.remove("zz")
+        with pytest.raises(ValueError, match="'zz' is not in the index"):
+            store.remove_many(["a", "zz"])
+        assert "a" in store  # the refused batch removed nothing
         with pytest.raises(ValueError, match="is not in the index"):
             store.remove(1.5)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="top_k must be >= 0"):

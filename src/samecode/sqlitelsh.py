@@ -83,8 +83,9 @@ class SQLiteLSH(StoreFile):
     Use :meth:`create` for a new file and :meth:`open` for an existing one.
 
     Runtime complexity: :meth:`insert` and :meth:`remove` write or delete one row and
-    ``b`` bucket rows (``O(b log n)``); :meth:`query` looks up ``b`` buckets, then reads
-    each candidate's row.
+    ``b`` bucket rows (``O(b log n)``), in a transaction of their own; :meth:`insert_many`
+    and :meth:`remove_many` share one among 10,000 keys. :meth:`query` looks up ``b``
+    buckets, then reads each candidate's row.
     """
 
     def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
@@ -253,17 +254,28 @@ class SQLiteLSH(StoreFile):
         :raises ValueError: if ``key`` is not held.
         :raises PermissionError: if the file was opened read-only.
         """
+        self.remove_many([key])
+
+    def remove_many(self, keys: Iterable[int | str | bytes]) -> None:
+        """Forget many keys, 10,000 to a transaction; a batch with a key that is not held
+        is refused whole (earlier batches stay).
+
+        :raises ValueError, PermissionError: as :meth:`remove`.
+        """
         self._check_writable()
-        with self._transaction():
-            row = (
-                self._run("SELECT id FROM signatures WHERE key = ?", (key,)).fetchone()
-                if findable(key)
-                else None
-            )
-            if row is None:
-                raise ValueError(f"the key {key!r} is not in the index")
-            self._run("DELETE FROM buckets WHERE id = ?", row)
-            self._run("DELETE FROM signatures WHERE id = ?", row)
+        iterator = iter(keys)
+        while batch := list(islice(iterator, _BATCH)):
+            with self._transaction():
+                for key in batch:
+                    row = (
+                        self._run("SELECT id FROM signatures WHERE key = ?", (key,)).fetchone()
+                        if findable(key)
+                        else None
+                    )
+                    if row is None:
+                        raise ValueError(f"the key {key!r} is not in the index")
+                    self._run("DELETE FROM buckets WHERE id = ?", row)
+                    self._run("DELETE FROM signatures WHERE id = ?", row)
 
     # -- queries ----------------------------------------------------------------------
 
