@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_S = TypeVar("_S", bound="StoreFile")
 _LOOKUP = 500  # values looked up per statement (SQLite's limit on parameters is 999+)
 
 
@@ -91,6 +92,23 @@ class StoreFile:
     def close(self) -> None:
         """Close the file; the store cannot be used afterwards."""
         self._db.close()
+
+    @classmethod
+    def _open_path(
+        cls: type[_S], path: str | os.PathLike[str], readonly: bool, timeout: float, what: str
+    ) -> _S:
+        """:func:`open_store` for a store whose constructor takes ``(connection, path,
+        readonly, timeout)``: the timeout checked, the store made read-only to vet it."""
+        where = os.fspath(path)
+        seconds = check_timeout(timeout)
+        return open_store(
+            where,
+            readonly,
+            seconds,
+            lambda db: cls(db, where, True, seconds),
+            lambda db, read_only: cls(db, where, read_only, seconds),
+            what,
+        )
 
     def __enter__(self: _T) -> _T:
         return self

@@ -65,7 +65,6 @@ from samecode._sqlitefile import (
     StoreFile,
     check_timeout,
     create_store,
-    open_store,
     read_meta,
 )
 from samecode.fingerprint import check_int, describe
@@ -441,16 +440,7 @@ class Corpus(StoreFile):
         :raises IndexFileError: if it is not a samecode corpus of this version, is damaged,
             or cannot be opened.
         """
-        path = os.fspath(path)
-        timeout = check_timeout(timeout)
-        return open_store(
-            path,
-            readonly,
-            timeout,
-            lambda db: cls(db, path, True, timeout),
-            lambda db, read_only: cls(db, path, read_only, timeout),
-            "samecode corpus",
-        )
+        return cls._open_path(path, readonly, timeout, "samecode corpus")
 
     # -- properties -------------------------------------------------------------------
 

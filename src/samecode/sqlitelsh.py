@@ -52,7 +52,6 @@ from samecode._sqlitefile import (
     file_error,
     findable,
     key_bytes,
-    open_store,
     read_meta,
 )
 from samecode.fingerprint import check_int, describe
@@ -147,16 +146,7 @@ class SQLiteLSH(StoreFile):
         :raises IndexFileError: if it is not a samecode LSH file of this version, is
             damaged, or cannot be opened.
         """
-        path = os.fspath(path)
-        timeout = check_timeout(timeout)
-        return open_store(
-            path,
-            readonly,
-            timeout,
-            lambda db: cls(db, path, True, timeout),
-            lambda db, read_only: cls(db, path, read_only, timeout),
-            "samecode LSH file",
-        )
+        return cls._open_path(path, readonly, timeout, "samecode LSH file")
 
     # -- reading ----------------------------------------------------------------------
 
