@@ -148,6 +148,7 @@ def test_fail_on_match_and_output_file(tree, tmp_path, capsys):
         ["scan", ".", "--tokens", "chars", "--normalize"],
         ["scan", ".", "--method", "magic"],
         ["scan", ".", "--num-perm", "1"],
+        ["scan", ".", "--num-perm", "1025"],
         ["scan", ".", "--method", "minhash", "--num-perm", "16", "--lsh-threshold", "0.95"],
         ["scan"],
         ["frobnicate"],

@@ -238,3 +238,15 @@ def test_refusals() -> None:
     lsh.remove("a")  # the last key gone, another scheme is welcome
     lsh.insert("b", MinHash(num_perm=32, seed=2))
     assert lsh.keys() == ["b"]
+
+
+def test_bands_and_rows_are_searched_up_to_1024_permutations_only() -> None:
+    from samecode.lsh import MAX_OPTIMISED_PERM, optimal_param
+
+    assert MAX_OPTIMISED_PERM == 1024
+    with pytest.raises(ValueError, match=r"up to 1024 .*got 65536: give params=\(b, r\)"):
+        optimal_param(0.5, 65536)  # would take days
+    with pytest.raises(ValueError, match="give params"):
+        MinHashLSH(threshold=0.5, num_perm=5000)
+    lsh = MinHashLSH(threshold=0.5, num_perm=5000, params=(50, 100))
+    assert (lsh.b, lsh.r) == (50, 100)

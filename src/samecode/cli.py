@@ -221,7 +221,7 @@ def _matching_options(parser: argparse.ArgumentParser) -> None:
 def _minhash_options(parser: argparse.ArgumentParser, base: str) -> None:
     parser.add_argument(
         "--num-perm",
-        type=_bounded("--num-perm", 2, 1 << 16),
+        type=_bounded("--num-perm", 2, 1024),
         metavar="N",
         help="signature values per file for --method minhash (default 128)",
     )

@@ -49,7 +49,15 @@ from samecode.fingerprint import check_int, describe
 from samecode.minhash import SCHEMES, MinHash
 from samecode.oph import OnePermutationMinHash
 
-__all__ = ["SKETCHES", "SKETCH_VERSION", "LSHSettings", "MinHashLSH", "Signature", "optimal_param"]
+__all__ = [
+    "MAX_OPTIMISED_PERM",
+    "SKETCHES",
+    "SKETCH_VERSION",
+    "LSHSettings",
+    "MinHashLSH",
+    "Signature",
+    "optimal_param",
+]
 
 _NONE = object()
 
@@ -93,6 +101,10 @@ def _integral(f: Callable[[float], float], low: float, high: float, degree: int)
     return half * math.fsum(w * f(middle + half * x) for x, w in zip(nodes, weights))
 
 
+#: The largest ``num_perm`` :func:`optimal_param` searches (about 9 s).
+MAX_OPTIMISED_PERM = 1024
+
+
 @lru_cache(maxsize=1024)
 def optimal_param(
     threshold: float,
@@ -110,11 +122,20 @@ def optimal_param(
     threshold from 0.05 to 0.95 by 0.05 and every ``num_perm`` from 16 to 512.
 
     Runtime complexity: ``O(num_perm * log(num_perm))`` pairs, each two integrals of
-    about ``b * r / 2`` points; remembered for the last thousand arguments.
+    about ``b * r / 2`` points, so about ``num_perm**3`` in all: 0.2 s at 256, 1 s at
+    512, 9 s at 1,024 (:data:`MAX_OPTIMISED_PERM`, the most it takes; give ``(b, r)``
+    yourself above it); remembered for the last thousand arguments.
+
+    :raises ValueError: for ``num_perm`` above :data:`MAX_OPTIMISED_PERM`.
 
     >>> optimal_param(0.8, 128)
     (9, 13)
     """
+    if check_int(num_perm, "num_perm") > MAX_OPTIMISED_PERM:
+        raise ValueError(
+            f"bands and rows are chosen for num_perm up to {MAX_OPTIMISED_PERM} (the search "
+            f"grows as num_perm**3); got {num_perm}: give params=(b, r) instead"
+        )
     best = math.inf
     choice = (0, 0)
     for b in range(1, num_perm + 1):
