@@ -20,6 +20,7 @@ from samecode.minhash import MinHash
 from samecode.oph import OnePermutationMinHash
 from samecode.scan import Document
 from samecode.sqlite import IndexCorruptError, IndexFileError
+from storefiles import run_sql
 
 from reference import naive_corpus_matches, naive_minhash
 
@@ -159,10 +160,7 @@ def test_check_finds_damaged_lsh_rows(tmp_path, statement, problem):
     path = tmp_path / "c.db"
     with Corpus.create(path, lsh=LSHSettings(num_perm=32, threshold=0.5)) as corpus:
         corpus.add(known)
-    raw = sqlite3.connect(path)
-    raw.execute(statement)
-    raw.commit()
-    raw.close()
+    run_sql(path, statement)
     with Corpus.open(path, readonly=True) as corpus:
         problems = corpus.check()
         assert problems

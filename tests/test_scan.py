@@ -8,7 +8,6 @@ import itertools
 import os
 import random
 import re
-import sqlite3
 import sys
 from array import array
 from fractions import Fraction
@@ -28,6 +27,7 @@ from samecode.oph import OnePermutationMinHash
 from samecode.scan import Document, ScanOptions, compare, read_documents, scan
 from samecode.shingling import Shingling, shingle_hash, token_id
 from samecode.sqlite import IndexCorruptError, IndexFileError
+from storefiles import run_sql
 
 from reference import naive_corpus_matches
 
@@ -520,19 +520,13 @@ def test_corpus_replaces_and_refuses(tmp_path):
         assert corpus.shingling == Shingling(size=3)
         with pytest.raises(PermissionError):
             corpus.add(first)
-    run = sqlite3.connect(path)
-    run.execute("UPDATE files SET size = size + 1")
-    run.commit()
-    run.close()
+    run_sql(path, "UPDATE files SET size = size + 1")
     with Corpus.open(path) as corpus:
         assert any("checksum" in p for p in corpus.check())
         with pytest.raises(IndexCorruptError):
             corpus.match(first)
     other = tmp_path / "other.db"
-    run = sqlite3.connect(other)
-    run.execute("CREATE TABLE t (x)")
-    run.commit()
-    run.close()
+    run_sql(other, "CREATE TABLE t (x)")
     before = other.read_bytes()
     with pytest.raises(IndexFileError, match="is not a samecode corpus"):
         Corpus.open(other)

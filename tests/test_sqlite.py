@@ -26,6 +26,7 @@ from samecode.sqlite import (
     IndexLockedError,
     SQLiteIndex,
 )
+from storefiles import run_sql
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
@@ -97,14 +98,6 @@ def test_file_records_and_enforces_its_parameters(tmp_path):
         SQLiteIndex.open(tmp_path / "missing.db")
     with SQLiteIndex.open(path, readonly=True) as index, pytest.raises(PermissionError):
         index.add("z", 1)
-
-
-def run_sql(path, statement):
-    """Run one statement on a file behind the index's back."""
-    db = sqlite3.connect(path)
-    db.execute(statement)
-    db.commit()
-    db.close()
 
 
 def test_refuses_files_that_are_not_an_index(tmp_path):
@@ -202,12 +195,12 @@ def file_state(folder):
 
 
 def make_wal_app_db(path):
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("CREATE TABLE notes (body)")
-    db.execute("INSERT INTO notes VALUES ('mine')")
-    db.commit()
-    db.close()
+    run_sql(
+        path,
+        "PRAGMA journal_mode = WAL",
+        "CREATE TABLE notes (body)",
+        "INSERT INTO notes VALUES ('mine')",
+    )
 
 
 @pytest.mark.parametrize("readonly", [False, True])

@@ -4,7 +4,6 @@ checked, and the stores' safety rules."""
 from __future__ import annotations
 
 import random
-import sqlite3
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +14,7 @@ from samecode.minhash import MinHash
 from samecode.oph import OnePermutationMinHash
 from samecode.sqlite import IndexCorruptError, IndexFileError
 from samecode.sqlitelsh import SQLiteLSH
+from storefiles import run_sql
 
 
 def signatures(lsh: LSHSettings, seed: int, count: int) -> list:
@@ -141,10 +141,7 @@ def test_damage_is_found(tmp_path, statement, problem, queried):
     path = tmp_path / "lsh.db"
     with SQLiteLSH.create(path, lsh) as store:
         store.insert_many((f"k{i}", m) for i, m in enumerate(made))
-    raw = sqlite3.connect(path)
-    raw.execute(statement)
-    raw.commit()
-    raw.close()
+    run_sql(path, statement)
     with SQLiteLSH.open(path, readonly=True) as store:
         problems = store.check()
         assert problems
@@ -156,20 +153,14 @@ def test_damage_is_found(tmp_path, statement, problem, queried):
 
 def test_other_files_are_refused_unchanged(tmp_path):
     other = tmp_path / "other.db"
-    raw = sqlite3.connect(other)
-    raw.execute("CREATE TABLE t (x)")
-    raw.commit()
-    raw.close()
+    run_sql(other, "CREATE TABLE t (x)")
     before = other.read_bytes()
     with pytest.raises(IndexFileError, match="is not a samecode LSH file"):
         SQLiteLSH.open(other)
     assert other.read_bytes() == before
     path = tmp_path / "lsh.db"
     SQLiteLSH.create(path, LSHSettings()).close()
-    raw = sqlite3.connect(path)
-    raw.execute("UPDATE samecode_meta SET value = '{}' WHERE name = 'lsh'")
-    raw.commit()
-    raw.close()
+    run_sql(path, "UPDATE samecode_meta SET value = '{}' WHERE name = 'lsh'")
     with pytest.raises(IndexFileError, match="metadata is refused"):
         SQLiteLSH.open(path)
     with pytest.raises(FileNotFoundError):

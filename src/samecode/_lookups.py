@@ -21,6 +21,7 @@ from itertools import combinations, repeat
 from typing import Any
 
 from samecode._allpairs import distinct_groups, near_pairs
+from samecode._groups import linked_groups
 from samecode.fingerprint import describe
 from samecode.plan import Plan
 
@@ -268,23 +269,10 @@ class Lookups(ABC):
         [['a', 'b', 'c']]
         """
         answer = self._answer(max_distance)
-        parent = list(range(len(answer.values)))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for _, u, v in answer.pairs:
-            ru, rv = root(u), root(v)
-            if ru != rv:
-                parent[max(ru, rv)] = min(ru, rv)
-        components: dict[int, list[int]] = {}
-        for u in range(len(parent)):
-            components.setdefault(root(u), []).extend(answer.members(u))
+        linked = ((u, v) for _, u, v in answer.pairs)
         out = []
-        for positions in components.values():
+        for group in linked_groups(linked, range(len(answer.values))):
+            positions = [p for u in group for p in answer.members(u)]
             if len(positions) > 1:
                 out.append((len(positions), min(positions), answer.ordered_keys(positions)))
         out.sort(key=lambda g: (-g[0], g[1]))

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -36,7 +37,10 @@ __all__ = [
     "open_store",
     "read_meta",
     "release",
+    "row_crc",
+    "signed64",
     "storable",
+    "unsigned64",
 ]
 
 _T = TypeVar("_T")
@@ -92,6 +96,26 @@ class StoreFile:
     def close(self) -> None:
         """Close the file; the store cannot be used afterwards."""
         self._db.close()
+
+    @classmethod
+    def _create_path(
+        cls: type[_S],
+        path: str,
+        timeout: float,
+        what: str,
+        statements: Sequence[str],
+        meta: Sequence[tuple[str, str]],
+    ) -> _S:
+        """:func:`create_store` for a store whose constructor takes ``(connection, path,
+        readonly, timeout)``."""
+        return create_store(
+            path,
+            timeout,
+            what,
+            statements,
+            meta,
+            lambda db, read_only: cls(db, path, read_only, timeout),
+        )
 
     @classmethod
     def _open_path(
@@ -159,6 +183,22 @@ class StoreFile:
                 self._db.execute("ROLLBACK")
             raise
         self._run("COMMIT")
+
+
+def signed64(value: int) -> int:
+    """An unsigned 64-bit value as the signed one SQLite's INTEGER holds."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def unsigned64(value: int) -> int:
+    """:func:`signed64` undone."""
+    return value + (1 << 64) if value < 0 else value
+
+
+def row_crc(key: int | str | bytes, *parts: bytes) -> int:
+    """The CRC-32 a keyed row carries: of its key (typed, length first), then ``parts``."""
+    encoded = key_bytes(key)
+    return zlib.crc32(b"".join([len(encoded).to_bytes(4, "big"), encoded, *parts]))
 
 
 def storable(key: object) -> bool:

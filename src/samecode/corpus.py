@@ -64,8 +64,9 @@ from samecode._sqlitefile import (
     IndexFileError,
     StoreFile,
     check_timeout,
-    create_store,
     read_meta,
+    signed64,
+    unsigned64,
 )
 from samecode.fingerprint import check_int, describe
 from samecode.join import MEASURES, reaches
@@ -84,8 +85,6 @@ _VERSIONS = ("1", "2")
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
-_SIGN = 1 << 63
-_WRAP = 1 << 64
 _BATCH = 100
 
 
@@ -99,14 +98,6 @@ class StoredFile:
     sha256: str
     tokens: int
     shingles: int
-
-
-def _signed(value: int) -> int:
-    return value - _WRAP if value >= _SIGN else value
-
-
-def _unsigned(value: int) -> int:
-    return value + _WRAP if value < 0 else value
 
 
 def _blob(shingles: array[int]) -> bytes:
@@ -202,7 +193,7 @@ class _Prefixes(_Candidates):
         prefix = ordered[: self._length(len(ordered))]
         corpus._many(
             "INSERT INTO prefixes VALUES (?, ?, ?)",
-            [(_signed(h), file_id, position) for position, h in enumerate(prefix)],
+            [(signed64(h), file_id, position) for position, h in enumerate(prefix)],
         )
 
     def delete(self, corpus: Corpus, file_id: int) -> None:
@@ -214,12 +205,12 @@ class _Prefixes(_Candidates):
         probe = ordered[: n - -(-t.numerator * n // t.denominator) + 1]
         return corpus._lookup(
             "SELECT DISTINCT file FROM prefixes WHERE shingle IN ({})",
-            [_signed(h) for h in (probe if measure == "jaccard" else ordered)],
+            [signed64(h) for h in (probe if measure == "jaccard" else ordered)],
         )
 
     def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
         stored = [
-            _unsigned(h)
+            unsigned64(h)
             for (h,) in corpus._run(
                 "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
             )
@@ -267,7 +258,7 @@ class _Bands(_Candidates):
         )
         corpus._many(
             "INSERT INTO buckets VALUES (?, ?)",
-            [(_signed(h), file_id) for h in self._buckets(ordered, values)],
+            [(signed64(h), file_id) for h in self._buckets(ordered, values)],
         )
 
     def delete(self, corpus: Corpus, file_id: int) -> None:
@@ -288,18 +279,17 @@ class _Bands(_Candidates):
         """The files that share a bucket with a signature of these values."""
         return corpus._lookup(
             "SELECT DISTINCT file FROM buckets WHERE bucket IN ({})",
-            [_signed(h) for h in set(self.settings.buckets(values))],
+            [signed64(h) for h in set(self.settings.buckets(values))],
         )
 
     def stored(self, corpus: Corpus, file_id: int) -> bytes:
         """A file's stored signature values, checked."""
         row = corpus._run("SELECT vals, crc FROM signatures WHERE file = ?", (file_id,)).fetchone()
-        width = 8 if self.settings.scheme == "affine64" else 4
         if (
             row is None
             or not isinstance(row[0], bytes)
             or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
-            or len(row[0]) != self.settings.num_perm * width
+            or len(row[0]) != self.settings.width
         ):
             raise IndexCorruptError(corpus.path, f"the signature of file {file_id} is damaged")
         return bytes(row[0])
@@ -312,7 +302,7 @@ class _Bands(_Candidates):
         if values != self._values(ordered):
             return "signature"
         stored = sorted(
-            _unsigned(h)
+            unsigned64(h)
             for (h,) in corpus._run("SELECT bucket FROM buckets WHERE file = ?", (file_id,))
         )
         if stored != sorted(self._buckets(ordered, values)):
@@ -421,14 +411,7 @@ class Corpus(StoreFile):
             ("min_threshold", str(lowest)),
             *candidates.meta(),
         ]
-        return create_store(
-            path,
-            timeout,
-            "corpus with Corpus.open",
-            statements,
-            meta,
-            lambda db, read_only: cls(db, path, read_only, timeout),
-        )
+        return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
 
     @classmethod
     def open(

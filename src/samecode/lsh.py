@@ -45,6 +45,7 @@ from itertools import combinations
 from operator import eq
 from typing import Any
 
+from samecode._groups import linked_groups
 from samecode.fingerprint import check_int, describe
 from samecode.minhash import SCHEMES, MinHash
 from samecode.oph import OnePermutationMinHash
@@ -235,7 +236,6 @@ class MinHashLSH:
         self._buckets: list[dict[bytes, Any]] = [{} for _ in range(b)]
         self._keys: dict[Hashable, bytes] = {}  # key -> the signature's values as bytes
         self._scheme: tuple[str, int, int] | None = None
-        self._width = 0
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -264,11 +264,7 @@ class MinHashLSH:
                 f"this index holds MinHash of scheme {self._scheme[0]!r} and seed "
                 f"{self._scheme[1]}; got scheme {kind[0]!r} and seed {kind[1]}"
             )
-        # Values as bytes, 4 each where the scheme's values fit (bands are dict keys).
-        values = minhash.hashvalues
-        if values.typecode == "Q" and minhash.scheme != "affine64":
-            values = array("I", values)
-        raw = values.tobytes()
+        raw = _value_bytes(minhash)  # bands are dict keys
         return raw, self._split(raw)
 
     def _split(self, raw: bytes) -> list[bytes]:
@@ -446,25 +442,8 @@ class MinHashLSH:
         """Groups of keys linked by :meth:`find_all`'s pairs, largest first, each in
         insertion order."""
         order = {key: position for position, key in enumerate(self._keys)}
-        parent: dict[Hashable, Hashable] = {}
-
-        def root(key: Hashable) -> Hashable:
-            while parent[key] != key:
-                parent[key] = parent[parent[key]]
-                key = parent[key]
-            return key
-
-        for a, b, _ in self.find_all(verify, threshold=threshold):
-            parent.setdefault(a, a)
-            parent.setdefault(b, b)
-            ra, rb = root(a), root(b)
-            if ra != rb:
-                first, second = sorted((ra, rb), key=order.__getitem__)
-                parent[second] = first
-        groups: dict[Hashable, list[Hashable]] = {}
-        for key in parent:
-            groups.setdefault(root(key), []).append(key)
-        out = [sorted(group, key=order.__getitem__) for group in groups.values()]
+        pairs = ((a, b) for a, b, _ in self.find_all(verify, threshold=threshold))
+        out = [sorted(group, key=order.__getitem__) for group in linked_groups(pairs)]
         out.sort(key=lambda g: (-len(g), order[g[0]]))
         return out
 
@@ -474,9 +453,7 @@ class MinHashLSH:
 
     def _estimate(self, first: bytes, second: bytes) -> float:
         """The share of equal values of two signatures held as bytes."""
-        code = "I" if len(first) == 4 * self.h else "Q"
-        same: int = sum(map(eq, array(code, first), array(code, second)))
-        return same / self.h
+        return _agreement(first, second, "I" if len(first) == 4 * self.h else "Q", self.h)
 
 
 #: The sketches :class:`LSHSettings` makes: samecode's one-permutation scheme and
@@ -511,6 +488,8 @@ class LSHSettings:
     >>> a = settings.signature(range(1000, 1300))
     >>> b = settings.signature(range(1010, 1300))
     >>> settings.estimate(settings.values(a), settings.values(b)) > 0.8
+    True
+    >>> settings.width == len(settings.values(a)) == 4 * 128
     True
     >>> LSHSettings.from_dict(settings.to_dict()) == settings
     True
@@ -581,10 +560,12 @@ class LSHSettings:
                 f"{self.seed} and num_perm {self.num_perm}; got scheme {made[0]!r}, seed "
                 f"{made[1]} and num_perm {made[2]}"
             )
-        values = array("Q" if self.scheme == "affine64" else "I", signature.hashvalues)
-        if sys.byteorder != "little":
-            values.byteswap()  # pragma: no cover - big-endian machines
-        return values.tobytes()
+        return _value_bytes(signature)
+
+    @property
+    def width(self) -> int:
+        """The length of a signature's :meth:`values`, in bytes."""
+        return self.num_perm * array(_value_code(self.scheme)).itemsize
 
     def buckets(self, values: bytes) -> list[int]:
         """The ``b`` buckets of a signature's :meth:`values`, as unsigned 64-bit ints
@@ -608,9 +589,7 @@ class LSHSettings:
 
     def estimate(self, first: bytes, second: bytes) -> float:
         """The share of equal values of two signatures' :meth:`values`."""
-        code = "Q" if self.scheme == "affine64" else "I"
-        same: int = sum(map(eq, array(code, first), array(code, second)))
-        return same / self.num_perm
+        return _agreement(first, second, _value_code(self.scheme), self.num_perm)
 
     def to_dict(self) -> dict[str, Any]:
         """These settings as a JSON-ready dict (:meth:`from_dict` reads it), with the
@@ -644,6 +623,25 @@ class LSHSettings:
         if (settings.bands, settings.rows) != (data["bands"], data["rows"]):
             raise ValueError(f"LSH settings refused: {data!r}")  # pragma: no cover
         return settings
+
+
+def _value_code(scheme: str) -> str:
+    """The array type of a scheme's values: 4 bytes, or 8 for ``"affine64"``."""
+    return "Q" if scheme == "affine64" else "I"
+
+
+def _value_bytes(signature: Signature) -> bytes:
+    """A signature's values, little-endian, as wide as its scheme's values."""
+    values = array(_value_code(signature.scheme), signature.hashvalues)
+    if sys.byteorder != "little":
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values.tobytes()
+
+
+def _agreement(first: bytes, second: bytes, code: str, count: int) -> float:
+    """The share of equal values of two signatures' bytes (values of type ``code``)."""
+    same: int = sum(map(eq, array(code, first), array(code, second)))
+    return same / count
 
 
 def _hash_array(hashes: object) -> array[int]:

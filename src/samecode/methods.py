@@ -45,8 +45,7 @@ from samecode._allpairs import distinct_groups, near_pairs
 from samecode.fingerprint import describe
 from samecode.halohash import BitAverageHaloHash
 from samecode.join import Measure, prefix_candidates
-from samecode.lsh import MinHashLSH
-from samecode.oph import OnePermutationMinHash
+from samecode.lsh import LSHSettings
 from samecode.simhash import compute
 
 __all__ = [
@@ -82,9 +81,14 @@ class Method(ABC):
         sets: Sequence[array[int]],
         pairs: Sequence[tuple[int, int]],
         proposed: set[tuple[int, int]],
+        threshold: Fraction,
     ) -> list[dict[str, Any]]:
         """Notes to report with each pair (``proposed``: the pairs it proposed)."""
         return [{} for _ in pairs]
+
+    def copy_notes(self) -> dict[str, Any]:
+        """The notes :meth:`annotate` would give a pair of identical files."""
+        return {}
 
     def parameters(self, threshold: Fraction) -> dict[str, Any]:
         """The settings it runs with for ``threshold``, for reports."""
@@ -227,35 +231,28 @@ class _MinHash(Method):
             settings.get("lsh_threshold", self.lsh_threshold),
         )
 
-    def _lsh(self, threshold: Fraction) -> MinHashLSH:
+    def _settings(self, threshold: Fraction) -> LSHSettings:
         lowest = self.lsh_threshold
         if lowest is None:
             lowest = default_lsh_threshold(threshold)
-        return MinHashLSH(threshold=lowest, num_perm=self.num_perm)
+        return LSHSettings(num_perm=self.num_perm, threshold=lowest)
 
     def parameters(self, threshold: Fraction) -> dict[str, Any]:
-        index = self._lsh(threshold)
+        settings = self._settings(threshold)
         return {
             "num_perm": self.num_perm,
-            "lsh_threshold": index.threshold,
-            "bands": index.b,
-            "rows": index.r,
+            "lsh_threshold": settings.threshold,
+            "bands": settings.bands,
+            "rows": settings.rows,
         }
-
-    def _signatures(self, sets: Sequence[array[int]]) -> list[OnePermutationMinHash]:
-        signatures = []
-        for shingles in sets:
-            signature = OnePermutationMinHash(self.num_perm)
-            signature.update_hashes(shingles)
-            signatures.append(signature)
-        return signatures
 
     def candidates(
         self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
     ) -> list[tuple[int, int]]:
-        index = self._lsh(threshold)
-        for key, signature in enumerate(self._signatures(sets)):
-            index.insert(key, signature)
+        settings = self._settings(threshold)
+        index = settings.index()
+        for key, shingles in enumerate(sets):
+            index.insert(key, settings.signature(shingles))
         return sorted(index.candidate_pairs())  # type: ignore[arg-type]
 
     def annotate(
@@ -263,16 +260,22 @@ class _MinHash(Method):
         sets: Sequence[array[int]],
         pairs: Sequence[tuple[int, int]],
         proposed: set[tuple[int, int]],
+        threshold: Fraction,
     ) -> list[dict[str, Any]]:
+        settings = self._settings(threshold)
         wanted = sorted({i for pair in pairs for i in pair})
-        signatures = dict(zip(wanted, self._signatures([sets[i] for i in wanted])))
+        values = {i: settings.values(settings.signature(sets[i])) for i in wanted}
         return [
             {
-                "signature_similarity": signatures[i].jaccard(signatures[j]),
+                "signature_similarity": settings.estimate(values[i], values[j]),
                 "lsh_candidate": (i, j) in proposed,
             }
             for i, j in pairs
         ]
+
+    def copy_notes(self) -> dict[str, Any]:
+        # Identical sets have identical signatures, which share every band.
+        return {"signature_similarity": 1.0, "lsh_candidate": True}
 
 
 def default_lsh_threshold(threshold: Fraction) -> float:

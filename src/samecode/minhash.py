@@ -47,6 +47,7 @@ from operator import eq, methodcaller
 from typing import Any
 
 from samecode._mixing import fmix as _fmix
+from samecode._mixing import fmix_lanes
 from samecode._randomstate import legacy_generator, randint
 from samecode.fingerprint import check_bytes_features, check_int, check_state, describe
 
@@ -109,15 +110,7 @@ def _fmix_many(values: list[int], width: int, key: int = 0) -> list[int]:
         lanes ^= int.from_bytes(
             (key.to_bytes(step // 2, "little") + bytes(step // 2)) * n, "little"
         )
-    if width == 32:
-        shifts, multipliers = (16, 13, 16), (0x85EBCA6B, 0xC2B2AE35)
-    else:
-        shifts, multipliers = (33, 33, 33), (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)
-    lanes ^= lanes >> shifts[0] & low
-    lanes = lanes * multipliers[0] & low
-    lanes ^= lanes >> shifts[1] & low
-    lanes = lanes * multipliers[1] & low
-    lanes ^= lanes >> shifts[2] & low
+    lanes = fmix_lanes(lanes, width, low)
     out = array(code, lanes.to_bytes(step * n, "little"))
     if sys.byteorder != "little":  # pragma: no cover
         out.byteswap()

@@ -46,7 +46,7 @@ from functools import lru_cache
 from operator import eq
 from typing import ClassVar
 
-from samecode._mixing import fmix
+from samecode._mixing import fmix, fmix_lanes
 from samecode.fingerprint import check_bytes_features, check_int, describe
 
 __all__ = ["OnePermutationMinHash"]
@@ -72,7 +72,7 @@ def _lanes(pattern: int) -> int:
     return int.from_bytes(pattern.to_bytes(8, "little") * _CHUNK, "little")
 
 
-_LOW16, _LOW19, _LOW30, _LOW32 = (_lanes(m) for m in (0xFFFF, 0x7FFFF, 0x3FFFFFFF, _M32))
+_LOW16, _LOW30, _LOW32 = (_lanes(m) for m in (0xFFFF, 0x3FFFFFFF, _M32))
 
 
 @lru_cache(maxsize=64)
@@ -221,12 +221,7 @@ class OnePermutationMinHash:
             ) & low32
         lanes ^= _key_lanes(self._key) & window
         # MurmurHash3's 32-bit finalizer, lane by lane, then the top 30 bits.
-        lanes ^= (lanes >> 16) & low16
-        lanes = (lanes * 0x85EBCA6B) & low32
-        lanes ^= (lanes >> 13) & (_LOW19 & window)
-        lanes = (lanes * 0xC2B2AE35) & low32
-        lanes ^= (lanes >> 16) & low16
-        lanes = (lanes >> 2) & (_LOW30 & window)
+        lanes = fmix_lanes(lanes, 32, low32) >> 2 & (_LOW30 & window)
         values = _unpack(lanes, n).tolist()
         values.sort(reverse=True)
         slots = _unpack(((_pack(values) * k) >> _BITS) & low16, n)

@@ -46,6 +46,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
+from samecode._groups import linked_groups
 from samecode.files import Skipped, find_files, read_text
 from samecode.fingerprint import check_int, describe
 from samecode.join import MEASURES, Measure, distinct_sets, prefix_candidates, verify
@@ -291,9 +292,9 @@ def compare(
         found = verify(
             distinct, prefix_candidates(distinct, threshold, measure), threshold, measure
         )
-        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], proposed)
+        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], proposed, threshold)
         notes = [tuple(n.items()) for n in said]
-        copies = (("signature_similarity", 1.0), ("lsh_candidate", True))
+        copies = tuple(chosen.copy_notes().items())
     pairs: list[Pair] = []
     for (i, j, shared), note in zip(found, notes):
         for a in groups[i]:
@@ -322,34 +323,18 @@ def clone_classes(documents: Sequence[Document], pairs: Iterable[Pair]) -> list[
     Runtime complexity: ``O(n + p)`` (union-find), plus sorting.
     """
     sizes = {d.path: len(d.shingles) for d in documents}
-    parent: dict[str, str] = {}
-
-    def root(path: str) -> str:
-        while parent[path] != path:
-            parent[path] = parent[parent[path]]
-            path = parent[path]
-        return path
-
     linked: list[Pair] = list(pairs)
+    groups = linked_groups((pair.a, pair.b) for pair in linked)
+    group_of = {path: number for number, group in enumerate(groups) for path in group}
+    ranges = [[1.0, 0.0] for _ in groups]
     for pair in linked:
-        parent.setdefault(pair.a, pair.a)
-        parent.setdefault(pair.b, pair.b)
-        ra, rb = root(pair.a), root(pair.b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    members: dict[str, list[str]] = {}
-    for path in parent:
-        members.setdefault(root(path), []).append(path)
-    ranges: dict[str, list[float]] = {}
-    for pair in linked:
-        low_high = ranges.setdefault(root(pair.a), [1.0, 0.0])
+        low_high = ranges[group_of[pair.a]]
         low_high[0] = min(low_high[0], pair.jaccard)
         low_high[1] = max(low_high[1], pair.jaccard)
     classes = []
-    for key, group in members.items():
+    for group, (low, high) in zip(groups, ranges):
         group.sort()
         representative = min(group, key=lambda p: (-sizes.get(p, 0), p))
-        low, high = ranges[key]
         classes.append(CloneClass(tuple(group), representative, low, high))
     classes.sort(key=lambda c: (-len(c.members), c.members[0]))
     return classes

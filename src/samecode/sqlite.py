@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any
@@ -50,12 +49,11 @@ from samecode._sqlitefile import (
     StoreFile,
     check_key,
     check_timeout,
-    create_store,
     file_error,
     findable,
-    key_bytes,
     open_store,
     read_meta,
+    row_crc,
     storable,
 )
 from samecode.fingerprint import Fingerprint
@@ -83,10 +81,7 @@ _BATCH = 10_000
 
 def _row_crc(key: int | str | bytes, fp: bytes, table_keys: Iterable[int]) -> int:
     """The CRC-32 a row carries: of its key (typed), fingerprint and table keys."""
-    encoded = key_bytes(key)
-    data = [len(encoded).to_bytes(4, "big"), encoded, fp]
-    data += [k.to_bytes(8, "big") for k in table_keys]
-    return zlib.crc32(b"".join(data))
+    return row_crc(key, fp, *(k.to_bytes(8, "big") for k in table_keys))
 
 
 class SQLiteIndex(StoreFile, Lookups):
@@ -187,14 +182,7 @@ class SQLiteIndex(StoreFile, Lookups):
             ("kind", name or ""),
             ("plan", plan.to_json()),
         ]
-        return create_store(
-            path,
-            timeout,
-            "index with SQLiteIndex.open",
-            statements,
-            meta,
-            lambda db, read_only: cls(db, path, read_only, timeout),
-        )
+        return cls._create_path(path, timeout, "index with SQLiteIndex.open", statements, meta)
 
     @classmethod
     def open(

@@ -38,7 +38,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -48,11 +47,11 @@ from samecode._sqlitefile import (
     StoreFile,
     check_key,
     check_timeout,
-    create_store,
     file_error,
     findable,
-    key_bytes,
     read_meta,
+    row_crc,
+    signed64,
 )
 from samecode.fingerprint import check_int, describe
 from samecode.lsh import LSHSettings, Signature
@@ -63,17 +62,6 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteLSH"]
 FORMAT = "samecode-lsh"
 FORMAT_VERSION = 1
 _BATCH = 10_000
-_SIGN = 1 << 63
-_WRAP = 1 << 64
-
-
-def _signed(value: int) -> int:
-    return value - _WRAP if value >= _SIGN else value
-
-
-def _crc(key: int | str | bytes, values: bytes) -> int:
-    encoded = key_bytes(key)
-    return zlib.crc32(values, zlib.crc32(len(encoded).to_bytes(4, "big") + encoded))
 
 
 class SQLiteLSH(StoreFile):
@@ -94,7 +82,6 @@ class SQLiteLSH(StoreFile):
             self._settings = LSHSettings.from_dict(json.loads(meta["lsh"]))
         except (TypeError, ValueError) as error:
             raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
-        self._width = (8 if self._settings.scheme == "affine64" else 4) * self._settings.num_perm
 
     # -- opening ----------------------------------------------------------------------
 
@@ -127,14 +114,7 @@ class SQLiteLSH(StoreFile):
             ("version", str(FORMAT_VERSION)),
             ("lsh", json.dumps(settings.to_dict(), sort_keys=True)),
         ]
-        return create_store(
-            path,
-            timeout,
-            "LSH file with SQLiteLSH.open",
-            statements,
-            meta,
-            lambda db, read_only: cls(db, path, read_only, timeout),
-        )
+        return cls._create_path(path, timeout, "LSH file with SQLiteLSH.open", statements, meta)
 
     @classmethod
     def open(
@@ -182,7 +162,11 @@ class SQLiteLSH(StoreFile):
 
     def _checked(self, row: tuple[Any, ...]) -> tuple[Any, bytes]:
         key, values, crc = row
-        if not isinstance(values, bytes) or len(values) != self._width or _crc(key, values) != crc:
+        if (
+            not isinstance(values, bytes)
+            or len(values) != self._settings.width
+            or row_crc(key, values) != crc
+        ):
             raise IndexCorruptError(self._path, f"the row of key {key!r} fails its checksum")
         return key, values
 
@@ -224,7 +208,7 @@ class SQLiteLSH(StoreFile):
                     try:
                         cursor = self._db.execute(
                             "INSERT INTO signatures (key, vals, crc) VALUES (?, ?, ?)",
-                            (key, values, _crc(key, values)),
+                            (key, values, row_crc(key, values)),
                         )
                     except sqlite3.IntegrityError:
                         raise ValueError(
@@ -235,7 +219,7 @@ class SQLiteLSH(StoreFile):
                     row_id = cursor.lastrowid
                     self._many(
                         "INSERT INTO buckets VALUES (?, ?)",
-                        [(_signed(h), row_id) for h in set(buckets)],
+                        [(signed64(h), row_id) for h in set(buckets)],
                     )
 
     def remove(self, key: int | str | bytes) -> None:
@@ -273,7 +257,7 @@ class SQLiteLSH(StoreFile):
         ids = sorted(
             self._lookup(
                 "SELECT DISTINCT id FROM buckets WHERE bucket IN ({})",
-                [_signed(h) for h in set(self._settings.buckets(values))],
+                [signed64(h) for h in set(self._settings.buckets(values))],
             )
         )
         out = []
@@ -329,7 +313,7 @@ class SQLiteLSH(StoreFile):
             stored = sorted(
                 h for (h,) in self._run("SELECT bucket FROM buckets WHERE id = ?", (row_id,))
             )
-            if stored != sorted(_signed(h) for h in set(self._settings.buckets(values))):
+            if stored != sorted(signed64(h) for h in set(self._settings.buckets(values))):
                 problems.append(f"the buckets of key {key!r} are damaged")
         (orphans,) = self._run(
             "SELECT count(*) FROM buckets WHERE id NOT IN (SELECT id FROM signatures)"
