@@ -71,6 +71,16 @@ CASES: dict[str, str] = {
     "ngrams([1, 2, 3], 30_000_000) and ngrams(..., 2**70)": """
         answer = len(list(ngrams([1, 2, 3], 30_000_000))) + len(list(ngrams([1, 2, 3], 2**70)))
     """,
+    "MinHashLSH.clusters of 100,000 copies of one set, verified": """
+        sketch = OnePermutationMinHash(128)
+        sketch.update_batch([b"alpha", b"beta", b"gamma"])
+        lsh = MinHashLSH(threshold=0.5, num_perm=128)
+        for i in range(100000):
+            lsh.insert(i, sketch)
+        start = time.perf_counter()  # the clusters alone
+        words = {b"alpha", b"beta", b"gamma"}
+        answer = len(lsh.clusters(verify=lambda key: words)[0])
+    """,
     "Plan(256, 6) crafted to take minutes to check": """
         try:
             Plan(256, 6, even_blocks(256, 32), tuple(tuple(range(i, i + 20)) for i in range(12)))
@@ -86,6 +96,8 @@ from samecode.simhash import find_all
 from samecode.tokens import char_shingles
 from samecode.chunking import ngrams
 from samecode.plan import Plan, even_blocks
+from samecode.lsh import MinHashLSH
+from samecode.oph import OnePermutationMinHash
 
 def write_one_line(size):
     path = os.path.join(tempfile.gettempdir(), f"samecode-one-line-{size}.txt")

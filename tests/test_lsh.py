@@ -156,29 +156,77 @@ def test_verified_answers_are_exact(documents: list[set[bytes]], threshold: floa
     )
 
 
-@given(DOCUMENTS)
-def test_clusters_are_the_components_of_the_pairs(documents: list[set[bytes]]) -> None:
+def components(pairs: set[tuple[int, int]]) -> list[list[int]]:
+    """The connected components of a graph given by its edges, by search from each node:
+    largest first, then by least member, each sorted."""
+    neighbours: dict[int, set[int]] = {}
+    for i, j in pairs:
+        neighbours.setdefault(i, set()).add(j)
+        neighbours.setdefault(j, set()).add(i)
+    seen: set[int] = set()
+    found = []
+    for start in sorted(neighbours):
+        if start in seen:
+            continue
+        reach, frontier = {start}, [start]
+        while frontier:
+            for other in neighbours[frontier.pop()] - reach:
+                reach.add(other)
+                frontier.append(other)
+        seen |= reach
+        found.append(sorted(reach))
+    return sorted(found, key=lambda group: (-len(group), group[0]))
+
+
+@given(DOCUMENTS, st.lists(st.integers(0, 11), max_size=6), st.sampled_from([None, 0.3, 0.6, 1.0]))
+def test_clusters_are_the_components_of_the_pairs(
+    documents: list[set[bytes]], copied: list[int], verified_at: float | None
+) -> None:
+    documents = documents + [documents[i] for i in copied if i < len(documents)]
     lsh = MinHashLSH(threshold=0.5, num_perm=32)
     for key, features in enumerate(documents):
         lsh.insert(key, signature(features))
-    groups = lsh.clusters()
-    linked = {(i, j) for i, j, _ in lsh.find_all()}
-    members = [k for group in groups for k in group]
-    assert len(members) == len(set(members))
-    for group in groups:
-        assert group == sorted(group)
-        assert len(group) >= 2
-        for key in group[1:]:  # every member reaches the first through pairs
-            reach, frontier = {group[0]}, [group[0]]
-            while frontier:
-                node = frontier.pop()
-                for i, j in linked:
-                    for a, b in ((i, j), (j, i)):
-                        if a == node and b not in reach:
-                            reach.add(b)
-                            frontier.append(b)
-            assert key in reach
-    assert {k for pair in linked for k in pair} == set(members)
+    if verified_at is None:  # every pair that shares a bucket
+        groups = lsh.clusters()
+        linked = {(i, j) for i, j, _ in lsh.find_all()}
+    else:  # every such pair of exact Jaccard >= verified_at
+        groups = lsh.clusters(verify=documents.__getitem__, threshold=verified_at)
+        linked = {
+            (i, j)
+            for i, j in lsh.candidate_pairs()
+            if jaccard(documents[i], documents[j]) >= verified_at
+        }
+    assert groups == components(linked)
+
+
+def test_clusters_of_many_copies_verify_one_set_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2,000 copies of one set and a few others in the same buckets: a pair is verified only
+    # between keys not linked yet and of different sets, never all 2 million pairs.
+    import samecode.lsh
+
+    compared = []
+    exact = samecode.lsh._jaccard
+
+    def counted(first: frozenset[bytes], second: frozenset[bytes]) -> float:
+        compared.append(1)
+        return exact(first, second)
+
+    monkeypatch.setattr(samecode.lsh, "_jaccard", counted)
+    common = set(POOL[:30])
+    documents = [common] * 2000 + [common - {POOL[i]} for i in range(5)]
+    lsh = MinHashLSH(threshold=0.5, num_perm=32)
+    for key, features in enumerate(documents):
+        lsh.insert(key, signature(features))
+    asked = []
+
+    def features(key: int) -> set[bytes]:
+        asked.append(key)
+        return documents[key]
+
+    assert lsh.clusters(verify=features, threshold=0.9) == [list(range(2005))]
+    assert sorted(asked) == list(range(2005))  # each key's set once
+    assert len(compared) <= 6 * lsh.b  # each distinct set against the others, a bucket
+    assert lsh.clusters() == [list(range(2005))]
 
 
 def test_ranked_estimates_and_top_k() -> None:

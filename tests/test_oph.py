@@ -46,6 +46,28 @@ def test_hashes_in_batches_follow_the_definition(
     assert sketch.hashvalues.tolist() == signature
 
 
+@given(HASHES, HASHES, st.sampled_from([1, 7, 64]), st.integers(0, 2**64 - 1))
+def test_read_values_follow_later_changes(
+    first: list[int], second: list[int], num_perm: int, seed: int
+) -> None:
+    # hashvalues is worked out once until the bins change: reading, then adding or
+    # merging, then reading again gives the new values, and a read is a copy.
+    sketch = OnePermutationMinHash(num_perm, seed)
+    sketch.update_hashes(first)
+    read = sketch.hashvalues
+    read[0] = 12345
+    alone = naive_one_permutation(first, num_perm, seed, True)[1]
+    assert sketch.hashvalues.tolist() == alone
+    other = OnePermutationMinHash(num_perm, seed)
+    other.update_hashes(second)
+    merged = sketch.copy()
+    assert merged.hashvalues.tolist() == alone
+    merged.merge(other)
+    sketch.update_hashes(second)
+    union = naive_one_permutation(first + second, num_perm, seed, True)[1]
+    assert sketch.hashvalues.tolist() == merged.hashvalues.tolist() == union
+
+
 def test_the_largest_sparse_sketch_reads_in_linear_time() -> None:
     sketch = OnePermutationMinHash(65536, 9)
     sketch.update_hashes([1, 2, 3])

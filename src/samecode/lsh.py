@@ -45,7 +45,7 @@ from itertools import combinations
 from operator import eq
 from typing import Any
 
-from samecode._groups import linked_groups
+from samecode._groups import Links
 from samecode.fingerprint import check_int, describe
 from samecode.minhash import SCHEMES, MinHash
 from samecode.oph import OnePermutationMinHash
@@ -440,10 +440,41 @@ class MinHashLSH:
         threshold: float | None = None,
     ) -> list[list[Hashable]]:
         """Groups of keys linked by :meth:`find_all`'s pairs, largest first, each in
-        insertion order."""
+        insertion order.
+
+        Runtime complexity: ``O(n * b)`` for ``n`` keys without ``verify``; with it, a
+        pair is verified only when its keys are not linked yet and their feature sets
+        differ, so that a bucket of many copies costs one set comparison a key, not a
+        pair.
+        """
+        least = self._least(threshold)
         order = {key: position for position, key in enumerate(self._keys)}
-        pairs = ((a, b) for a, b, _ in self.find_all(verify, threshold=threshold))
-        out = [sorted(group, key=order.__getitem__) for group in linked_groups(pairs)]
+        links: Links[Hashable] = Links()
+        sets: dict[Hashable, frozenset[Any]] = {}
+        for table in self._buckets:
+            for members in table.values():
+                if type(members) is not set:
+                    continue
+                ranked = sorted(members, key=order.__getitem__)
+                if verify is None:  # every candidate pair is a pair of find_all
+                    first = ranked[0]
+                    for key in ranked[1:]:
+                        links.link(first, key)
+                    continue
+                distinct: dict[frozenset[Any], Hashable] = {}  # a feature set: its first key
+                for key in ranked:
+                    if key not in sets:
+                        sets[key] = frozenset(verify(key))
+                    mine = sets[key]
+                    twin = distinct.get(mine)
+                    if twin is not None:  # the same set (Jaccard 1): its twin's pairs
+                        links.link(twin, key)
+                        continue
+                    for other, theirs in distinct.items():
+                        if not links.linked(key, theirs) and _jaccard(mine, other) >= least:
+                            links.link(key, theirs)
+                    distinct[mine] = key
+        out = [sorted(group, key=order.__getitem__) for group in links.groups()]
         out.sort(key=lambda g: (-len(g), order[g[0]]))
         return out
 

@@ -156,7 +156,16 @@ class OnePermutationMinHash:
     True
     """
 
-    __slots__ = ("_fold", "_key", "_mins", "_spread", "_untouched", "num_perm", "seed")
+    __slots__ = (
+        "_dense",
+        "_fold",
+        "_key",
+        "_mins",
+        "_spread",
+        "_untouched",
+        "num_perm",
+        "seed",
+    )
 
     #: The scheme's name, as :class:`~samecode.minhash.MinHash` names its schemes.
     scheme: ClassVar[str] = "one-permutation"
@@ -174,6 +183,7 @@ class OnePermutationMinHash:
         self._fold = fmix(spread ^ _FOLD_SALT, 64) | 1  # odd: 64-bit hashes to 32 bits
         self._mins: list[int] = [_EMPTY] * num_perm
         self._untouched = True
+        self._dense: array[int] | None = None  # hashvalues, kept until the bins change
 
     # -- feeding -----------------------------------------------------------------------
 
@@ -220,6 +230,7 @@ class OnePermutationMinHash:
         self._add(values, wide=True)
 
     def _add(self, hashes: list[int], wide: bool) -> None:
+        self._dense = None
         for start in range(0, len(hashes), _CHUNK):
             part = hashes[start : start + _CHUNK]
             if len(part) < _SMALL:
@@ -274,7 +285,13 @@ class OnePermutationMinHash:
     @property
     def hashvalues(self) -> array[int]:
         """The signature: each bin's least value, empty bins filled by optimal
-        densification (all ``2**30`` when no feature has been seen)."""
+        densification (all ``2**30`` when no feature has been seen). Worked out once
+        until the bins change; each read is a copy."""
+        if self._dense is None:
+            self._dense = self._densified()
+        return array("Q", self._dense)
+
+    def _densified(self) -> array[int]:
         mins = self._mins
         if _EMPTY not in mins or self.is_empty():
             return array("Q", mins)
@@ -345,6 +362,7 @@ class OnePermutationMinHash:
         other = self._check_compatible(other, "merge")
         self._mins = list(map(min, self._mins, other._mins))
         self._untouched = False
+        self._dense = None
 
     def copy(self) -> OnePermutationMinHash:
         """An independent copy."""
