@@ -77,14 +77,37 @@ def answer(case, MinHash, LeanMinHash, MinHashLSH, optimal_param):
             "equal": bool(a == b),
         }
     if kind == "lsh":
+        # Half inserted in a session, half in another index merged in; removals in a
+        # deletion session; then queries, a query buffer and bucket counts.
         lsh = MinHashLSH(threshold=case["threshold"], num_perm=case["num_perm"])
-        for key, m in enumerate(sketches):
-            lsh.insert(str(key), m)
-        for key in case["remove"]:
-            lsh.remove(str(key))
+        other = MinHashLSH(threshold=case["threshold"], num_perm=case["num_perm"])
+        half = len(sketches) // 2
+        with lsh.insertion_session() as session:
+            for key in range(half):
+                session.insert(str(key), sketches[key])
+        for key in range(half, len(sketches)):
+            other.insert(str(key), sketches[key])
+        lsh.merge(other)
+        with lsh.deletion_session() as session:
+            for key in case["remove"]:
+                session.remove(str(key))
         answers = [sorted(lsh.query(m)) for m in sketches]
         present = [str(key) in lsh for key in range(len(sketches))]
-        return {"b": lsh.b, "r": lsh.r, "query": answers, "present": present}
+        for m in sketches[:2]:
+            lsh.add_to_query_buffer(m)
+        buffered = sorted(lsh.collect_query_buffer())
+        kept = [str(key) for key in range(len(sketches)) if key not in case["remove"]]
+        counts = [sorted(c.values()) for c in lsh.get_counts()]
+        subset = [sorted(c.values()) for c in lsh.get_subset_counts(*kept[:3])]
+        return {
+            "b": lsh.b,
+            "r": lsh.r,
+            "query": answers,
+            "present": present,
+            "buffered": buffered,
+            "counts": counts,
+            "subset_counts": subset,
+        }
     raise ValueError(f"unknown case kind {kind}")
 
 

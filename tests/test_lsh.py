@@ -4,6 +4,7 @@ removals, rankings and whole-set answers against brute force."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 
@@ -227,6 +228,91 @@ def test_clusters_of_many_copies_verify_one_set_a_key(monkeypatch: pytest.Monkey
     assert sorted(asked) == list(range(2005))  # each key's set once
     assert len(compared) <= 6 * lsh.b  # each distinct set against the others, a bucket
     assert lsh.clusters() == [list(range(2005))]
+
+
+@given(DOCUMENTS, st.sampled_from([(4, 8), (8, 4), (16, 2)]), st.data())
+def test_datasketchs_sessions_merge_counts_and_query_buffer(
+    documents: list[set[bytes]], params: tuple[int, int], data: st.DataObject
+) -> None:
+    b, r = params
+    signatures = [signature(d) for d in documents]
+    whole = MinHashLSH(num_perm=32, params=params)
+    for key, m in enumerate(signatures):
+        whole.insert(key, m)
+    split = data.draw(st.integers(0, len(documents)))
+    left, right = MinHashLSH(num_perm=32, params=params), MinHashLSH(num_perm=32, params=params)
+    with left.insertion_session(buffer_size=3) as session:
+        for key in range(split):
+            session.insert(key, signatures[key], check_duplication=False)
+    for key in range(split, len(documents)):
+        right.insert(key, signatures[key])
+    left.merge(right)
+    assert left._buckets == whole._buckets
+    assert left.keys() == whole.keys() == list(range(len(documents)))
+    assert len(right) == len(documents) - split  # the other index is unchanged
+    # Counts: per band, how many keys have each band value (counted from the definition).
+    bands = [naive_lsh_bands(m.hashvalues.tolist(), b, r) for m in signatures]
+
+    def counted(keys: list[int]) -> list[list[int]]:
+        return [sorted(Counter(bands[k][i] for k in keys).values()) for i in range(b)]
+
+    assert [sorted(c.values()) for c in whole.get_counts()] == counted(list(whole.keys()))
+    subset = data.draw(st.lists(st.sampled_from(range(len(documents))), max_size=5))
+    assert [sorted(c.values()) for c in whole.get_subset_counts(*subset)] == counted(
+        sorted(set(subset))
+    )
+    # The query buffer: the keys every buffered query finds.
+    queries = data.draw(st.lists(st.sampled_from(range(len(documents))), max_size=3))
+    for key in queries:
+        whole.add_to_query_buffer(signatures[key])
+    expected = (
+        set.intersection(*(set(whole.query(signatures[k])) for k in queries)) if queries else set()
+    )
+    assert sorted(whole.collect_query_buffer()) == sorted(expected)
+    assert whole.collect_query_buffer() == []
+    with whole.deletion_session() as removals:
+        for key in queries:
+            if key in whole:
+                removals.remove(key)
+    assert set(whole.keys()) == set(range(len(documents))) - set(queries)
+
+
+def test_datasketchs_names_refuse_what_they_cannot_do() -> None:
+    lsh = MinHashLSH(threshold=0.5, num_perm=32)
+    lsh.insert("a", signature({b"x"}))
+    with pytest.raises(ValueError, match="already in the index"):  # checked either way
+        lsh.insert("a", signature({b"y"}), check_duplication=False)
+    with pytest.raises(TypeError, match="check_duplication must be a bool; got str"):
+        lsh.insert("b", signature({b"y"}), check_duplication="no")  # type: ignore[arg-type]
+    for bad, error in ((0, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="buffer_size"):
+            lsh.insertion_session(buffer_size=bad)  # type: ignore[arg-type]
+        with pytest.raises(error, match="buffer_size"):
+            lsh.deletion_session(buffer_size=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not in the index"):
+        lsh.get_subset_counts("a", "zzz")
+    with pytest.raises(TypeError, match="can merge only a MinHashLSH; got dict"):
+        lsh.merge({})  # type: ignore[arg-type]
+    other = MinHashLSH(threshold=0.5, num_perm=32)
+    other.insert("b", signature({b"y"}))
+    other.insert("a", signature({b"z"}))
+    with pytest.raises(ValueError, match="the key 'a' is in both indexes; nothing merged"):
+        lsh.merge(other)
+    assert lsh.keys() == ["a"]  # nothing merged
+    assert "b" not in lsh
+    assert (lsh.b, lsh.r) != (16, 2)
+    with pytest.raises(ValueError, match="num_perm 32, b 16, r 2 into one of num_perm 32, b"):
+        lsh.merge(MinHashLSH(num_perm=32, params=(16, 2)))
+    seeded = MinHashLSH(threshold=0.5, num_perm=32)
+    seeded.insert("c", MinHash(num_perm=32, seed=2))
+    with pytest.raises(ValueError, match="scheme 'affine32' and seed 2 into one of scheme"):
+        lsh.merge(seeded)
+    empty = MinHashLSH(threshold=0.5, num_perm=32)
+    empty.merge(seeded)  # an empty index takes the other's signatures
+    with pytest.raises(ValueError, match="holds MinHash of scheme 'affine32' and seed 2"):
+        empty.insert("d", signature({b"x"}))
+    with pytest.raises(TypeError, match="expected a MinHash"):
+        lsh.add_to_query_buffer("a")  # type: ignore[arg-type]
 
 
 def test_ranked_estimates_and_top_k() -> None:

@@ -56,6 +56,8 @@ __all__ = [
     "SKETCH_VERSION",
     "LSHSettings",
     "MinHashLSH",
+    "MinHashLSHDeletionSession",
+    "MinHashLSHInsertionSession",
     "Signature",
     "optimal_param",
 ]
@@ -236,6 +238,7 @@ class MinHashLSH:
         self._buckets: list[dict[bytes, Any]] = [{} for _ in range(b)]
         self._keys: dict[Hashable, bytes] = {}  # key -> the signature's values as bytes
         self._scheme: tuple[str, int, int] | None = None
+        self._query_buffer: list[list[bytes]] = []
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -271,13 +274,18 @@ class MinHashLSH:
         step = self.r * (len(raw) // self.h)
         return [raw[start : start + step] for start in range(0, self.b * step, step)]
 
-    def insert(self, key: Hashable, minhash: Signature) -> None:
+    def insert(self, key: Hashable, minhash: Signature, check_duplication: bool = True) -> None:
         """Index ``minhash`` under ``key``.
 
+        :param check_duplication: taken for datasketch's sake; the check costs nothing
+            here (the keys are a dict), so a key held already is refused either way,
+            where datasketch, told not to check, would index it twice.
         :raises ValueError: if ``key`` is held already, or the MinHash is of another size,
             scheme or seed than those held.
         :raises TypeError: for an unhashable key or something that is not a MinHash.
         """
+        if not isinstance(check_duplication, bool):
+            raise TypeError(f"check_duplication must be a bool; got {describe(check_duplication)}")
         try:
             held = key in self._keys
         except TypeError:
@@ -286,6 +294,9 @@ class MinHashLSH:
             raise ValueError(f"the key {key!r} is already in the index; remove it first")
         raw, bands = self._bands(minhash)
         self._scheme = (minhash.scheme, minhash.seed, len(minhash))
+        self._place(key, raw, bands)
+
+    def _place(self, key: Hashable, raw: bytes, bands: list[bytes]) -> None:
         # A bucket holds its one key itself, or a set of two or more (a set is never a
         # key: it is not hashable).
         for table, band in zip(self._buckets, bands):
@@ -297,6 +308,82 @@ class MinHashLSH:
             else:
                 table[band] = {held, key}
         self._keys[key] = raw
+
+    def insertion_session(self, buffer_size: int = 50000) -> MinHashLSHInsertionSession:
+        """datasketch's context manager for many inserts: ``with lsh.insertion_session()
+        as session: session.insert(key, minhash)``. An index in memory has nothing to
+        buffer, so each insert is done at once (and checked at once).
+
+        :raises TypeError, ValueError: for a ``buffer_size`` that is not an int >= 1.
+
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+        >>> with lsh.insertion_session() as session:
+        ...     for key in ("a", "b"):
+        ...         m = MinHash(num_perm=16)
+        ...         m.update_batch([b"shared", key.encode()])
+        ...         session.insert(key, m)
+        >>> sorted(lsh.keys())
+        ['a', 'b']
+        """
+        _check_buffer_size(buffer_size)
+        return MinHashLSHInsertionSession(self)
+
+    def deletion_session(self, buffer_size: int = 50000) -> MinHashLSHDeletionSession:
+        """datasketch's context manager for many removals: ``with lsh.deletion_session()
+        as session: session.remove(key)``, each done at once.
+
+        :raises TypeError, ValueError: for a ``buffer_size`` that is not an int >= 1.
+
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+        >>> lsh.insert("a", MinHash(num_perm=16))
+        >>> with lsh.deletion_session() as session:
+        ...     session.remove("a")
+        >>> lsh.is_empty()
+        True
+        """
+        _check_buffer_size(buffer_size)
+        return MinHashLSHDeletionSession(self)
+
+    def merge(self, other: MinHashLSH, check_overlap: bool = False) -> None:
+        """Make this index the union of both (``other`` is unchanged).
+
+        :param check_overlap: taken for datasketch's sake; a key in both is refused
+            either way (datasketch, told not to check, would hold it twice).
+        :raises TypeError: for something that is not a :class:`MinHashLSH`.
+        :raises ValueError: for an index of other bands, rows or signatures, or with a
+            key this one holds; nothing is merged then.
+
+        Runtime complexity: ``O(b)`` per key of ``other``.
+
+        >>> first, second = (MinHashLSH(threshold=0.5, num_perm=16) for _ in range(2))
+        >>> first.insert("a", MinHash(num_perm=16))
+        >>> second.insert("b", MinHash(num_perm=16))
+        >>> first.merge(second)
+        >>> first.keys(), len(second)
+        (['a', 'b'], 1)
+        """
+        if not isinstance(other, MinHashLSH):
+            raise TypeError(f"can merge only a MinHashLSH; got {describe(other)}")
+        if not isinstance(check_overlap, bool):
+            raise TypeError(f"check_overlap must be a bool; got {describe(check_overlap)}")
+        if (self.h, self.b, self.r) != (other.h, other.b, other.r):
+            raise ValueError(
+                f"cannot merge an index of num_perm {other.h}, b {other.b}, r {other.r} "
+                f"into one of num_perm {self.h}, b {self.b}, r {self.r}"
+            )
+        mine, theirs = self._scheme, other._scheme
+        if mine is not None and theirs is not None and mine != theirs:
+            raise ValueError(
+                f"cannot merge an index of MinHash of scheme {theirs[0]!r} and seed "
+                f"{theirs[1]} into one of scheme {mine[0]!r} and seed {mine[1]}"
+            )
+        both = next((key for key in other._keys if key in self._keys), _NONE)
+        if both is not _NONE:
+            raise ValueError(f"the key {both!r} is in both indexes; nothing merged")
+        if self._scheme is None:
+            self._scheme = other._scheme
+        for key, raw in list(other._keys.items()):
+            self._place(key, raw, self._split(raw))
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key``, in ``O(b)``.
@@ -325,6 +412,31 @@ class MinHashLSH:
             seed than the index holds.
         """
         return list(self._candidates(self._bands(minhash)[1]))
+
+    def add_to_query_buffer(self, minhash: Signature) -> None:
+        """Hold a query for :meth:`collect_query_buffer` (datasketch's names).
+
+        :raises TypeError, ValueError: as :meth:`query`, at once.
+        """
+        self._query_buffer.append(self._bands(minhash)[1])
+
+    def collect_query_buffer(self) -> list[Hashable]:
+        """The keys every held query finds (the intersection of their :meth:`query`
+        answers, as datasketch gives), and the buffer emptied; ``[]`` when none is held.
+
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+        >>> lsh.insert("a", MinHash(num_perm=16))
+        >>> lsh.add_to_query_buffer(MinHash(num_perm=16))
+        >>> lsh.collect_query_buffer(), lsh.collect_query_buffer()
+        (['a'], [])
+        """
+        held, self._query_buffer = self._query_buffer, []
+        if not held:
+            return []
+        found = self._candidates(held[0])
+        for bands in held[1:]:
+            found &= self._candidates(bands)
+        return list(found)
 
     def _candidates(self, bands: list[bytes]) -> set[Hashable]:
         found: set[Hashable] = set()
@@ -482,9 +594,104 @@ class MinHashLSH:
         """The keys held, in the order they were inserted."""
         return list(self._keys)
 
+    def get_counts(self) -> list[dict[bytes, int]]:
+        """Per band, each bucket's number of keys (datasketch's name; the buckets are
+        named by the band's value bytes).
+
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+        >>> for key in ("a", "b"):
+        ...     lsh.insert(key, MinHash(num_perm=16))
+        >>> [sorted(counts.values()) for counts in lsh.get_counts()] == [[2]] * lsh.b
+        True
+        """
+        return [
+            {band: len(held) if type(held) is set else 1 for band, held in table.items()}
+            for table in self._buckets
+        ]
+
+    def get_subset_counts(self, *keys: Hashable) -> list[dict[bytes, int]]:
+        """:meth:`get_counts` as if the index held only ``keys`` (each counted once).
+
+        :raises ValueError: for a key the index does not hold.
+
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+        >>> for key in ("a", "b"):
+        ...     lsh.insert(key, MinHash(num_perm=16))
+        >>> [sorted(counts.values()) for counts in lsh.get_subset_counts("a")] == [[1]] * lsh.b
+        True
+        """
+        counts: list[dict[bytes, int]] = [{} for _ in range(self.b)]
+        for key in dict.fromkeys(keys):
+            if key not in self:
+                raise ValueError(f"the key {key!r} is not in the index")
+            for table, band in zip(counts, self._split(self._keys[key])):
+                table[band] = table.get(band, 0) + 1
+        return counts
+
     def _estimate(self, first: bytes, second: bytes) -> float:
         """The share of equal values of two signatures held as bytes."""
         return _agreement(first, second, "I" if len(first) == 4 * self.h else "Q", self.h)
+
+
+class MinHashLSHInsertionSession:
+    """What :meth:`MinHashLSH.insertion_session` gives: ``insert`` into the index, at
+    once; a context manager, as datasketch's.
+
+    >>> with MinHashLSH(threshold=0.5, num_perm=16).insertion_session() as session:
+    ...     session.insert("a", MinHash(num_perm=16))
+    >>> "a" in session.lsh
+    True
+    """
+
+    def __init__(self, lsh: MinHashLSH) -> None:
+        self.lsh = lsh
+
+    def __enter__(self) -> MinHashLSHInsertionSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing is buffered: nothing to write."""
+
+    def insert(self, key: Hashable, minhash: Signature, check_duplication: bool = True) -> None:
+        """:meth:`MinHashLSH.insert`."""
+        self.lsh.insert(key, minhash, check_duplication)
+
+
+class MinHashLSHDeletionSession:
+    """What :meth:`MinHashLSH.deletion_session` gives: ``remove`` from the index, at
+    once; a context manager, as datasketch's.
+
+    >>> lsh = MinHashLSH(threshold=0.5, num_perm=16)
+    >>> lsh.insert("a", MinHash(num_perm=16))
+    >>> with lsh.deletion_session() as session:
+    ...     session.remove("a")
+    >>> "a" in lsh
+    False
+    """
+
+    def __init__(self, lsh: MinHashLSH) -> None:
+        self.lsh = lsh
+
+    def __enter__(self) -> MinHashLSHDeletionSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing is buffered: nothing to write."""
+
+    def remove(self, key: Hashable) -> None:
+        """:meth:`MinHashLSH.remove`."""
+        self.lsh.remove(key)
+
+
+def _check_buffer_size(buffer_size: object) -> None:
+    if check_int(buffer_size, "buffer_size") < 1:
+        raise ValueError(f"buffer_size must be >= 1; got {buffer_size}")
 
 
 #: The sketches :class:`LSHSettings` makes: samecode's one-permutation scheme and
