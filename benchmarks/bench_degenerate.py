@@ -81,6 +81,13 @@ CASES: dict[str, str] = {
         words = {b"alpha", b"beta", b"gamma"}
         answer = len(lsh.clusters(verify=lambda key: words)[0])
     """,
+    "OnePermutationMinHash of the shingles of a 64 MB file that is one line": """
+        path = write_one_line(64 << 20)
+        sketch = OnePermutationMinHash(128)
+        with open(path, "rb") as file:
+            sketch.update_batch(map(str.encode, char_shingles(file, 9)))
+        answer = f"{sketch.count():.0f} distinct shingles estimated"
+    """,
     "Plan(256, 6) crafted to take minutes to check": """
         try:
             Plan(256, 6, even_blocks(256, 32), tuple(tuple(range(i, i + 20)) for i in range(12)))

@@ -218,3 +218,45 @@ def test_structured_64_bit_hashes_do_not_collide() -> None:
     complements = OnePermutationMinHash(128, 0)
     complements.update_hashes([2**64 - 1 - v for v in range(20)])
     assert small.jaccard(complements) <= 2 / 128
+
+
+@pytest.mark.parametrize("kind", ["one-permutation", "affine32", "legacy"])
+def test_streams_are_taken_a_batch_at_a_time_and_all_or_nothing(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of 7 features: a generator of 50 gives the sketch of the list of 50, and a
+    # bad feature in the sixth batch leaves the sketch as it was before the call.
+    import samecode.minhash
+    import samecode.oph
+
+    monkeypatch.setattr(samecode.minhash, "_BATCH", 7)
+    monkeypatch.setattr(samecode.oph, "_BATCH", 7)
+
+    def sketch() -> MinHash | OnePermutationMinHash:
+        if kind == "one-permutation":
+            return OnePermutationMinHash(32, seed=4)
+        return MinHash(num_perm=32, seed=4, scheme=kind)
+
+    features = [f"feature {i}".encode() for i in range(50)]
+    whole, streamed = sketch(), sketch()
+    whole.update_batch(features)
+    streamed.update_batch(iter(features))
+    assert streamed.hashvalues.tolist() == whole.hashvalues.tolist()
+    before = sketch()
+    before.update_batch(features[:3])
+    kept = before.hashvalues.tolist()
+    with pytest.raises(TypeError, match="a feature must be bytes"):
+        before.update_batch(iter([*features, "text"]))  # type: ignore[list-item]
+    assert before.hashvalues.tolist() == kept
+    hashes = [zlib.crc32(f) for f in features]
+    with pytest.raises(ValueError, match="a hash must be an int"):
+        before.update_hashes(iter([*hashes, -1]))
+    assert before.hashvalues.tolist() == kept
+    whole_hashes, streamed_hashes = sketch(), sketch()
+    whole_hashes.update_hashes(hashes)
+    streamed_hashes.update_hashes(iter(hashes))
+    assert streamed_hashes.hashvalues.tolist() == whole_hashes.hashvalues.tolist()
+    if kind == "one-permutation":
+        packed = sketch()
+        packed.update_hashes(array("Q", hashes))
+        assert packed.hashvalues.tolist() == whole_hashes.hashvalues.tolist()

@@ -49,7 +49,7 @@ from typing import Any
 from samecode._mixing import fmix as _fmix
 from samecode._mixing import fmix_lanes
 from samecode._randomstate import legacy_generator, randint
-from samecode.fingerprint import check_bytes_features, check_int, check_state, describe
+from samecode.fingerprint import batches, check_bytes_features, check_int, check_state, describe
 
 __all__ = [
     "SCHEMES",
@@ -218,6 +218,7 @@ class _Lanes:
 
 
 _MAX_TABLED = 1024
+_BATCH = 1 << 16  # features hashed at once
 _LANE_CACHE: dict[tuple[str, int, int], tuple[_Lanes, tuple[list[int], list[int]]]] = {}
 
 
@@ -396,10 +397,19 @@ class MinHash:
 
         :raises TypeError: for a feature that is not bytes-like (for the default hash).
         :raises ValueError: if ``hashfunc`` gives a value out of the scheme's range.
+
+        Nothing is added when either is raised. Features are taken ``2**16`` at a time, so
+        that a stream of any length (a generator of shingles) takes bounded memory.
         """
         if isinstance(b, (bytes, bytearray, memoryview, str)):
             raise TypeError(f"update_batch takes an iterable of features; got {describe(b)}")
-        self._absorb(self._hashes(b))
+        before = self._minimum
+        try:  # a batch at a time, so that a stream of any length takes bounded memory
+            for batch in batches(b, _BATCH):
+                self._absorb(self._hashes(batch))
+        except BaseException:
+            self._minimum = before  # nothing is added
+            raise
 
     def _absorb(self, hashes: list[int]) -> None:
         """Lower the minimums by every feature hash (not yet mixed)."""
@@ -450,16 +460,29 @@ class MinHash:
         self._minimum = minimum
 
     def update_hashes(self, hashes: Iterable[int]) -> None:
-        """Add features already hashed (ints of the scheme's width), skipping ``hashfunc``."""
+        """Add features already hashed (ints of the scheme's width), skipping ``hashfunc``.
+
+        :raises ValueError: for a value that is not such an int (nothing is added).
+        """
         limit = 1 << self._lanes.value_bits
-        values = list(hashes)
-        for value in values:
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
-                raise ValueError(
-                    f"a hash must be an int from 0 to 2**{self._lanes.value_bits} - 1; "
-                    f"got {describe(value)}"
-                )
-        self._absorb(values)
+        before = self._minimum
+        try:
+            for batch in batches(hashes, _BATCH):
+                values = list(batch)
+                for value in values:
+                    if (
+                        isinstance(value, bool)
+                        or not isinstance(value, int)
+                        or not 0 <= value < limit
+                    ):
+                        raise ValueError(
+                            f"a hash must be an int from 0 to 2**{self._lanes.value_bits} - 1; "
+                            f"got {describe(value)}"
+                        )
+                self._absorb(values)
+        except BaseException:
+            self._minimum = before  # nothing is added
+            raise
 
     def clear(self) -> None:
         """Forget every feature."""

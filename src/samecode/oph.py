@@ -41,14 +41,14 @@ import sys
 import zlib
 from array import array
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import repeat
 from operator import eq, setitem
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from samecode._mixing import fmix, fmix_lanes
-from samecode.fingerprint import check_bytes_features, check_int, describe
+from samecode.fingerprint import batches, check_bytes_features, check_int, describe
 
 __all__ = ["OnePermutationMinHash"]
 
@@ -63,6 +63,7 @@ _MAGIC = b"SCOPH"
 _VERSION = 1
 _HEAD = struct.Struct("<5sBIQ")  # magic, version, num_perm, seed
 _STORED_EMPTY = _M32  # an empty bin in the byte form (values are below 2**30)
+_BATCH = 1 << 16  # features hashed at once
 _CHUNK = 4096  # features a batch works on at once (64-bit lanes)
 _SMALL = 24  # fewer features than this go one by one
 _PROBES = 16  # densification probes per empty bin before the fallback
@@ -109,6 +110,18 @@ def _probes(spread: int, k: int, i: int) -> tuple[int, ...]:
         (fmix((spread ^ (i << 20) ^ (attempt << 40)) & _M64, 64) * k) >> 64
         for attempt in range(_PROBES)
     )
+
+
+def _crc32s(features: Sequence[bytes]) -> list[int]:
+    """``zlib.crc32`` of every feature.
+
+    :raises TypeError: naming the first feature that is not bytes-like.
+    """
+    try:
+        return list(map(zlib.crc32, features))
+    except TypeError:
+        check_bytes_features(features)
+        raise
 
 
 def _nearest_filled(mins: list[int]) -> list[int]:
@@ -195,19 +208,17 @@ class OnePermutationMinHash:
         self.update_batch([b])
 
     def update_batch(self, b: Iterable[bytes]) -> None:
-        """Add features (bytes-like), one ``zlib.crc32`` each.
+        """Add features (bytes-like), one ``zlib.crc32`` each, ``2**16`` at a time (a
+        stream of any length takes bounded memory).
 
         :raises TypeError: for a feature that is not bytes-like (nothing is added).
         """
         if isinstance(b, (bytes, bytearray, memoryview, str)):
             raise TypeError(f"update_batch takes an iterable of features; got {describe(b)}")
-        items = b if isinstance(b, list) else list(b)
-        try:
-            hashes = list(map(zlib.crc32, items))
-        except TypeError:
-            check_bytes_features(items)
-            raise
-        self._add(hashes, wide=False)
+        if isinstance(b, list) and len(b) <= _BATCH:  # one batch: it fails before adding
+            self._add(_crc32s(b), wide=False)
+        else:
+            self._atomically(self._add_bytes, b)
 
     def update_hashes(self, hashes: Iterable[int]) -> None:
         """Add features already hashed to unsigned 64-bit ints (shingle hashes, say);
@@ -216,18 +227,36 @@ class OnePermutationMinHash:
         :raises TypeError, ValueError: for a value that is not such an int (nothing is
             added).
         """
-        if isinstance(hashes, array) and hashes.typecode == "Q":
-            self._add(hashes.tolist(), wide=True)
-            return
-        values = list(hashes)
-        if not set(map(type, values)) <= {int}:
-            for value in values:
-                check_int(value, "a hash")
+        self._atomically(self._add_hashes, hashes)
+
+    def _atomically(self, add: Callable[[Any], None], items: Any) -> None:
+        """``add(items)``, or, if it raises, the bins as they were."""
+        mins, untouched = list(self._mins), self._untouched
         try:
-            array("Q", values)
-        except OverflowError:
-            raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
-        self._add(values, wide=True)
+            add(items)
+        except BaseException:
+            self._mins, self._untouched, self._dense = mins, untouched, None
+            raise
+
+    def _add_bytes(self, items: Iterable[bytes]) -> None:
+        for batch in batches(items, _BATCH):
+            self._add(_crc32s(batch), wide=False)
+
+    def _add_hashes(self, hashes: Iterable[int]) -> None:
+        if isinstance(hashes, array) and hashes.typecode == "Q":
+            for start in range(0, len(hashes), _BATCH):
+                self._add(hashes[start : start + _BATCH].tolist(), wide=True)
+            return
+        for batch in batches(hashes, _BATCH):
+            values = list(batch)
+            if not set(map(type, values)) <= {int}:
+                for value in values:
+                    check_int(value, "a hash")
+            try:
+                array("Q", values)
+            except OverflowError:
+                raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
+            self._add(values, wide=True)
 
     def _add(self, hashes: list[int], wide: bool) -> None:
         self._dense = None
