@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations
 from operator import eq
-from typing import Any
+from typing import Any, TypeVar
 
 from samecode._groups import Links
 from samecode.fingerprint import check_int, describe
@@ -633,7 +633,26 @@ class MinHashLSH:
         return _agreement(first, second, "I" if len(first) == 4 * self.h else "Q", self.h)
 
 
-class MinHashLSHInsertionSession:
+_S = TypeVar("_S", bound="_Session")
+
+
+class _Session:
+    """A context manager over an index, as datasketch's sessions are."""
+
+    def __init__(self, lsh: MinHashLSH) -> None:
+        self.lsh = lsh
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing is buffered: nothing to write."""
+
+
+class MinHashLSHInsertionSession(_Session):
     """What :meth:`MinHashLSH.insertion_session` gives: ``insert`` into the index, at
     once; a context manager, as datasketch's.
 
@@ -643,24 +662,12 @@ class MinHashLSHInsertionSession:
     True
     """
 
-    def __init__(self, lsh: MinHashLSH) -> None:
-        self.lsh = lsh
-
-    def __enter__(self) -> MinHashLSHInsertionSession:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Nothing is buffered: nothing to write."""
-
     def insert(self, key: Hashable, minhash: Signature, check_duplication: bool = True) -> None:
         """:meth:`MinHashLSH.insert`."""
         self.lsh.insert(key, minhash, check_duplication)
 
 
-class MinHashLSHDeletionSession:
+class MinHashLSHDeletionSession(_Session):
     """What :meth:`MinHashLSH.deletion_session` gives: ``remove`` from the index, at
     once; a context manager, as datasketch's.
 
@@ -671,18 +678,6 @@ class MinHashLSHDeletionSession:
     >>> "a" in lsh
     False
     """
-
-    def __init__(self, lsh: MinHashLSH) -> None:
-        self.lsh = lsh
-
-    def __enter__(self) -> MinHashLSHDeletionSession:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Nothing is buffered: nothing to write."""
 
     def remove(self, key: Hashable) -> None:
         """:meth:`MinHashLSH.remove`."""
