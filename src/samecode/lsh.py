@@ -38,7 +38,7 @@ import hashlib
 import math
 import sys
 from array import array
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations
@@ -382,7 +382,7 @@ class MinHashLSH:
             raise ValueError(f"the key {both!r} is in both indexes; nothing merged")
         if self._scheme is None:
             self._scheme = other._scheme
-        for key, raw in list(other._keys.items()):
+        for key, raw in other._keys.items():
             self._place(key, raw, self._split(raw))
 
     def remove(self, key: Hashable) -> None:
@@ -506,13 +506,20 @@ class MinHashLSH:
     def candidate_pairs(self) -> set[tuple[Hashable, Hashable]]:
         """Every pair of keys that share a bucket (each pair once, in key order)."""
         pairs: set[tuple[Hashable, Hashable]] = set()
-        order = {key: position for position, key in enumerate(self._keys)}
+        for ranked in self._shared_buckets(self._order()):
+            pairs.update(combinations(ranked, 2))
+        return pairs
+
+    def _order(self) -> dict[Hashable, int]:
+        """Each key's place in insertion order."""
+        return {key: position for position, key in enumerate(self._keys)}
+
+    def _shared_buckets(self, order: dict[Hashable, int]) -> Iterator[list[Hashable]]:
+        """The keys of every bucket that holds two or more, in insertion order."""
         for table in self._buckets:
             for members in table.values():
                 if type(members) is set:
-                    ranked = sorted(members, key=order.__getitem__)
-                    pairs.update(combinations(ranked, 2))
-        return pairs
+                    yield sorted(members, key=order.__getitem__)
 
     def find_all(
         self,
@@ -530,18 +537,15 @@ class MinHashLSH:
         """
         least = self._least(threshold)
         out = []
-        sets: dict[Hashable, frozenset[Any]] = {}
+        features = None if verify is None else _once_each(verify)
         for a, b in self.candidate_pairs():
-            if verify is None:
+            if features is None:
                 out.append((a, b, self._estimate(self._keys[a], self._keys[b])))
                 continue
-            for key in (a, b):
-                if key not in sets:
-                    sets[key] = frozenset(verify(key))
-            similarity = _jaccard(sets[a], sets[b])
+            similarity = _jaccard(features(a), features(b))
             if similarity >= least:
                 out.append((a, b, similarity))
-        order = {key: position for position, key in enumerate(self._keys)}
+        order = self._order()
         out.sort(key=lambda p: (-p[2], order[p[0]], order[p[1]]))
         return out
 
@@ -560,32 +564,15 @@ class MinHashLSH:
         pair.
         """
         least = self._least(threshold)
-        order = {key: position for position, key in enumerate(self._keys)}
+        order = self._order()
         links: Links[Hashable] = Links()
-        sets: dict[Hashable, frozenset[Any]] = {}
-        for table in self._buckets:
-            for members in table.values():
-                if type(members) is not set:
-                    continue
-                ranked = sorted(members, key=order.__getitem__)
-                if verify is None:  # every candidate pair is a pair of find_all
-                    first = ranked[0]
-                    for key in ranked[1:]:
-                        links.link(first, key)
-                    continue
-                distinct: dict[frozenset[Any], Hashable] = {}  # a feature set: its first key
-                for key in ranked:
-                    if key not in sets:
-                        sets[key] = frozenset(verify(key))
-                    mine = sets[key]
-                    twin = distinct.get(mine)
-                    if twin is not None:  # the same set (Jaccard 1): its twin's pairs
-                        links.link(twin, key)
-                        continue
-                    for other, theirs in distinct.items():
-                        if not links.linked(key, theirs) and _jaccard(mine, other) >= least:
-                            links.link(key, theirs)
-                    distinct[mine] = key
+        features = None if verify is None else _once_each(verify)
+        for ranked in self._shared_buckets(order):
+            if features is None:  # every candidate pair is a pair of find_all
+                for key in ranked[1:]:
+                    links.link(ranked[0], key)
+            else:
+                _link_verified(ranked, features, least, links)
         out = [sorted(group, key=order.__getitem__) for group in links.groups()]
         out.sort(key=lambda g: (-len(g), order[g[0]]))
         return out
@@ -891,6 +878,41 @@ def _hash_array(hashes: object) -> array[int]:
         return array("Q", values)
     except OverflowError:
         raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
+
+
+def _once_each(verify: Callable[[Hashable], Iterable[Any]]) -> Callable[[Hashable], frozenset[Any]]:
+    """``verify`` as frozensets, asked once a key."""
+    sets: dict[Hashable, frozenset[Any]] = {}
+
+    def features(key: Hashable) -> frozenset[Any]:
+        found = sets.get(key)
+        if found is None:
+            found = sets[key] = frozenset(verify(key))
+        return found
+
+    return features
+
+
+def _link_verified(
+    keys: list[Hashable],
+    features: Callable[[Hashable], frozenset[Any]],
+    least: float,
+    links: Links[Hashable],
+) -> None:
+    """Link the keys of one bucket whose sets reach ``least``, comparing a pair only when
+    its keys are not linked yet and their sets differ (a set equal to an earlier one's has
+    Jaccard 1 with it, and its pairs)."""
+    distinct: dict[frozenset[Any], Hashable] = {}  # a feature set: its first key
+    for key in keys:
+        mine = features(key)
+        twin = distinct.get(mine)
+        if twin is not None:
+            links.link(twin, key)
+            continue
+        for other, theirs in distinct.items():
+            if not links.linked(key, theirs) and _jaccard(mine, other) >= least:
+                links.link(key, theirs)
+        distinct[mine] = key
 
 
 def _jaccard(first: frozenset[Any], second: frozenset[Any]) -> float:

@@ -45,7 +45,7 @@ from samecode._allpairs import distinct_groups, near_pairs
 from samecode.fingerprint import describe
 from samecode.halohash import BitAverageHaloHash
 from samecode.join import Measure, prefix_candidates
-from samecode.lsh import LSHSettings
+from samecode.lsh import LSHSettings, MinHashLSH
 from samecode.simhash import compute
 
 __all__ = [
@@ -77,13 +77,10 @@ class Method(ABC):
         return self
 
     def annotate(
-        self,
-        sets: Sequence[array[int]],
-        pairs: Sequence[tuple[int, int]],
-        proposed: set[tuple[int, int]],
-        threshold: Fraction,
+        self, sets: Sequence[array[int]], pairs: Sequence[tuple[int, int]], threshold: Fraction
     ) -> list[dict[str, Any]]:
-        """Notes to report with each pair (``proposed``: the pairs it proposed)."""
+        """Notes to report with each pair (found exactly) for a method that
+        :attr:`reports_all`: what it made of the pair, whether it proposed it, say."""
         return [{} for _ in pairs]
 
     def copy_notes(self) -> dict[str, Any]:
@@ -249,22 +246,14 @@ class _MinHash(Method):
     def candidates(
         self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
     ) -> list[tuple[int, int]]:
-        settings = self._settings(threshold)
-        index = settings.index()
-        for key, shingles in enumerate(sets):
-            index.insert(key, settings.signature(shingles))
-        return sorted(index.candidate_pairs())  # type: ignore[arg-type]
+        return sorted(self._indexed(sets, threshold)[0].candidate_pairs())  # type: ignore[arg-type]
 
     def annotate(
-        self,
-        sets: Sequence[array[int]],
-        pairs: Sequence[tuple[int, int]],
-        proposed: set[tuple[int, int]],
-        threshold: Fraction,
+        self, sets: Sequence[array[int]], pairs: Sequence[tuple[int, int]], threshold: Fraction
     ) -> list[dict[str, Any]]:
+        index, values = self._indexed(sets, threshold)
+        proposed = index.candidate_pairs()
         settings = self._settings(threshold)
-        wanted = sorted({i for pair in pairs for i in pair})
-        values = {i: settings.values(settings.signature(sets[i])) for i in wanted}
         return [
             {
                 "signature_similarity": settings.estimate(values[i], values[j]),
@@ -272,6 +261,20 @@ class _MinHash(Method):
             }
             for i, j in pairs
         ]
+
+    def _indexed(
+        self, sets: Sequence[array[int]], threshold: Fraction
+    ) -> tuple[MinHashLSH, list[bytes]]:
+        """The LSH index of every set's signature (keys: positions), and the signatures'
+        values."""
+        settings = self._settings(threshold)
+        index = settings.index()
+        values = []
+        for key, shingles in enumerate(sets):
+            signature = settings.signature(shingles)
+            index.insert(key, signature)
+            values.append(settings.values(signature))
+        return index, values
 
     def copy_notes(self) -> dict[str, Any]:
         # Identical sets have identical signatures, which share every band.

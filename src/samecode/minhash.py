@@ -363,15 +363,11 @@ class MinHash:
 
     def _hashes(self, features: Iterable[Any]) -> list[int]:
         if self._hashfunc is not None:
-            hashes = [self._hashfunc(feature) for feature in features]
-            limit = 1 << self._lanes.value_bits
-            for value in hashes:
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
-                    raise ValueError(
-                        f"hashfunc must give ints from 0 to 2**{self._lanes.value_bits} - 1 "
-                        f"for scheme {self.scheme!r}; got {describe(value)}"
-                    )
-            return hashes
+            return self._in_range(
+                [self._hashfunc(feature) for feature in features],
+                f"hashfunc must give ints from 0 to 2**{self._lanes.value_bits} - 1 "
+                f"for scheme {self.scheme!r}",
+            )
         items = list(features)
         try:
             digests = b"".join(map(_DIGEST, map(hashlib.sha1, items)))
@@ -403,12 +399,27 @@ class MinHash:
         """
         if isinstance(b, (bytes, bytearray, memoryview, str)):
             raise TypeError(f"update_batch takes an iterable of features; got {describe(b)}")
+        self._absorb_all(map(self._hashes, batches(b, _BATCH)))
+
+    def _in_range(self, values: list[Any], rule: str) -> list[int]:
+        """``values``, if each is an int of the scheme's width.
+
+        :raises ValueError: stating ``rule`` and the first value that breaks it.
+        """
+        limit = 1 << self._lanes.value_bits
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
+                raise ValueError(f"{rule}; got {describe(value)}")
+        return values
+
+    def _absorb_all(self, hash_batches: Iterable[list[int]]) -> None:
+        """:meth:`_absorb` every batch in turn; if making one raises, nothing is added."""
         before = self._minimum
-        try:  # a batch at a time, so that a stream of any length takes bounded memory
-            for batch in batches(b, _BATCH):
-                self._absorb(self._hashes(batch))
+        try:
+            for hashes in hash_batches:
+                self._absorb(hashes)
         except BaseException:
-            self._minimum = before  # nothing is added
+            self._minimum = before
             raise
 
     def _absorb(self, hashes: list[int]) -> None:
@@ -464,25 +475,8 @@ class MinHash:
 
         :raises ValueError: for a value that is not such an int (nothing is added).
         """
-        limit = 1 << self._lanes.value_bits
-        before = self._minimum
-        try:
-            for batch in batches(hashes, _BATCH):
-                values = list(batch)
-                for value in values:
-                    if (
-                        isinstance(value, bool)
-                        or not isinstance(value, int)
-                        or not 0 <= value < limit
-                    ):
-                        raise ValueError(
-                            f"a hash must be an int from 0 to 2**{self._lanes.value_bits} - 1; "
-                            f"got {describe(value)}"
-                        )
-                self._absorb(values)
-        except BaseException:
-            self._minimum = before  # nothing is added
-            raise
+        rule = f"a hash must be an int from 0 to 2**{self._lanes.value_bits} - 1"
+        self._absorb_all(self._in_range(list(batch), rule) for batch in batches(hashes, _BATCH))
 
     def clear(self) -> None:
         """Forget every feature."""

@@ -41,11 +41,11 @@ import sys
 import zlib
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, repeat
 from operator import eq, setitem
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from samecode._mixing import fmix, fmix_lanes
 from samecode.fingerprint import batches, check_bytes_features, check_int, describe
@@ -122,6 +122,22 @@ def _crc32s(features: Sequence[bytes]) -> list[int]:
     except TypeError:
         check_bytes_features(features)
         raise
+
+
+def _checked_hashes(batch: Sequence[int]) -> list[int]:
+    """``batch`` as a list, if each is an int from 0 to ``2**64 - 1``.
+
+    :raises TypeError, ValueError: for the first that is not.
+    """
+    values = list(batch)
+    if not set(map(type, values)) <= {int}:
+        for value in values:
+            check_int(value, "a hash")
+    try:
+        array("Q", values)
+    except OverflowError:
+        raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
+    return values
 
 
 def _nearest_filled(mins: list[int]) -> list[int]:
@@ -215,10 +231,7 @@ class OnePermutationMinHash:
         """
         if isinstance(b, (bytes, bytearray, memoryview, str)):
             raise TypeError(f"update_batch takes an iterable of features; got {describe(b)}")
-        if isinstance(b, list) and len(b) <= _BATCH:  # one batch: it fails before adding
-            self._add(_crc32s(b), wide=False)
-        else:
-            self._atomically(self._add_bytes, b)
+        self._add_all(map(_crc32s, batches(b, _BATCH)), wide=False)
 
     def update_hashes(self, hashes: Iterable[int]) -> None:
         """Add features already hashed to unsigned 64-bit ints (shingle hashes, say);
@@ -227,36 +240,30 @@ class OnePermutationMinHash:
         :raises TypeError, ValueError: for a value that is not such an int (nothing is
             added).
         """
-        self._atomically(self._add_hashes, hashes)
+        if isinstance(hashes, array) and hashes.typecode == "Q":
+            parts = (hashes[i : i + _BATCH].tolist() for i in range(0, len(hashes), _BATCH))
+            self._add_all(parts, wide=True)
+        else:
+            self._add_all(map(_checked_hashes, batches(hashes, _BATCH)), wide=True)
 
-    def _atomically(self, add: Callable[[Any], None], items: Any) -> None:
-        """``add(items)``, or, if it raises, the bins as they were."""
+    def _add_all(self, hash_batches: Iterable[list[int]], wide: bool) -> None:
+        """:meth:`_add` every batch in turn; if making one raises, the bins as they were
+        (kept only when a second batch comes: the first fails before it is added)."""
+        batch_iterator = iter(hash_batches)
+        first = next(batch_iterator, None)
+        if first is None:
+            return
+        second = next(batch_iterator, None)
+        if second is None:
+            self._add(first, wide)
+            return
         mins, untouched = list(self._mins), self._untouched
         try:
-            add(items)
+            for hashes in chain((first, second), batch_iterator):
+                self._add(hashes, wide)
         except BaseException:
             self._mins, self._untouched, self._dense = mins, untouched, None
             raise
-
-    def _add_bytes(self, items: Iterable[bytes]) -> None:
-        for batch in batches(items, _BATCH):
-            self._add(_crc32s(batch), wide=False)
-
-    def _add_hashes(self, hashes: Iterable[int]) -> None:
-        if isinstance(hashes, array) and hashes.typecode == "Q":
-            for start in range(0, len(hashes), _BATCH):
-                self._add(hashes[start : start + _BATCH].tolist(), wide=True)
-            return
-        for batch in batches(hashes, _BATCH):
-            values = list(batch)
-            if not set(map(type, values)) <= {int}:
-                for value in values:
-                    check_int(value, "a hash")
-            try:
-                array("Q", values)
-            except OverflowError:
-                raise ValueError("a hash must be an int from 0 to 2**64 - 1") from None
-            self._add(values, wide=True)
 
     def _add(self, hashes: list[int], wide: bool) -> None:
         self._dense = None

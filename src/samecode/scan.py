@@ -284,18 +284,18 @@ def compare(
     representatives, groups = distinct_sets(sets)
     distinct = [sets[r] for r in representatives]
     chosen = method(method_name).configured(**(settings or {}))
-    candidates = chosen.candidates(distinct, threshold, measure)
     copies: tuple[tuple[str, Any], ...] = ()
     if chosen.reports_all:  # every pair, found exactly, with what the method says of it
         found = verify(
             distinct, prefix_candidates(distinct, threshold, measure), threshold, measure
         )
-        proposed = set(candidates)
-        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], proposed, threshold)
+        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], threshold)
         notes = [tuple(n.items()) for n in said]
         copies = tuple(chosen.copy_notes().items())
     else:
-        found = verify(distinct, candidates, threshold, measure)
+        found = verify(
+            distinct, chosen.candidates(distinct, threshold, measure), threshold, measure
+        )
         notes = [() for _ in found]
     pairs: list[Pair] = []
     for (i, j, shared), note in zip(found, notes):
