@@ -18,8 +18,8 @@ def load(library):
         from datasketch import LeanMinHash, MinHash, MinHashLSH
         from datasketch.lsh import _optimal_param as optimal_param
     else:
-        from samecode.lsh import MinHashLSH, optimal_param
         from samecode.minhash import LeanMinHash, MinHash
+        from samecode.minhash.lsh import MinHashLSH, optimal_param
     return MinHash, LeanMinHash, MinHashLSH, optimal_param
 
 
@@ -188,8 +188,8 @@ def sqlite_lsh(out, sketches, keys, threshold, num_perm):
     one key at a time, and bytes on disk per key."""
     import tempfile
 
-    from samecode.lsh import LSHSettings
-    from samecode.sqlitelsh import SQLiteLSH
+    from samecode.minhash.lsh import LSHSettings
+    from samecode.minhash.sqlitelsh import SQLiteLSH
 
     settings = LSHSettings("affine32", num_perm=num_perm, threshold=threshold)
     with tempfile.TemporaryDirectory() as folder:
@@ -231,7 +231,7 @@ def timing(library, request):
     if library == "samecode":
         import zlib
 
-        from samecode.oph import OnePermutationMinHash
+        from samecode.minhash.oph import OnePermutationMinHash
 
         def fast():
             made = []

@@ -2,7 +2,8 @@
 
 Reads one JSON request on standard input, writes one JSON answer on standard output.
 ``"module"`` names what to import: ``simhash`` (simhash-pybind, or the pure-Python
-``simhash`` package of 1e0ng, in their own virtual environments) or ``samecode.simhash``.
+``simhash`` package of 1e0ng, in their own virtual environments) or
+``samecode.fingerprints.simhash``.
 """
 
 import hashlib

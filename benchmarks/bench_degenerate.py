@@ -98,13 +98,13 @@ CASES: dict[str, str] = {
 
 PRELUDE = """
 import random, resource, sys, time, os, tempfile
-from samecode.index import HammingIndex
-from samecode.simhash import find_all
-from samecode.tokens import char_shingles
+from samecode.hamming.index import HammingIndex
+from samecode.fingerprints.simhash import find_all
+from samecode.text.tokens import char_shingles
 from samecode.chunking import ngrams
-from samecode.plan import Plan, even_blocks
-from samecode.lsh import MinHashLSH
-from samecode.oph import OnePermutationMinHash
+from samecode.hamming.plan import Plan, even_blocks
+from samecode.minhash.lsh import MinHashLSH
+from samecode.minhash.oph import OnePermutationMinHash
 
 def write_one_line(size):
     path = os.path.join(tempfile.gettempdir(), f"samecode-one-line-{size}.txt")

@@ -20,7 +20,7 @@ import tempfile
 import textwrap
 import time
 
-from samecode.sqlite import SQLiteIndex
+from samecode.hamming.sqlite import SQLiteIndex
 
 from _refenv import peer_python, simhash_worker
 
@@ -32,7 +32,7 @@ ONENG = "simhash==2.1.2"
 MEMORY = textwrap.dedent(
     """
     import random, resource
-    from samecode.index import HammingIndex
+    from samecode.hamming.index import HammingIndex
     def rss():
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     n = {n}
@@ -80,7 +80,7 @@ def find_all(args: argparse.Namespace, ours: str) -> None:
     theirs = simhash_worker(
         str(peer_python("simhash-pybind", PYBIND)), {**request, "module": "simhash"}
     )
-    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.fingerprints.simhash"})
     same = mine["sha256"] == theirs["sha256"]
     print(
         f"  simhash-py C++ find_all(hashes, 5, 3): {theirs['seconds']:.2f} s; "
@@ -103,7 +103,7 @@ def online(args: argparse.Namespace, ours: str) -> None:
     theirs = simhash_worker(
         str(peer_python("simhash-1e0ng", ONENG)), {**request, "module": "simhash"}
     )
-    mine = simhash_worker(ours, {**request, "module": "samecode.index"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.hamming.index"})
     same = mine["sha256"] == theirs["sha256"]
     for label, key, count in (
         ("single adds", "build", args.online),

@@ -41,7 +41,7 @@ RENSA = "rensa==0.5.0"
 
 
 def speed(args: argparse.Namespace) -> None:
-    from samecode.lsh import optimal_param
+    from samecode.minhash.lsh import optimal_param
 
     bands, rows = optimal_param(0.8, args.num_perm)
     request = {
@@ -130,11 +130,11 @@ def speed(args: argparse.Namespace) -> None:
 
 
 def recall(args: argparse.Namespace) -> None:
-    from samecode.lsh import MinHashLSH
     from samecode.minhash import MinHash
-    from samecode.oph import OnePermutationMinHash
+    from samecode.minhash.lsh import MinHashLSH
+    from samecode.minhash.oph import OnePermutationMinHash
     from samecode.scan import Document, read_documents
-    from samecode.shingling import Shingling
+    from samecode.scan.shingling import Shingling
 
     paths = stdlib_files()
     truth = ground_truth(paths, 0.8, os.cpu_count() or 2)
@@ -192,10 +192,10 @@ def corpus(args: argparse.Namespace) -> None:
     exact (prefix) corpus against an LSH corpus, bytes on disk, time and recall."""
     import tempfile
 
-    from samecode.corpus import Corpus
-    from samecode.lsh import LSHSettings
+    from samecode.minhash.lsh import LSHSettings
     from samecode.scan import Document, read_documents
-    from samecode.shingling import Shingling
+    from samecode.scan.corpus import Corpus
+    from samecode.scan.shingling import Shingling
 
     paths = stdlib_files()
     truth = ground_truth(paths, 0.8, os.cpu_count() or 2)

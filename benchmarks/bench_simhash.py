@@ -53,18 +53,18 @@ def main() -> None:
 
     print(f"1. compute over {n:,} pre-hashed 64-bit features (median of {repeat})")
     request = {"op": "bench", "task": "compute", "n": n, "repeat": repeat, "seed": 7}
-    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.fingerprints.simhash"})
     peer = simhash_worker(pybind, {**request, "module": "simhash"})
     assert mine["value"] == peer["value"], "compute outputs differ"
     ms, ps = float(mine["seconds"]), float(peer["seconds"])  # type: ignore[arg-type]
     compute_seconds = ms
-    print(f"   samecode.simhash.compute {ms:.3f} s ({n / ms / 1e6:.1f} M/s)")
+    print(f"   samecode.fingerprints.simhash.compute {ms:.3f} s ({n / ms / 1e6:.1f} M/s)")
     print(f"   simhash-pybind compute   {ps:.3f} s ({n / ps / 1e6:.1f} M/s)  ratio {ps / ms:.2f}x")
 
     tokens = zipf_words(random.Random(3), n)
     print(f"2. 64-bit simhash from a list of {n:,} word tokens (Zipf, 20,000 words)")
     request = {"op": "bench", "task": "tokens", "tokens": tokens, "repeat": max(1, repeat // 2)}
-    mine = simhash_worker(ours, {**request, "module": "samecode.simhash"})
+    mine = simhash_worker(ours, {**request, "module": "samecode.fingerprints.simhash"})
     peer = simhash_worker(pure, {**request, "module": "simhash"})
     ms, ps = float(mine["seconds"]), float(peer["seconds"])  # type: ignore[arg-type]
     print(f"   samecode SimHash(tokens) {ms:.3f} s ({n / ms / 1e6:.2f} M/s)")
@@ -77,8 +77,12 @@ def main() -> None:
     print(f"3. text to 64-bit simhash, {args.docs:,} documents of 300 words")
     request = {"op": "bench", "task": "texts", "texts": texts, "repeat": max(1, repeat // 2)}
     peer = simhash_worker(pure, {**request, "module": "simhash", "style": "1e0ng"})
-    same = simhash_worker(ours, {**request, "module": "samecode.simhash", "style": "char4"})
-    words = simhash_worker(ours, {**request, "module": "samecode.simhash", "style": "words"})
+    same = simhash_worker(
+        ours, {**request, "module": "samecode.fingerprints.simhash", "style": "char4"}
+    )
+    words = simhash_worker(
+        ours, {**request, "module": "samecode.fingerprints.simhash", "style": "words"}
+    )
     # The same features, but 1e0ng keeps the *last* 8 bytes of each MD5 and samecode the
     # first 8 (as simhash-py does), so the values themselves differ.
     ps = float(peer["seconds"])  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Cross-check samecode.minhash and samecode.lsh against datasketch 2.0.0.
+"""Cross-check samecode.minhash and samecode.minhash.lsh against datasketch 2.0.0.
 
 datasketch runs in a virtual environment of its own; both sides answer the same seeded
 cases through ``_minhash_worker.py``: signatures of the three schemes (one feature at a

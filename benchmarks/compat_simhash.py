@@ -1,4 +1,4 @@
-"""Cross-check samecode.simhash against simhash-py's C++ core (through simhash-pybind).
+"""Cross-check samecode.fingerprints.simhash against simhash-py's C++ core (through simhash-pybind).
 
 simhash-py 0.4.0 no longer builds from PyPI; simhash-pybind wraps the same C++ code under
 the same import name, ``simhash``. It runs in a virtual environment of its own, and both
@@ -74,7 +74,7 @@ def main() -> int:
     args = parser.parse_args()
     cases = make_cases(args.cases, args.seed)
     request = {"op": "compat", "cases": cases}
-    ours = simhash_worker(sys.executable, {**request, "module": "samecode.simhash"})
+    ours = simhash_worker(sys.executable, {**request, "module": "samecode.fingerprints.simhash"})
     theirs = simhash_worker(peer_python("simhash-pybind", PEER), {**request, "module": "simhash"})
     if args.plant:
         ours[0] = "planted"

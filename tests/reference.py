@@ -265,7 +265,7 @@ def naive_one_permutation(
     hashes: list[int], num_perm: int, seed: int, wide: bool
 ) -> tuple[list[int], list[int]]:
     """The bins and the densified signature of the one-permutation scheme, from its
-    definition in samecode.oph's documentation; ``hashes`` are CRC-32s, or 64-bit
+    definition in samecode.minhash.oph's documentation; ``hashes`` are CRC-32s, or 64-bit
     hashes when ``wide``. Empty bins are ``2**30``."""
     mask64 = (1 << 64) - 1
     spread = _fmix((seed + 0x9E3779B97F4A7C15) & mask64, 64)

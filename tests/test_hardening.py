@@ -16,10 +16,18 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_index import brute_clusters, brute_pairs, brute_query
 
 from budget import BudgetExceeded, line_budget, peak_memory
-from samecode import _allpairs, simhash
 from samecode.chunking import ngrams, select_ngrams
+from samecode.fingerprints import simhash
+from samecode.fingerprints.simhash import (
+    HashRangeError,
+    SimHash,
+    compute,
+    find_all,
+    num_differing_bits,
+)
 from samecode.halohash import (
     BitAverageHaloHash,
     BucketAverageHaloHash,
@@ -27,11 +35,10 @@ from samecode.halohash import (
     common_chunks,
     hamming_distance,
 )
-from samecode.index import HammingIndex
-from samecode.plan import Plan, choose_plan, even_blocks
-from samecode.simhash import HashRangeError, SimHash, compute, find_all, num_differing_bits
-from samecode.tokens import char_shingles, code_tokens
-from test_index import brute_clusters, brute_pairs, brute_query
+from samecode.hamming import allpairs as _allpairs
+from samecode.hamming.index import HammingIndex
+from samecode.hamming.plan import Plan, choose_plan, even_blocks
+from samecode.text.tokens import char_shingles, code_tokens
 
 from reference import naive_simhash
 
@@ -482,7 +489,7 @@ def test_removing_copies_in_any_order_is_linear():
 )
 @settings(max_examples=60, deadline=None)
 def test_compaction_keeps_every_answer(monkeypatch_steps):
-    import samecode.index as index_module
+    import samecode.hamming.index as index_module
 
     saved = index_module._COMPACT_FLOOR
     index_module._COMPACT_FLOOR = 0

@@ -3,10 +3,16 @@
 A drop-in for the SameCode 0.5.1 API (:mod:`samecode.chunking`, :mod:`samecode.halohash`)
 with identical outputs, its defects fixed, and ``bitarray`` as its only dependency; plus
 the bucketed halo hashes, Charikar's weighted simhash with simhash-py's functions
-(:mod:`samecode.simhash`), tokenizers for text and code (:mod:`samecode.tokens`), and exact
-Hamming-distance indexes in memory (:mod:`samecode.index`) and in SQLite (:mod:`samecode.sqlite`);
-MinHash with datasketch's values and a faster scheme of its own (:mod:`samecode.minhash`),
-and LSH over either (:mod:`samecode.lsh`).
+(:mod:`samecode.fingerprints`), tokenizers for text and code (:mod:`samecode.text`), and
+exact Hamming-distance indexes in memory and in SQLite (:mod:`samecode.hamming`); MinHash
+with datasketch's values, a faster scheme of its own, and LSH over either
+(:mod:`samecode.minhash`); and the main job, exact near-duplicate scans of trees and
+matches against a stored corpus (:mod:`samecode.scan`, the ``samecode`` command).
+
+The subpackages: :mod:`samecode.fingerprints`, :mod:`samecode.text`,
+:mod:`samecode.hamming`, :mod:`samecode.minhash`, :mod:`samecode.store` (the SQLite file
+layer), :mod:`samecode.scan` and :mod:`samecode.cli`; every error is a
+:class:`samecode.errors.SamecodeError`.
 
 >>> import samecode
 >>> a = samecode.BitAverageHaloHash(b"a b c d e f".split(), size_in_bits=64)
@@ -16,7 +22,8 @@ True
 """
 
 from samecode.chunking import ngrams, select_ngrams, token_fingerprint
-from samecode.fingerprint import Fingerprint
+from samecode.fingerprints.fingerprint import Fingerprint
+from samecode.fingerprints.simhash import SimHash
 from samecode.halohash import (
     SIZES_IN_BITS,
     BitAverageHaloHash,
@@ -32,15 +39,14 @@ from samecode.halohash import (
     hamming_distance,
     slices,
 )
-from samecode.index import HammingIndex
-from samecode.lsh import LSHSettings, MinHashLSH
-from samecode.minhash import LeanMinHash, MinHash
-from samecode.oph import OnePermutationMinHash
-from samecode.plan import Plan, choose_plan
-from samecode.simhash import SimHash
-from samecode.sqlite import SQLiteIndex
-from samecode.sqlitelsh import SQLiteLSH
-from samecode.tokens import char_shingles, code_tokens, words
+from samecode.hamming.index import HammingIndex
+from samecode.hamming.plan import Plan, choose_plan
+from samecode.hamming.sqlite import SQLiteIndex
+from samecode.minhash.lsh import LSHSettings, MinHashLSH
+from samecode.minhash.minhash import LeanMinHash, MinHash
+from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.sqlitelsh import SQLiteLSH
+from samecode.text.tokens import char_shingles, code_tokens, words
 
 __version__ = "0.1.0"
 

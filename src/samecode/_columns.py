@@ -18,6 +18,8 @@ from typing import Protocol
 
 from bitarray.util import int2ba
 
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+
 __all__ = [
     "SIZES_IN_BITS",
     "BytesLike",
@@ -77,12 +79,12 @@ def check_size(size_in_bits: object) -> int:
     :raises ValueError: if it is not one of :data:`SIZES_IN_BITS`.
     """
     if isinstance(size_in_bits, bool) or not isinstance(size_in_bits, int):
-        raise TypeError(
+        raise SamecodeTypeError(
             f"size_in_bits must be an int, one of {', '.join(map(str, SIZES_IN_BITS))}; "
             f"got {type(size_in_bits).__name__} {size_in_bits!r}"
         )
     if size_in_bits not in _HASHERS:
-        raise ValueError(
+        raise SamecodeValueError(
             f"size_in_bits must be one of {', '.join(map(str, SIZES_IN_BITS))}; "
             f"got {size_in_bits!r}"
         )

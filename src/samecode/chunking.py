@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain, compress, count, islice, tee
 from typing import Any, TypeVar
 
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+
 __all__ = ["ngrams", "select_ngrams", "token_fingerprint"]
 
 _T = TypeVar("_T")
@@ -42,15 +44,15 @@ _TEE_LENGTH = 64
 
 def _check_length(ngram_length: object) -> int:
     if isinstance(ngram_length, bool):
-        raise TypeError(f"ngram_length must be an int; got bool {ngram_length!r}")
+        raise SamecodeTypeError(f"ngram_length must be an int; got bool {ngram_length!r}")
     try:
         length = operator.index(ngram_length)  # type: ignore[arg-type]
     except TypeError:
-        raise TypeError(
+        raise SamecodeTypeError(
             f"ngram_length must be an int; got {type(ngram_length).__name__} {ngram_length!r}"
         ) from None
     if length < 1:
-        raise ValueError(f"ngram_length must be >= 1; got {length!r}")
+        raise SamecodeValueError(f"ngram_length must be >= 1; got {length!r}")
     return length
 
 
@@ -78,7 +80,7 @@ def ngrams(iterable: Iterable[_T], ngram_length: int) -> Iterator[tuple[_T, ...]
     >>> ngrams([1, 2], 0)
     Traceback (most recent call last):
     ...
-    ValueError: ngram_length must be >= 1; got 0
+    samecode.errors.SamecodeValueError: ngram_length must be >= 1; got 0
     """
     length = _check_length(ngram_length)
     iterator = iter(iterable)
@@ -200,11 +202,13 @@ def select_ngrams(ngrams: Iterable[Any], with_pos: bool = False) -> Iterator[Any
     []
     """
     if not isinstance(with_pos, (bool, int)):
-        raise TypeError(f"with_pos must be a bool; got {type(with_pos).__name__} {with_pos!r}")
+        raise SamecodeTypeError(
+            f"with_pos must be a bool; got {type(with_pos).__name__} {with_pos!r}"
+        )
     try:
         iterator = iter(ngrams)
     except TypeError:
-        raise TypeError(
+        raise SamecodeTypeError(
             f"ngrams must be an iterable of ngrams; got {type(ngrams).__name__} {ngrams!r}"
         ) from None
     return _select_ngrams(iterator, bool(with_pos))
@@ -269,12 +273,12 @@ def _choose(batch: list[Any], start: int, fingerprints: _Fingerprinter) -> list[
 
 def _chosen_alone(ngram: Any, pos: int, fingerprints: _Fingerprinter) -> bool:
     if not isinstance(ngram, Iterable):
-        raise TypeError(
+        raise SamecodeTypeError(
             "each ngram must be a sequence of tokens; "
             f"got {type(ngram).__name__} {ngram!r} at {pos}"
         )
     prints = fingerprints(list(ngram))
     if not prints:
-        raise ValueError(f"an ngram must hold at least one token; got {ngram!r} at {pos}")
+        raise SamecodeValueError(f"an ngram must hold at least one token; got {ngram!r} at {pos}")
     smallest = min(prints)
     return smallest == prints[0] or smallest == prints[-1]

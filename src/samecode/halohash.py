@@ -36,8 +36,7 @@ from samecode._columns import (
     planes_above,
     scale_planes,
 )
-from samecode.fingerprint import (
-    Fingerprint,
+from samecode._validation import (
     b64_bytes,
     bit_distance,
     bits_of,
@@ -48,6 +47,8 @@ from samecode.fingerprint import (
     unhex,
     weighted_batches,
 )
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fingerprints.fingerprint import Fingerprint
 
 __all__ = [
     "SIZES_IN_BITS",
@@ -76,7 +77,7 @@ _T = TypeVar("_T")
 _H = TypeVar("_H", bound="BitAverageHaloHash")
 
 
-class SliceLengthError(ValueError, AssertionError):
+class SliceLengthError(SamecodeValueError, AssertionError):
     """A sequence cannot be cut into slices of the requested size.
 
     It is a :class:`ValueError`; it is also an :class:`AssertionError`, because SameCode
@@ -195,7 +196,7 @@ class BitAverageHaloHash(Fingerprint):
         >>> h.update("text")
         Traceback (most recent call last):
         ...
-        TypeError: a feature must be bytes, bytearray or memoryview (encode text first, ...
+        samecode.errors.SamecodeTypeError: a feature must be bytes, bytearray or memoryview ...
         """
         if type(msg) is bytes:
             if not msg:
@@ -309,7 +310,7 @@ class BitAverageHaloHash(Fingerprint):
             self._digest = bytes(state["digest"])
         else:
             if len(ones) != size:
-                raise ValueError(f"saved state has {len(ones)} columns for {size} bits")
+                raise SamecodeValueError(f"saved state has {len(ones)} columns for {size} bits")
             self._ones = list(ones)
             self._digest = None
 
@@ -324,7 +325,7 @@ _sha512 = feature_hasher(512)[0]
 def _check_bucketed_size(size_in_bits: object) -> int:
     size = check_int(size_in_bits, "size_in_bits")
     if size not in _BUCKETED_SIZES:
-        raise ValueError(
+        raise SamecodeValueError(
             f"size_in_bits must be one of {', '.join(map(str, _BUCKETED_SIZES))}; got {size!r}"
         )
     return size
@@ -495,7 +496,7 @@ class BucketAverageHaloHash(Fingerprint):
             self._freeze(bytes(state["digest"]))
             return
         if len(state["counts"]) != self._size or len(state["sums"]) != self._size:
-            raise ValueError(f"saved state does not have {self._size} buckets")
+            raise SamecodeValueError(f"saved state does not have {self._size} buckets")
         self._counts = list(state["counts"])
         self._sums = list(state["sums"])
 
@@ -548,7 +549,7 @@ class BucketedBitAverageHaloHash(Fingerprint):
         self._size = _check_bucketed_size(size_in_bits)
         self._buckets = check_int(buckets, "buckets")
         if buckets not in (2, 4, 8, 16, 32, 64, 128, 256) or buckets > self._size:
-            raise ValueError(
+            raise SamecodeValueError(
                 f"buckets must be a power of two from 2 to 256 and at most size_in_bits "
                 f"({self._size}); got {buckets!r}"
             )
@@ -700,7 +701,7 @@ class BucketedBitAverageHaloHash(Fingerprint):
             self._freeze(bytes(state["digest"]))
             return
         if len(state["counts"]) != self._buckets or len(state["planes"]) != self._buckets:
-            raise ValueError(f"saved state does not have {self._buckets} buckets")
+            raise SamecodeValueError(f"saved state does not have {self._buckets} buckets")
         self._counts = list(state["counts"])
         self._planes = [list(p) for p in state["planes"]]
 
@@ -717,7 +718,7 @@ def bitarray_from_bytes(b: bytes | bytearray | memoryview) -> bitarray:
     bitarray('0000111110000000')
     """
     if not isinstance(b, _BYTES_LIKE):
-        raise TypeError(f"b must be bytes-like; got {describe(b)}")
+        raise SamecodeTypeError(f"b must be bytes-like; got {describe(b)}")
     bits = bitarray(endian="big")
     bits.frombytes(b.tobytes() if isinstance(b, memoryview) else b)
     return bits
@@ -739,7 +740,7 @@ def byte_hamming_distance(b1: str | bytes, b2: str | bytes) -> int:
     """
     x1, x2 = unhex(b1, "b1"), unhex(b2, "b2")
     if len(x1) != len(x2):
-        raise ValueError(
+        raise SamecodeValueError(
             f"b1 and b2 must spell the same number of bytes; got {len(x1)} and {len(x2)}"
         )
     return (int.from_bytes(x1, "big") ^ int.from_bytes(x2, "big")).bit_count()
@@ -752,7 +753,8 @@ def hamming_distance(bv1: bitarray | _HasHash, bv2: bitarray | _HasHash) -> int:
     hash object with a ``hash()`` method (such as :class:`BitAverageHaloHash`).
 
     Two fingerprints of this package must be of one kind and shape, as for
-    :meth:`~samecode.fingerprint.Fingerprint.distance`: the bits of a halo hash and of a
+    :meth:`~samecode.fingerprints.fingerprint.Fingerprint.distance`: the bits of a halo hash
+    and of a
     simhash do not measure the same thing.
 
     :raises TypeError: for any other argument, or fingerprints of different kinds.
@@ -789,7 +791,7 @@ def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
     """
     check_int(size, "size")
     if size < 1:
-        raise ValueError(f"size must be >= 1; got {size!r}")
+        raise SamecodeValueError(f"size must be >= 1; got {size!r}")
     length = len(s)
     if length % size:
         raise SliceLengthError(f"the length of s ({length}) must be a multiple of size ({size})")
@@ -798,7 +800,7 @@ def slices(s: Sequence[_T], size: int) -> list[tuple[_T, ...]]:
 
 def _count_equal_chunks(x1: Any, x2: Any, size: int, unit: str) -> int:
     if len(x1) != len(x2):
-        raise ValueError(f"the two hashes differ in length: {len(x1)} and {len(x2)} {unit}")
+        raise SamecodeValueError(f"the two hashes differ in length: {len(x1)} and {len(x2)} {unit}")
     pieces1, pieces2 = slices(x1, size), slices(x2, size)
     return sum(1 for p1, p2 in zip(pieces1, pieces2) if p1 == p2)
 
@@ -854,7 +856,9 @@ def common_chunks(h1: _HasDigest, h2: _HasDigest, chunk_bytes_length: int = 4) -
     """
     for name, value in (("h1", h1), ("h2", h2)):
         if not isinstance(value, _HasDigest):
-            raise TypeError(f"{name} must be a hash with a digest() method; got {describe(value)}")
+            raise SamecodeTypeError(
+                f"{name} must be a hash with a digest() method; got {describe(value)}"
+            )
     if isinstance(h1, Fingerprint) and isinstance(h2, Fingerprint):
         check_comparable(h1, h2)
     return _count_equal_chunks(h1.digest(), h2.digest(), chunk_bytes_length, "bytes")
@@ -873,7 +877,7 @@ def bit_to_num(bits: bitarray) -> int:
     True
     """
     if not isinstance(bits, bitarray):
-        raise TypeError(f"bits must be a bitarray; got {describe(bits)}")
+        raise SamecodeTypeError(f"bits must be a bitarray; got {describe(bits)}")
     return int(bits.to01() or "0", 2)
 
 

@@ -1,0 +1,46 @@
+"""The main job: which files are near-copies of each other, by exact similarity.
+
+The data's way, each stage a picklable function over batches (so this process, a process
+pool and Spark run the same code):
+
+    files -> tokens -> shingles -> keys -> groups -> verification -> pairs -> classes -> report
+
+* :mod:`~samecode.scan.model`: :class:`Document`, :class:`Pair`, :class:`CloneClass`,
+  :class:`Skipped`.
+* :mod:`~samecode.scan.files`: walking trees by git's rules, reading files by the text
+  policy.
+* :mod:`~samecode.scan.shingling`: text -> tokens -> distinct shingle hashes
+  (:class:`Shingling`, the definition of the similarity).
+* :mod:`~samecode.scan.join`: exact prefix filtering and verification.
+* :mod:`~samecode.scan.candidates`: the ways candidate pairs are proposed.
+* :mod:`~samecode.scan.classes`: clone classes.
+* :mod:`~samecode.scan.pipeline`: :func:`scan` and its driver.
+* :mod:`~samecode.scan.corpus`: a corpus of known files in one SQLite file.
+* :mod:`~samecode.scan.report`: tables, JSON, JSONL, CSV and SARIF.
+
+>>> import pathlib, tempfile
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> body = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(40))
+>>> _ = (root / "a.py").write_text(body)
+>>> _ = (root / "b.py").write_text(body.replace("total_7 ", "sum_7 "))
+>>> result = scan([str(root)], ScanOptions(gitignore=False))
+>>> [(pathlib.Path(p.a).name, pathlib.Path(p.b).name) for p in result.pairs]
+[('a.py', 'b.py')]
+"""
+
+from samecode.scan.classes import clone_classes
+from samecode.scan.model import CloneClass, Document, Pair, Skipped
+from samecode.scan.pipeline import ScanOptions, ScanResult, compare, read_documents, scan
+
+__all__ = [
+    "CloneClass",
+    "Document",
+    "Pair",
+    "ScanOptions",
+    "ScanResult",
+    "Skipped",
+    "clone_classes",
+    "compare",
+    "read_documents",
+    "scan",
+]

@@ -1,0 +1,730 @@
+"""A corpus of known files in one SQLite file, to match new files against, exactly.
+
+:class:`Corpus` keeps, for each file added: its path, size, modification time and SHA-256
+(so re-adding an unchanged file is a no-op and a changed one replaces its entry), its
+shingle set (to verify a match exactly), and its *prefix*: the first ``|y| - ceil(t *
+|y|) + 1`` of its shingle hashes in ascending order, for ``t`` the corpus's
+``min_threshold``, in a table indexed by hash. A query file probes that table with its own
+prefix; by the prefix-filtering principle (see :mod:`samecode.scan.join`) every corpus file of
+Jaccard ``>= t`` with it shares a prefix shingle, so none is missed. Candidates are then
+verified against the stored shingles and reported with their exact similarity.
+
+Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 bytes
+(with its two indexes) for each of the ``(1 - min_threshold)`` share of its shingles in
+the prefix: about 14 bytes per shingle at the default 0.8, some 2 to 4 times the size of
+a source file.
+
+A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.lsh.LSHSettings`, format
+version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
+its ``b`` buckets, a fixed few hundred bytes per file instead of the prefix rows, and
+still verifies every candidate exactly; but a pair LSH does not propose is missed, and
+only the Jaccard measure is answered (:meth:`Corpus.lsh_query` also ranks stored files
+by a signature's estimate).
+
+The file records a format version, the shingling rules (:class:`~samecode.scan.shingling.
+Shingling`), the shingle-hash scheme and ``min_threshold``, and refuses queries made by
+other rules. It follows the safety rules of :mod:`samecode.hamming.sqlite`: vetted read-only
+before anything is written, WAL mode, a transaction per batch (an interrupted
+:meth:`Corpus.add` keeps every batch committed, and nothing stored is lost), a checksum per
+row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be used.
+
+>>> import os, tempfile
+>>> from samecode.scan.pipeline import read_documents
+>>> from samecode.scan.shingling import Shingling
+>>> folder = tempfile.mkdtemp()
+>>> known = os.path.join(folder, "known.py")
+>>> with open(known, "w") as f:
+...     _ = f.write("\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(40)))
+>>> copy = os.path.join(folder, "copy.py")
+>>> with open(copy, "w") as f:
+...     _ = f.write("\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(39)))
+>>> with Corpus.create(os.path.join(folder, "corpus.db")) as corpus:
+...     corpus.add(read_documents([known], Shingling(), None, 1))
+...     hits = corpus.match(read_documents([copy], Shingling(), None, 1))
+1
+>>> [(os.path.basename(p.a), os.path.basename(p.b)) for p in hits]
+[('copy.py', 'known.py')]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zlib
+from abc import ABC, abstractmethod
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from samecode._validation import check_int, describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.minhash.lsh import LSHSettings, Signature
+from samecode.scan.join import MEASURES, reaches
+from samecode.scan.model import Document, Pair
+from samecode.scan.shingling import Shingling, exact_threshold
+from samecode.store.file import (
+    IndexCorruptError,
+    IndexFileError,
+    StoreFile,
+    check_timeout,
+    read_meta,
+    signed64,
+    unsigned64,
+)
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "HASH_SCHEME", "Corpus", "StoredFile"]
+
+#: What a corpus file says it is, and the version of its layout: 1 for a corpus that
+#: finds candidates by prefixes, 2 for one that finds them by LSH bands.
+FORMAT = "samecode-corpus"
+FORMAT_VERSION = 2
+_VERSIONS = ("1", "2")
+#: How shingles are hashed (:mod:`samecode.scan.shingling`): token ids are 8-byte BLAKE2b
+#: digests, a shingle is the 64-bit tuple hash of its ids.
+HASH_SCHEME = "blake2b64-tuplehash64/1"
+
+_BATCH = 100
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """What a corpus holds of a file (its shingles apart)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    tokens: int
+    shingles: int
+
+
+def _blob(shingles: array[int]) -> bytes:
+    values = array("Q", shingles)
+    if values.itemsize != 8:  # pragma: no cover - every platform samecode runs on
+        raise OSError("this platform has no 8-byte unsigned array type")
+    if not _little():
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values.tobytes()
+
+
+def _shingles_of(blob: bytes) -> array[int]:
+    values = array("Q")
+    values.frombytes(blob)
+    if not _little():
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values
+
+
+def _little() -> bool:
+    import sys
+
+    return sys.byteorder == "little"
+
+
+def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: bytes) -> int:
+    head = json.dumps([path, size, mtime_ns, sha256, tokens], ensure_ascii=True).encode()
+    return zlib.crc32(blob, zlib.crc32(head))
+
+
+class _Candidates(ABC):
+    """How a corpus finds the stored files a query may match: its own tables, kept in
+    step with the files, and a probe (:func:`_candidates_for` picks one)."""
+
+    version: ClassVar[str]
+    #: Its tables, each with a ``file`` column naming a row of ``files``.
+    file_tables: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The statements that create its tables."""
+
+    @abstractmethod
+    def meta(self) -> list[tuple[str, str]]:
+        """What the file's metadata records of it."""
+
+    @abstractmethod
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        """Index a file of these ascending shingles (inside a transaction)."""
+
+    @abstractmethod
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        """Forget a file (inside a transaction)."""
+
+    @abstractmethod
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        """The ids of the files that may reach ``t`` with a query of these shingles."""
+
+    @abstractmethod
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        """What is wrong with a file's rows, or ``None``."""
+
+    @abstractmethod
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        """Its counts and parameters."""
+
+
+class _Prefixes(_Candidates):
+    """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
+
+    version = "1"
+    file_tables = ("prefixes",)
+
+    def __init__(self, lowest: Fraction) -> None:
+        self._lowest = lowest
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "position INTEGER NOT NULL)",
+            "CREATE INDEX prefixes_shingle ON prefixes (shingle)",
+            "CREATE INDEX prefixes_file ON prefixes (file)",
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return []
+
+    def _length(self, count: int) -> int:
+        t = self._lowest
+        return count - -(-t.numerator * count // t.denominator) + 1
+
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        prefix = ordered[: self._length(len(ordered))]
+        corpus._many(
+            "INSERT INTO prefixes VALUES (?, ?, ?)",
+            [(signed64(h), file_id, position) for position, h in enumerate(prefix)],
+        )
+
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        corpus._run("DELETE FROM prefixes WHERE file = ?", (file_id,))
+
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        # Jaccard: the query's prefix; containment of a stored file: all of the query.
+        n = len(ordered)
+        probe = ordered[: n - -(-t.numerator * n // t.denominator) + 1]
+        return corpus._lookup(
+            "SELECT DISTINCT file FROM prefixes WHERE shingle IN ({})",
+            [signed64(h) for h in (probe if measure == "jaccard" else ordered)],
+        )
+
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        stored = [
+            unsigned64(h)
+            for (h,) in corpus._run(
+                "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
+            )
+        ]
+        if stored != ordered[: self._length(len(ordered))].tolist():
+            return "prefix"
+        return None
+
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        (rows,) = corpus._run("SELECT count(*) FROM prefixes").fetchone()
+        return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class _Bands(_Candidates):
+    """Every file's MinHash signature and its LSH buckets: a fixed few rows per file
+    rather than a share of its shingles, at the cost of the pairs LSH does not propose
+    (see :mod:`samecode.minhash.lsh`)."""
+
+    version = "2"
+    file_tables = ("signatures", "buckets")
+
+    def __init__(self, settings: LSHSettings) -> None:
+        self.settings = settings
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE signatures (file INTEGER PRIMARY KEY, vals BLOB NOT NULL, "
+            "crc INTEGER NOT NULL)",
+            "CREATE TABLE buckets (bucket INTEGER NOT NULL, file INTEGER NOT NULL)",
+            "CREATE INDEX buckets_bucket ON buckets (bucket)",
+            "CREATE INDEX buckets_file ON buckets (file)",
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return [("lsh", json.dumps(self.settings.to_dict(), sort_keys=True))]
+
+    def _values(self, ordered: array[int]) -> bytes:
+        return self.settings.values(self.settings.signature(ordered))
+
+    def store(self, corpus: Corpus, file_id: int, ordered: array[int]) -> None:
+        values = self._values(ordered)
+        corpus._run(
+            "INSERT INTO signatures VALUES (?, ?, ?)",
+            (file_id, values, zlib.crc32(values, file_id & 0xFFFFFFFF)),
+        )
+        corpus._many(
+            "INSERT INTO buckets VALUES (?, ?)",
+            [(signed64(h), file_id) for h in self._buckets(ordered, values)],
+        )
+
+    def delete(self, corpus: Corpus, file_id: int) -> None:
+        corpus._run("DELETE FROM buckets WHERE file = ?", (file_id,))
+        corpus._run("DELETE FROM signatures WHERE file = ?", (file_id,))
+
+    def _buckets(self, ordered: array[int], values: bytes) -> set[int]:
+        # An empty set matches nothing: it gets no buckets (else all empty files would
+        # share every bucket, and each would be a candidate of every other).
+        return set(self.settings.buckets(values)) if ordered else set()
+
+    def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        if not ordered:
+            return set()
+        return self.near(corpus, self._values(ordered))
+
+    def near(self, corpus: Corpus, values: bytes) -> set[int]:
+        """The files that share a bucket with a signature of these values."""
+        return corpus._lookup(
+            "SELECT DISTINCT file FROM buckets WHERE bucket IN ({})",
+            [signed64(h) for h in set(self.settings.buckets(values))],
+        )
+
+    def stored(self, corpus: Corpus, file_id: int) -> bytes:
+        """A file's stored signature values, checked."""
+        row = corpus._run("SELECT vals, crc FROM signatures WHERE file = ?", (file_id,)).fetchone()
+        if (
+            row is None
+            or not isinstance(row[0], bytes)
+            or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
+            or len(row[0]) != self.settings.width
+        ):
+            raise IndexCorruptError(corpus.path, f"the signature of file {file_id} is damaged")
+        return bytes(row[0])
+
+    def damage(self, corpus: Corpus, file_id: int, ordered: array[int]) -> str | None:
+        try:
+            values = self.stored(corpus, file_id)
+        except IndexCorruptError:
+            return "signature"
+        if values != self._values(ordered):
+            return "signature"
+        stored = sorted(
+            unsigned64(h)
+            for (h,) in corpus._run("SELECT bucket FROM buckets WHERE file = ?", (file_id,))
+        )
+        if stored != sorted(self._buckets(ordered, values)):
+            return "LSH buckets"
+        return None
+
+    def stats(self, corpus: Corpus) -> dict[str, Any]:
+        (rows,) = corpus._run("SELECT count(*) FROM buckets").fetchone()
+        return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
+
+
+def _candidates_for(lowest: Fraction, lsh: LSHSettings | None) -> _Candidates:
+    """Prefixes for ``lowest``, or LSH bands by ``lsh`` where given."""
+    return _Prefixes(lowest) if lsh is None else _Bands(lsh)
+
+
+class Corpus(StoreFile):
+    """Known files, in a SQLite file, to match new files against.
+
+    Use :meth:`create` for a new file and :meth:`open` for an existing one.
+
+    Runtime complexity: :meth:`add` is ``O(n)`` per file of ``n`` shingles;
+    :meth:`match` probes ``(1 - t)`` of a query's shingles, then reads and verifies each
+    candidate (``O(|y|)``).
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
+        super().__init__(db, path, readonly, timeout)
+        meta = read_meta(
+            db,
+            path,
+            FORMAT,
+            _VERSIONS,
+            ("shingling", "hash_scheme", "min_threshold"),
+            "samecode corpus",
+        )
+        if meta["hash_scheme"] != HASH_SCHEME:
+            raise IndexFileError(
+                path,
+                f"hashes shingles by {meta['hash_scheme']!r}; this samecode by {HASH_SCHEME!r}",
+            )
+        try:
+            self._shingling = Shingling(**json.loads(meta["shingling"]))
+            self._min_threshold = exact_threshold(meta["min_threshold"])
+            self._lsh = None
+            if meta["version"] == _Bands.version:
+                self._lsh = LSHSettings.from_dict(json.loads(meta["lsh"]))
+            elif "lsh" in meta:
+                raise SamecodeValueError("a version 1 corpus has no LSH settings")
+        except KeyError:
+            raise IndexCorruptError(path, "its metadata lacks lsh") from None
+        except (TypeError, ValueError) as error:
+            raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
+        self._candidates = _candidates_for(self._min_threshold, self._lsh)
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        shingling: Shingling | None = None,
+        *,
+        min_threshold: Fraction | float | str = Fraction(4, 5),
+        lsh: LSHSettings | None = None,
+        timeout: float = 30.0,
+    ) -> Corpus:
+        """Create a new corpus file and open it for writing.
+
+        :param path: where; the file must not exist.
+        :param shingling: the rules its files are shingled by (the default rules).
+        :param min_threshold: the lowest threshold it can answer; prefixes are stored for
+            it, so a lower one stores more (``1 - min_threshold`` of every file's
+            shingles).
+        :param lsh: find candidates by LSH with these settings instead of by prefixes
+            (format version 2): a signature and ``b`` bucket rows per file (about ``4 *
+            num_perm + 30 * b`` bytes) instead of prefix rows, but a pair LSH does not
+            propose is missed, and only the Jaccard measure is answered. Tune it well
+            below ``min_threshold`` (see :mod:`samecode.minhash.lsh`).
+        :param timeout: how many seconds a change waits for another writer's lock.
+        :raises FileExistsError: if ``path`` exists.
+        :raises TypeError: for a parameter of the wrong type.
+        :raises IndexFileError: if the file cannot be made.
+        """
+        path = os.fspath(path)
+        shingling = shingling or Shingling()
+        if not isinstance(shingling, Shingling):
+            raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
+        if lsh is not None and not isinstance(lsh, LSHSettings):
+            raise SamecodeTypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
+        lowest = exact_threshold(min_threshold)
+        timeout = check_timeout(timeout)
+        candidates = _candidates_for(lowest, lsh)
+        statements = [
+            "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+            "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
+            "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
+            "shingles BLOB NOT NULL, crc INTEGER NOT NULL)",
+            *candidates.tables(),
+        ]
+        meta = [
+            ("format", FORMAT),
+            ("version", candidates.version),
+            ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
+            ("hash_scheme", HASH_SCHEME),
+            ("min_threshold", str(lowest)),
+            *candidates.meta(),
+        ]
+        return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], *, readonly: bool = False, timeout: float = 30.0
+    ) -> Corpus:
+        """Open an existing corpus file (checked read-only first; see
+        :mod:`samecode.hamming.sqlite`).
+
+        :raises FileNotFoundError: if ``path`` does not exist.
+        :raises IndexFileError: if it is not a samecode corpus of this version, is damaged,
+            or cannot be opened.
+        """
+        return cls._open_path(path, readonly, timeout, "samecode corpus")
+
+    # -- properties -------------------------------------------------------------------
+
+    @property
+    def shingling(self) -> Shingling:
+        """The rules this corpus's files were shingled by."""
+        return self._shingling
+
+    @property
+    def min_threshold(self) -> Fraction:
+        """The lowest threshold this corpus answers."""
+        return self._min_threshold
+
+    @property
+    def lsh(self) -> LSHSettings | None:
+        """The LSH settings it finds candidates by, or ``None`` (by prefixes: exact)."""
+        return self._lsh
+
+    def __len__(self) -> int:
+        return int(self._run("SELECT count(*) FROM files").fetchone()[0])
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        return self._run("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+
+    def files(self) -> Iterator[StoredFile]:
+        """Iterate over the files held, by path."""
+        rows = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files ORDER BY path"
+        )
+        return (StoredFile(*row) for row in rows)
+
+    def stored(self, path: str) -> StoredFile | None:
+        """What the corpus holds of ``path``, or ``None``."""
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return None if row is None else StoredFile(*row)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and parameters: files, shingles, prefix rows, bytes of the file, rules.
+
+        >>> import os, tempfile
+        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
+        ...     corpus.stats()["files"]
+        0
+        """
+        files, shingles = self._run(
+            "SELECT count(*), coalesce(sum(count), 0) FROM files"
+        ).fetchone()
+        return {
+            "path": self._path,
+            "format_version": int(self._candidates.version),
+            "files": files,
+            "shingles": shingles,
+            "bytes": os.path.getsize(self._path),
+            "shingling": self._shingling.to_dict(),
+            "hash_scheme": HASH_SCHEME,
+            "min_threshold": str(self._min_threshold),
+            **self._candidates.stats(self),
+        }
+
+    # -- changes ----------------------------------------------------------------------
+
+    def add(self, documents: Iterable[Document], mtimes: dict[str, int] | None = None) -> int:
+        """Store documents (made by these rules), replacing any of the same path; return
+        how many were stored. Each batch of 100 is one transaction.
+
+        :param documents: :class:`~samecode.scan.pipeline.Document` records (other items are
+            ignored, so :func:`~samecode.scan.pipeline.read_documents`' output can be passed).
+        :param mtimes: each path's modification time in ns (read from the file if absent).
+        :raises PermissionError: if the corpus was opened read-only.
+        :raises IndexLockedError: if another writer holds the lock past the timeout.
+        """
+        self._check_writable()
+        count = 0
+        batch: list[Document] = []
+        for document in documents:
+            if isinstance(document, Document):
+                batch.append(document)
+            if len(batch) >= _BATCH:
+                count += self._store(batch, mtimes)
+                batch = []
+        if batch:
+            count += self._store(batch, mtimes)
+        return count
+
+    def _store(self, batch: Sequence[Document], mtimes: dict[str, int] | None) -> int:
+        rows = []
+        for document in batch:
+            if mtimes is not None and document.path in mtimes:
+                mtime = mtimes[document.path]
+            else:
+                try:
+                    mtime = os.stat(document.path).st_mtime_ns
+                except OSError:
+                    mtime = 0
+            ordered = array("Q", sorted(document.shingles))
+            rows.append((document, mtime, _blob(ordered), ordered))
+        with self._transaction():
+            for document, mtime, blob, ordered in rows:
+                self._delete(document.path)
+                cursor = self._run(
+                    "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        document.path,
+                        document.size,
+                        mtime,
+                        document.sha256,
+                        document.tokens,
+                        len(document.shingles),
+                        blob,
+                        _crc(
+                            document.path,
+                            document.size,
+                            mtime,
+                            document.sha256,
+                            document.tokens,
+                            blob,
+                        ),
+                    ),
+                )
+                file_id = cursor.lastrowid
+                if file_id is None:  # pragma: no cover - an INSERT always has a row id
+                    raise IndexCorruptError(self._path, "SQLite gave no row id")
+                self._candidates.store(self, file_id, ordered)
+        return len(rows)
+
+    def touch(self, path: str, mtime_ns: int) -> None:
+        """Record a new modification time for a file whose bytes did not change."""
+        self._check_writable()
+        row = self._run(
+            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(path)
+        size, sha256, tokens, blob = row
+        with self._transaction():
+            self._run(
+                "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
+                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), path),
+            )
+
+    def _delete(self, path: str) -> bool:
+        row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return False
+        self._candidates.delete(self, row[0])
+        self._run("DELETE FROM files WHERE id = ?", row)
+        return True
+
+    def remove(self, paths: Iterable[str]) -> int:
+        """Remove files by path (one transaction); return how many were held.
+
+        :raises PermissionError: if the corpus was opened read-only.
+        """
+        wanted = list(paths)
+        with self._transaction():
+            return sum(self._delete(path) for path in wanted)
+
+    # -- queries ----------------------------------------------------------------------
+
+    def _load(self, file_id: int) -> tuple[str, array[int]]:
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+            "WHERE id = ?",
+            (file_id,),
+        ).fetchone()
+        if row is None:  # rows of a damaged file
+            raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
+        path, size, mtime, sha256, tokens, count, blob, crc = row
+        if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
+        shingles = _shingles_of(blob)
+        if len(shingles) != count:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
+        return path, shingles
+
+    def match(
+        self,
+        documents: Iterable[Document],
+        threshold: Fraction | float | str | None = None,
+        measure: str = "jaccard",
+    ) -> list[Pair]:
+        """Return, for every query document, the corpus files at or above ``threshold``.
+
+        Each :class:`~samecode.scan.pipeline.Pair` has the query's path as ``a`` and the corpus
+        file's as ``b``, and the exact counts; a file does not match its own entry (the
+        same path). With ``measure="containment"`` a corpus file is reported when that
+        much of *it* is in the query (a known file copied into a new one).
+
+        :param threshold: at least :attr:`min_threshold` (the default).
+        :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
+            measure.
+        :raises IndexCorruptError: if a candidate's entry fails its checksum.
+        """
+        t = self._min_threshold if threshold is None else exact_threshold(threshold)
+        if t < self._min_threshold:
+            raise SamecodeValueError(
+                f"this corpus answers thresholds of at least {float(self._min_threshold):g} "
+                f"(its min_threshold); got {float(t):g}"
+            )
+        if measure not in MEASURES:
+            raise SamecodeValueError(
+                f"measure must be one of {', '.join(MEASURES)}; got {measure!r}"
+            )
+        if self._lsh is not None and measure != "jaccard":
+            raise SamecodeValueError(
+                "a corpus that finds candidates by LSH answers the Jaccard measure only; "
+                f"got {measure!r} (make the corpus without LSH for containment)"
+            )
+        out: list[Pair] = []
+        cache: dict[int, tuple[str, array[int]]] = {}
+        for document in documents:
+            if not isinstance(document, Document):
+                continue
+            x = array("Q", sorted(document.shingles))
+            n = len(x)
+            candidates = self._candidates.probe(self, x, t, measure)
+            held = set(x)
+            for file_id in sorted(candidates):
+                if file_id not in cache:
+                    if len(cache) > 4096:
+                        cache.clear()
+                    cache[file_id] = self._load(file_id)
+                path, shingles = cache[file_id]
+                if path == document.path:
+                    continue
+                ny = len(shingles)
+                if measure == "jaccard" and not (t * n <= ny and t * ny <= n):
+                    continue
+                shared = len(held.intersection(shingles))
+                if measure == "jaccard":
+                    ok = reaches(shared, n, ny, t, "jaccard")
+                else:
+                    ok = shared * t.denominator >= t.numerator * ny
+                if ok:
+                    out.append(Pair(document.path, path, shared, n, ny))
+        out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def lsh_query(
+        self, signature: Signature, *, top_k: int | None = None
+    ) -> list[tuple[str, float]]:
+        """The stored files that share an LSH bucket with ``signature``, as ``(path,
+        estimated Jaccard)``, best first (then by path), the best ``top_k`` if given.
+
+        The signature is one the corpus's :attr:`lsh` settings make (for instance
+        ``corpus.lsh.signature(document.shingles)``); for exact answers use :meth:`match`.
+
+        :raises ValueError: if the corpus has no LSH, or the signature's scheme, seed or
+            size is not the corpus's (signatures of different schemes never compare).
+        :raises TypeError: for something that is not a signature.
+
+        Runtime complexity: ``b`` bucket lookups, then one row read per candidate.
+        """
+        if not isinstance(self._candidates, _Bands):
+            raise SamecodeValueError(
+                f"{self._path} finds candidates by prefixes, not LSH: use match(), or "
+                "make a corpus with lsh=LSHSettings(...)"
+            )
+        bands = self._candidates
+        values = bands.settings.values(signature)
+        if top_k is not None and check_int(top_k, "top_k") < 0:
+            raise SamecodeValueError(f"top_k must be >= 0; got {top_k}")
+        ranked = []
+        for file_id in bands.near(self, values):
+            row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+            if row is None:
+                raise IndexCorruptError(self._path, f"a bucket names file {file_id}, which is gone")
+            path = row[0]
+            estimate = bands.settings.estimate(values, bands.stored(self, file_id))
+            ranked.append((str(path), estimate))
+        ranked.sort(key=lambda item: (-item[1], item[0]))
+        return ranked if top_k is None else ranked[:top_k]
+
+    def check(self) -> list[str]:
+        """Check the whole file; return the problems found (empty when sound)."""
+        problems = [
+            f"integrity_check: {message}"
+            for (message,) in self._run("PRAGMA integrity_check")
+            if message != "ok"
+        ]
+        for (file_id,) in self._run("SELECT id FROM files ORDER BY id").fetchall():
+            try:
+                path, shingles = self._load(file_id)
+            except IndexCorruptError as error:
+                problems.append(str(error.strerror))
+                continue
+            damaged = self._candidates.damage(self, file_id, shingles)
+            if damaged is not None:
+                problems.append(f"the {damaged} of {path!r} is damaged")
+        for table in self._candidates.file_tables:
+            (orphans,) = self._run(
+                f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
+            ).fetchone()
+            if orphans:
+                problems.append(f"{orphans} rows of {table} name files that are gone")
+        return problems

@@ -1,0 +1,89 @@
+"""The data model of a scan: what the stages pass on and what a report shows.
+
+A :class:`Document` is a file read and shingled; a :class:`Pair` two documents at or above
+the threshold with the exact counts behind their similarity; a :class:`CloneClass` the
+documents linked by chains of pairs; a :class:`Skipped` a path that was not compared, and
+why. All are frozen and picklable, so any engine (this process, a process pool, Spark)
+passes them on as they are.
+
+>>> pair = Pair("a.py", "b.py", shared=8, a_shingles=10, b_shingles=9)
+>>> pair.exact_jaccard, pair.containment_b
+(Fraction(8, 11), 0.888...)
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["CloneClass", "Document", "Pair", "Skipped"]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path that was not compared, and why (see the module's list of reasons)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file read and shingled: its path as found, size and SHA-256 of its bytes, how
+    many tokens it has, and its distinct shingle hashes (in no particular order)."""
+
+    path: str
+    size: int
+    sha256: str
+    tokens: int
+    shingles: array[int] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two files at or above the threshold, with the exact counts behind their similarity.
+
+    ``a`` sorts before ``b``. ``shared`` is the size of the intersection of their shingle
+    sets, of ``a_shingles`` and ``b_shingles`` shingles.
+    """
+
+    a: str
+    b: str
+    shared: int
+    a_shingles: int
+    b_shingles: int
+    #: Notes of the method that found it (``signature_similarity``, ``lsh_candidate``).
+    notes: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def exact_jaccard(self) -> Fraction:
+        """``shared / (a_shingles + b_shingles - shared)``, exactly."""
+        return Fraction(self.shared, self.a_shingles + self.b_shingles - self.shared)
+
+    @property
+    def jaccard(self) -> float:
+        """The Jaccard index, as the nearest float."""
+        return self.shared / (self.a_shingles + self.b_shingles - self.shared)
+
+    @property
+    def containment_a(self) -> float:
+        """How much of ``a`` is in ``b``: ``shared / a_shingles``."""
+        return self.shared / self.a_shingles
+
+    @property
+    def containment_b(self) -> float:
+        """How much of ``b`` is in ``a``: ``shared / b_shingles``."""
+        return self.shared / self.b_shingles
+
+
+@dataclass(frozen=True)
+class CloneClass:
+    """Files linked by chains of pairs: its members (sorted), a representative (the
+    member with the most shingles), and the lowest and highest Jaccard of its pairs."""
+
+    members: tuple[str, ...]
+    representative: str
+    min_jaccard: float
+    max_jaccard: float

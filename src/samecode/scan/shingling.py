@@ -1,0 +1,292 @@
+"""The documented similarity: a text's tokens, its distinct shingles, and their Jaccard.
+
+Two files are compared by the sets of their *shingles*, runs of ``K`` consecutive tokens.
+:class:`Shingling` holds the rules, and ``Shingling().shingles(text)`` applies them:
+
+* **tokens** (``tokens="words"``, the default): every run of Unicode word characters
+  (``\\w+``) and every single character that is neither a word character nor white space,
+  case kept, comments kept. ``tokens="code"``: the tokens of
+  :func:`samecode.text.tokens.code_tokens` (identifiers, numbers, string literals as one token,
+  operators), with the comments of the file's language dropped (known from its extension;
+  C-family and ``#`` comments when unknown). ``tokens="chars"``: seed 004's character
+  shingles (white space runs made one space, then every ``K`` characters).
+* **normalize** (words and code): identifiers that are not keywords of the file's
+  language, numbers and string literals are replaced by placeholders, so that a copy with
+  renamed variables has the same shingles.
+* **shingles**: every run of ``K`` consecutive tokens (``size``, 5 by default); a text
+  with fewer tokens than ``K`` (but some) has one shingle, all its tokens; a text with no
+  token has none.
+* **similarity**: the Jaccard index ``|A & B| / |A | B|`` of two texts' shingle sets;
+  containment ``|A ∩ B| / |A|`` on request.
+
+A shingle is kept as a 64-bit hash: each distinct token gets a 64-bit id (its 8-byte
+BLAKE2b digest, ``digest_size=8``, read little-endian), and a shingle is CPython's hash of the tuple
+of its ids (computed by the same algorithm in pure Python where ``hash`` differs, so the
+values are the same on every platform). Two different shingles of one text share a hash
+with probability about ``n**2 / 2**65`` for ``n`` shingles (below ``1e-9`` for a million):
+Jaccard values computed on the hashes are exact for any practical purpose.
+
+Seven tokens make five shingles of three; the two texts share the first three (``total =
+price``, ``= price *``, ``price * count``), so their Jaccard is ``3 / (5 + 5 - 3)``:
+
+>>> rules = Shingling(size=3)
+>>> a = rules.shingles("total = price * count + tax")
+>>> b = rules.shingles("total = price * count - tax")
+>>> len(a), len(b), jaccard(a, b) == 3 / 7
+(5, 5, True)
+>>> renamed = Shingling(tokens="code", size=3, normalize=True)
+>>> renamed.shingles("x = a + b", "f.py") == renamed.shingles("y = c + d", "f.py")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from samecode._validation import check_int, describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.text.languages import Language, language_of
+from samecode.text.tokens import char_shingles, code_tokens
+
+__all__ = ["TOKEN_KINDS", "Shingling", "exact_threshold", "jaccard", "shingle_hash", "token_id"]
+
+#: The kinds of tokens a :class:`Shingling` can cut a text into.
+TOKEN_KINDS = ("words", "code", "chars")
+
+_WORDS = re.compile(r"\w+|[^\w\s]")
+# The same tokens for a text of ASCII only (where Unicode and ASCII classes agree), faster.
+_ASCII_WORDS = re.compile(r"\w+|[^\w\s]", re.ASCII)
+_MASK = (1 << 64) - 1
+_NATIVE = sys.implementation.name == "cpython" and sys.hash_info.width == 64
+# Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries the memo
+# starts again (a memo only ever saves hash calls; it never changes an id).
+_MEMO_LIMIT = 1 << 20
+
+
+class _Memo(dict[str, int]):
+    __slots__ = ()
+
+    def __missing__(self, token: str) -> int:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        value = self[token] = token_id(token)
+        return value
+
+
+_memo = _Memo()
+# Placeholders for normalized tokens start with NUL, which no real token holds.
+_NAME, _NUMBER, _STRING = "\x00id", "\x00num", "\x00str"
+
+
+def token_id(token: str) -> int:
+    """Return a token's 64-bit id: the 8-byte BLAKE2b digest of its UTF-8, little-endian.
+
+    >>> token_id("def") == int.from_bytes(hashlib.blake2b(b"def", digest_size=8).digest(), "little")
+    True
+    """
+    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _ids(tokens: Sequence[str]) -> list[int]:
+    """The ids of ``tokens``, through the memo."""
+    return list(map(_memo.__getitem__, tokens))
+
+
+_P1, _P2, _P5 = 11400714785074694791, 14029467366897019727, 2870177450012600261
+
+
+def shingle_hash(ids: Sequence[int]) -> int:
+    """Return a shingle's 64-bit hash: CPython's ``hash(tuple(ids))`` as an unsigned int.
+
+    This is CPython's tuple hash (the xxHash-based one of 3.8 and later) over the ids'
+    hashes (``id mod (2**61 - 1)``), written out so that it gives the same value
+    everywhere; on 64-bit CPython, ``hash`` itself computes it in C.
+
+    >>> shingle_hash([1, 2, 3]) == hash((1, 2, 3)) & (2**64 - 1)
+    True
+    """
+    acc = _P5
+    for value in ids:
+        lane = value % ((1 << 61) - 1)
+        acc = (acc + lane * _P2) & _MASK
+        acc = ((acc << 31) | (acc >> 33)) & _MASK
+        acc = (acc * _P1) & _MASK
+    acc = (acc + (len(ids) ^ (_P5 ^ 3527539))) & _MASK
+    return 1546275796 if acc == _MASK else acc
+
+
+def _hashes(ids: list[int], size: int) -> Iterable[int]:
+    """The hashes of every run of ``size`` consecutive ids (one run of all, if fewer)."""
+    if len(ids) < size:
+        runs: Iterable[tuple[int, ...]] = [tuple(ids)] if ids else []
+    else:
+        runs = zip(*(ids[i:] for i in range(size)))
+    if _NATIVE:
+        return map(_MASK.__and__, map(hash, runs))
+    return map(shingle_hash, runs)  # pragma: no cover - other interpreters
+
+
+def jaccard(a: Iterable[int], b: Iterable[int]) -> float:
+    """The Jaccard index of two shingle sets (1.0 for two empty ones).
+
+    >>> jaccard([1, 2, 3], [2, 3, 4])
+    0.5
+    """
+    first, second = set(a), set(b)
+    union = len(first | second)
+    return len(first & second) / union if union else 1.0
+
+
+@dataclass(frozen=True)
+class Shingling:
+    """The rules that turn a text into its set of shingles (see the module's description).
+
+    :param tokens: ``"words"`` (the default), ``"code"`` or ``"chars"``.
+    :param size: ``K``, the tokens (or, for ``"chars"``, characters) per shingle, 1 to
+        1000.
+    :param normalize: replace names and literals by placeholders (words and code only).
+    :raises TypeError: for a parameter of the wrong type.
+    :raises ValueError: for an unknown kind of token, a size out of range, or
+        ``normalize`` with ``"chars"``.
+
+    Runtime complexity: ``O(n)`` for a text of ``n`` characters, in the regular-expression
+    engine and C: one BLAKE2b call per distinct token (remembered), one tuple hash per
+    shingle. Memory ``O(n)`` while a text is shingled, then 8 bytes per distinct shingle.
+
+    >>> sorted(Shingling(tokens="chars", size=4).shingles("abcde")) == sorted(
+    ...     token_id(s) for s in ["abcd", "bcde"])
+    True
+    """
+
+    tokens: str = "words"
+    size: int = 5
+    normalize: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tokens, str) or self.tokens not in TOKEN_KINDS:
+            raise SamecodeValueError(
+                f"tokens must be one of {', '.join(TOKEN_KINDS)}; got {describe(self.tokens)}"
+            )
+        check_int(self.size, "size")
+        if not 1 <= self.size <= 1000:
+            raise SamecodeValueError(f"size must be from 1 to 1000; got {self.size}")
+        if not isinstance(self.normalize, bool):
+            raise SamecodeTypeError(f"normalize must be a bool; got {describe(self.normalize)}")
+        if self.normalize and self.tokens == "chars":
+            raise SamecodeValueError("normalize works on words and code tokens, not on chars")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as a dict (what a corpus file records).
+
+        >>> Shingling().to_dict()
+        {'tokens': 'words', 'size': 5, 'normalize': False}
+        """
+        return {"tokens": self.tokens, "size": self.size, "normalize": self.normalize}
+
+    def token_list(self, text: str, path: str = "") -> list[str]:
+        """The tokens of ``text`` (a file at ``path``, whose extension names its language).
+
+        For ``"chars"``, the characters of the text with white space normalised.
+
+        >>> Shingling().token_list("if (x>=1) y = 'a b';")
+        ['if', '(', 'x', '>', '=', '1', ')', 'y', '=', "'", 'a', 'b', "'", ';']
+        >>> Shingling(tokens="code").token_list("x = 1  # one", "a.py")
+        ['x', '=', '1']
+        """
+        if not isinstance(text, str):
+            raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
+        if self.tokens == "chars":
+            return list(re.sub(r"\s+", " ", text))
+        language = language_of(path)
+        if self.tokens == "words":
+            found = (_ASCII_WORDS if text.isascii() else _WORDS).findall(text)
+            return _normal_words(found, language) if self.normalize else found
+        found = code_tokens(
+            text, line_comments=language.line_comments, block_comments=language.block_comments
+        )
+        return _normal_code(found, language) if self.normalize else found
+
+    def shingles(self, text: str, path: str = "") -> array[int]:
+        """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no
+        particular order: sort it for a canonical form).
+
+        :param text: the text.
+        :param path: the file's path, for its language (``tokens="code"`` and
+            ``normalize``).
+        :raises TypeError: if ``text`` is not a ``str``.
+        """
+        return self.measure(text, path)[1]
+
+    def measure(self, text: str, path: str = "") -> tuple[int, array[int]]:
+        """Return ``(tokens, shingles)``: how many tokens (characters for ``"chars"``) the
+        text has, and :meth:`shingles`.
+
+        >>> Shingling(size=2).measure("a b a b")
+        (4, array('Q', [...]))
+        """
+        if not isinstance(text, str):
+            raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
+        if self.tokens == "chars":
+            normal = re.sub(r"\s+", " ", text)
+            pieces = set(char_shingles(normal, self.size))
+            if not pieces and normal:
+                pieces = {normal}
+            distinct = set(map(token_id, pieces))
+            return len(normal), array("Q", distinct)
+        ids = _ids(self.token_list(text, path))
+        return len(ids), array("Q", set(_hashes(ids, self.size)))
+
+
+def _normal_words(tokens: list[str], language: Language) -> list[str]:
+    keywords = language.keywords
+    out = []
+    for token in tokens:
+        first = token[0]
+        if first.isdigit():
+            out.append(_NUMBER)
+        elif (first.isalnum() or first == "_") and token not in keywords:
+            out.append(_NAME)
+        else:
+            out.append(token)
+    return out
+
+
+def _normal_code(tokens: list[str], language: Language) -> list[str]:
+    keywords = language.keywords
+    out = []
+    for token in tokens:
+        first = token[0]
+        if first in "\"'":
+            out.append(_STRING)
+        elif first.isdigit() or (first == "." and len(token) > 1):
+            out.append(_NUMBER)
+        elif (first.isalnum() or first in "_$") and token not in keywords:
+            out.append(_NAME)
+        else:
+            out.append(token)
+    return out
+
+
+def exact_threshold(threshold: object) -> Fraction:
+    """A similarity threshold as an exact fraction, from a number or a decimal string.
+
+    >>> exact_threshold("0.8"), exact_threshold(0.8)
+    (Fraction(4, 5), Fraction(4, 5))
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, str, Fraction)):
+        raise SamecodeTypeError(f"threshold must be a number; got {describe(threshold)}")
+    try:
+        value = Fraction(str(threshold)) if isinstance(threshold, float) else Fraction(threshold)
+    except (ValueError, ZeroDivisionError) as error:
+        raise SamecodeValueError(f"threshold must be a number; got {threshold!r}") from error
+    if not 0 < value <= 1:
+        raise SamecodeValueError(f"threshold must be above 0 and at most 1; got {threshold!r}")
+    return value
