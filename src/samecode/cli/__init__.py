@@ -58,7 +58,8 @@ from samecode import __version__
 from samecode.errors import SamecodeError, SamecodeTypeError
 from samecode.scan.candidates import method_names
 from samecode.scan.files import Skipped
-from samecode.scan.shingling import TOKEN_KINDS, Shingling, exact_threshold
+from samecode.scan.shingling import TOKEN_KINDS, Shingling
+from samecode.scan.similarity import exact_threshold
 
 __all__ = ["main"]
 

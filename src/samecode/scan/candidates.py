@@ -47,7 +47,8 @@ from samecode.fingerprints.simhash import compute
 from samecode.halohash import BitAverageHaloHash
 from samecode.hamming.allpairs import distinct_groups, near_pairs
 from samecode.minhash.lsh import LSHSettings, MinHashLSH
-from samecode.scan.join import Measure, prefix_candidates
+from samecode.scan.join import prefix_candidates
+from samecode.scan.similarity import Measure
 
 __all__ = [
     "Method",

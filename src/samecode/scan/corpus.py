@@ -62,9 +62,9 @@ from typing import Any, ClassVar
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.lsh import LSHSettings, Signature
-from samecode.scan.join import MEASURES, reaches
 from samecode.scan.model import Document, Pair
-from samecode.scan.shingling import Shingling, exact_threshold
+from samecode.scan.shingling import Shingling
+from samecode.scan.similarity import MEASURES, exact_threshold, reaches
 from samecode.store.file import (
     IndexCorruptError,
     IndexFileError,

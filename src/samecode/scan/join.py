@@ -36,40 +36,19 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from itertools import compress, count
 from math import isqrt
-from typing import Literal
 
 from bitarray.util import zeros
 
+from samecode.scan.similarity import MEASURES, Measure, reaches
+
 __all__ = ["MEASURES", "distinct_sets", "prefix_candidates", "reaches", "verify"]
 
-#: The similarity measures a join can use.
-MEASURES = ("jaccard", "containment")
-Measure = Literal["jaccard", "containment"]
 
 # Counts of a shingle are told apart up to this many sets.
 _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 # Past this many shingles in all, the buckets are computed twice rather than kept.
 _KEEP_BUCKETS = 32 << 20
-
-
-def reaches(shared: int, size_a: int, size_b: int, threshold: Fraction, measure: str) -> bool:
-    """Whether two sets of ``size_a`` and ``size_b`` sharing ``shared`` reach ``threshold``.
-
-    Jaccard: ``shared / (size_a + size_b - shared)``; containment: ``shared`` over the
-    smaller size (the larger of the two directions). Exact, in integers.
-
-    >>> reaches(4, 5, 5, Fraction(2, 3), "jaccard"), reaches(4, 5, 5, Fraction(7, 10), "jaccard")
-    (True, False)
-    >>> reaches(3, 3, 100, Fraction(1), "containment")
-    True
-    """
-    num, den = threshold.numerator, threshold.denominator
-    if measure == "jaccard":
-        union = size_a + size_b - shared
-        return shared * den >= num * union and union > 0
-    smaller = min(size_a, size_b)
-    return shared * den >= num * smaller and smaller > 0
 
 
 def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]]]:

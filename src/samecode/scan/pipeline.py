@@ -50,9 +50,10 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import method
 from samecode.scan.classes import clone_classes
 from samecode.scan.files import find_files, read_text
-from samecode.scan.join import MEASURES, Measure, distinct_sets, prefix_candidates, verify
+from samecode.scan.join import distinct_sets, prefix_candidates, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
-from samecode.scan.shingling import Shingling, exact_threshold
+from samecode.scan.shingling import Shingling
+from samecode.scan.similarity import MEASURES, Measure, exact_threshold
 
 __all__ = ["ScanOptions", "ScanResult", "compare", "read_documents", "scan"]
 

@@ -47,11 +47,11 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.scan.similarity import exact_threshold
 from samecode.text.languages import Language, language_of
 from samecode.text.tokens import char_shingles, code_tokens
 
@@ -273,20 +273,3 @@ def _normal_code(tokens: list[str], language: Language) -> list[str]:
         else:
             out.append(token)
     return out
-
-
-def exact_threshold(threshold: object) -> Fraction:
-    """A similarity threshold as an exact fraction, from a number or a decimal string.
-
-    >>> exact_threshold("0.8"), exact_threshold(0.8)
-    (Fraction(4, 5), Fraction(4, 5))
-    """
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, str, Fraction)):
-        raise SamecodeTypeError(f"threshold must be a number; got {describe(threshold)}")
-    try:
-        value = Fraction(str(threshold)) if isinstance(threshold, float) else Fraction(threshold)
-    except (ValueError, ZeroDivisionError) as error:
-        raise SamecodeValueError(f"threshold must be a number; got {threshold!r}") from error
-    if not 0 < value <= 1:
-        raise SamecodeValueError(f"threshold must be above 0 and at most 1; got {threshold!r}")
-    return value
