@@ -7,8 +7,6 @@ from samecode.scan.candidates import (
     loose_distance,
     method,
     method_names,
-    register,
-    unregister,
 )
 
 __all__ = [
@@ -17,6 +15,4 @@ __all__ = [
     "loose_distance",
     "method",
     "method_names",
-    "register",
-    "unregister",
 ]

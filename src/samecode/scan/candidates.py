@@ -1,44 +1,63 @@
-"""How candidate pairs are proposed: a registry of methods, each a plug-in.
+"""How candidate pairs are proposed: keyed methods that any engine runs, document by
+document and group by group.
 
-The pipeline verifies every candidate exactly, so a method only decides which pairs are
-looked at, and so how fast the answer comes and whether a pair can be missed:
+A :class:`Method` is a configured object with three hooks, so that a process pool or a
+Spark executor runs it without any registry:
 
-* ``exact`` (the default): prefix filtering (:func:`samecode.scan.join.prefix_candidates`).
-  No sketch; no pair that reaches the threshold is ever missed.
-* ``simhash``: a 64-bit simhash of each file's shingle hashes
-  (:func:`samecode.fingerprints.simhash.compute`), and every pair within a Hamming distance derived
-  from the threshold (:func:`loose_distance`); probabilistic.
-* ``halo``: the same with a 128-bit :class:`~samecode.halohash.BitAverageHaloHash` of the
-  shingles' 8-byte hashes; probabilistic.
-* ``minhash``: seed 004's system: a MinHash of ``num_perm`` values per file (samecode's
-  one-permutation scheme, :class:`~samecode.minhash.minhash.OnePermutationMinHash`, of the shingle
-  hashes) and LSH (:class:`~samecode.minhash.lsh.MinHashLSH`) at ``lsh_threshold``. Like seed 004's
-  program it reports every pair at the threshold (found exactly) with the signatures'
-  estimate and whether LSH proposed it.
+* :meth:`Method.prepare` fixes what keys depend on besides one document (the threshold,
+  the measure, the global order of shingles from the merged counts, the number of
+  documents), once per job;
+* :meth:`Method.keys` turns one document's shingle set, independently of every other,
+  into its keys, **listed in one global order** (the same for all documents), plus
+  whatever else its group members need;
+* :meth:`Method.propose` finds the candidate pairs inside one key's group: the pairs
+  that may reach the threshold and whose *first* shared key (in that order) is this
+  group's, so each pair is proposed exactly once, whichever partition holds the group.
 
-A method may take settings (``num_perm``, ``lsh_threshold``): :meth:`Method.configured`
-returns it so set.
+Pairs are named by document ids. Every candidate is then verified exactly, so a method
+only decides how fast the answer comes and whether a pair can be missed:
 
-A new method subclasses :class:`Method` and calls :func:`register`:
+* ``exact`` (the default): prefix filtering (:mod:`samecode.scan.join`); keys are a
+  document's prefix shingles under the rarity order of the merged counts. No pair that
+  reaches the threshold is ever missed, whatever the data.
+* ``simhash`` / ``halo``: a 64-bit simhash (:func:`samecode.fingerprints.simhash.compute`)
+  or a 128-bit :class:`~samecode.halohash.BitAverageHaloHash` of the shingles; keys are
+  the permuted-block table keys of a :class:`~samecode.hamming.plan.Plan` for the
+  Hamming distance :func:`loose_distance` derives from the threshold (one key when no
+  table pays); probabilistic.
+* ``minhash``: the similar-items system: a signature of ``num_perm`` values per document
+  (:class:`~samecode.minhash.oph.OnePermutationMinHash` of the shingle hashes) and LSH at
+  ``lsh_threshold`` (keys: the bands' buckets). It reports every pair at the threshold
+  (found exactly) with the signatures' estimate and whether LSH proposed it.
 
+A method is found by its name once, at the edge (:func:`method`); a method of your own
+is passed as an object (``ScanOptions(method=MyMethod())``), and works in a worker
+process because it travels with the work. A method that pairs every document (one key):
+
+>>> from samecode.scan import ScanOptions
 >>> class Everything(Method):
 ...     name = "all-pairs"
-...     def candidates(self, sets, threshold, measure):
-...         return [(i, j) for i in range(len(sets)) for j in range(i + 1, len(sets))]
->>> register(Everything())
->>> method("all-pairs").name, "all-pairs" in method_names()
-('all-pairs', True)
->>> unregister("all-pairs")
+...     def keys(self, shingles):
+...         return ([0],)
+...     def propose(self, members, table, others=None, cache=None):
+...         return all_pairs(members, others)
+>>> ScanOptions(method=Everything()).method.name
+'all-pairs'
+
+Oversized groups (more than :attr:`Method.block` members under one key) are split into
+blocks and compared block against block, never dropped: the cost of a group of ``g`` is
+``g**2 / 2`` pair steps at most, whatever the split.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any, ClassVar
 
 from samecode._validation import describe
@@ -46,23 +65,43 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fingerprints.simhash import compute
 from samecode.halohash import BitAverageHaloHash
 from samecode.hamming.allpairs import distinct_groups, near_pairs
-from samecode.minhash.lsh import LSHSettings, MinHashLSH
-from samecode.scan.join import prefix_candidates
+from samecode.hamming.plan import Plan, choose_plan
+from samecode.minhash.lsh import LSHSettings
+from samecode.scan.join import (
+    PrefixKeys,
+    RarityOrder,
+    ShingleCounts,
+    first_shared,
+    prefix_keys,
+    propose_prefix_pairs,
+)
 from samecode.scan.similarity import Measure
 
 __all__ = [
+    "Keyed",
+    "Member",
     "Method",
+    "all_pairs",
     "default_lsh_threshold",
     "loose_distance",
     "method",
     "method_names",
-    "register",
-    "unregister",
+    "owned",
 ]
+
+#: One document's keys (in the global order) first, then what the method keeps of it.
+Keyed = tuple[Any, ...]
+#: A member of a key's group: a document id and where the key is in its keys.
+Member = tuple[int, int]
 
 
 class Method(ABC):
-    """A way to propose the pairs of shingle sets that the pipeline then verifies."""
+    """A way to propose the candidate pairs that the pipeline then verifies (see the
+    module's description).
+
+    Subclasses set :attr:`name` and implement :meth:`keys` and :meth:`propose`; a method
+    that needs the whole job's facts overrides :meth:`prepare`. Instances must pickle.
+    """
 
     #: The name a user gives (``--method NAME``).
     name: ClassVar[str]
@@ -71,74 +110,113 @@ class Method(ABC):
     #: The measures this method can propose pairs for.
     measures: ClassVar[tuple[str, ...]] = ("jaccard",)
     #: Whether the pipeline should report every pair (found exactly) with this method's
-    #: notes, rather than only the pairs it proposed.
+    #: notes (:meth:`notes`), rather than only the pairs it proposed.
     reports_all: ClassVar[bool] = False
+    #: Whether :meth:`prepare` needs the shingle counts of the whole job.
+    needs_counts: ClassVar[bool] = False
+    #: Groups of more members are split into blocks of this many (``None``: never).
+    block: ClassVar[int | None] = 2048
 
     def configured(self, **settings: Any) -> Method:
         """This method with ``settings`` applied (those it does not take are ignored)."""
         return self
 
-    def annotate(
-        self, sets: Sequence[array[int]], pairs: Sequence[tuple[int, int]], threshold: Fraction
-    ) -> list[dict[str, Any]]:
-        """Notes to report with each pair (found exactly) for a method that
-        :attr:`reports_all`: what it made of the pair, whether it proposed it, say."""
-        return [{} for _ in pairs]
-
-    def copy_notes(self) -> dict[str, Any]:
-        """The notes :meth:`annotate` would give a pair of identical files."""
-        return {}
-
     def parameters(self, threshold: Fraction) -> dict[str, Any]:
         """The settings it runs with for ``threshold``, for reports."""
         return {}
 
+    def prepare(
+        self,
+        threshold: Fraction,
+        measure: Measure,
+        *,
+        counts: ShingleCounts | None = None,
+        documents: int = 0,
+    ) -> Method:
+        """This method ready for one job: ``threshold`` and ``measure``, the merged
+        ``counts`` of the documents' shingles (when :attr:`needs_counts`) and how many
+        documents there are. Returns a picklable object; the default is ``self``."""
+        return self
+
     @abstractmethod
-    def candidates(
-        self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
+    def keys(self, shingles: array[int]) -> Keyed:
+        """One document's keys (ints, in the method's global order) as the first item of
+        a tuple, followed by anything :meth:`propose` needs of the document.
+
+        A document with no key is never proposed.
+        """
+
+    @abstractmethod
+    def propose(
+        self,
+        members: Sequence[Member],
+        table: Mapping[int, Keyed],
+        others: Sequence[Member] | None = None,
+        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        """Return pairs ``(i, j)``, ``i < j``, of ``sets`` (distinct, non-empty shingle
-        sets) that may reach ``threshold``."""
+        """The candidate pairs ``(smaller id, larger id)`` of one key's group, each
+        proposed here only if this key is the first the two documents share
+        (:func:`owned`); with ``others``, only pairs between the two blocks.
+
+        :param members: ``(id, index)`` of the group's documents (``index``: where this
+            key is in the document's keys).
+        :param table: :meth:`keys` of every member, by id.
+        :param cache: frozensets of documents' keys, kept between groups of one task.
+        """
+
+    def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
+        """What the method makes of a pair (for a method that :attr:`reports_all`),
+        from the two documents' :meth:`keys`."""
+        return {}
+
+    def copy_notes(self) -> dict[str, Any]:
+        """The notes of a pair of identical documents."""
+        return {}
 
 
-_METHODS: dict[str, Method] = {}
+def owned(
+    first: Member,
+    second: Member,
+    table: Mapping[int, Keyed],
+    cache: dict[int, frozenset[int]] | None = None,
+) -> bool:
+    """Whether the key at ``first``'s and ``second``'s indexes is the first key the two
+    documents share (with keys in one global order): the rule that proposes every pair in
+    exactly one group.
 
-
-def register(method_object: Method) -> None:
-    """Make a method available by its name (replacing one of the same name).
-
-    :raises TypeError: if it is not a :class:`Method`.
+    >>> table = {1: ([5, 8, 9],), 2: ([8, 9],), 3: ([5, 9],)}
+    >>> owned((1, 1), (2, 0), table), owned((1, 2), (2, 1), table), owned((1, 2), (3, 1), table)
+    (True, False, False)
     """
-    if not isinstance(method_object, Method):
-        raise SamecodeTypeError(
-            f"a method must be a samecode.scan.candidates.Method; got {describe(method_object)}"
-        )
-    _METHODS[method_object.name] = method_object
+    cache = {} if cache is None else cache
+    (x, ix), (y, iy) = first, second
+    if ix > iy:
+        (x, ix), (y, iy) = (y, iy), (x, ix)
+    other = cache.get(y)
+    if other is None:
+        other = cache[y] = frozenset(table[y][0])
+    return first_shared(table[x][0], ix, other)
 
 
-def unregister(name: str) -> None:
-    """Remove the method registered under ``name``.
+def all_pairs(
+    members: Sequence[Member],
+    others: Sequence[Member] | None = None,
+    table: Mapping[int, Keyed] | None = None,
+    cache: dict[int, frozenset[int]] | None = None,
+) -> list[tuple[int, int]]:
+    """Every pair of a group (or between two blocks of it), as ``(smaller, larger)`` ids;
+    with ``table``, only the pairs whose first shared key is this one (:func:`owned`).
 
-    :raises ValueError: for a name that is not registered.
+    >>> all_pairs([(3, 0), (1, 0), (2, 0)])
+    [(1, 3), (2, 3), (1, 2)]
     """
-    method(name)
-    del _METHODS[name]
-
-
-def method_names() -> list[str]:
-    """The names of the registered methods, sorted."""
-    return sorted(_METHODS)
-
-
-def method(name: str) -> Method:
-    """Return the method registered under ``name``.
-
-    :raises ValueError: for a name that is not registered (the message lists them).
-    """
-    found = _METHODS.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise SamecodeValueError(f"method must be one of {', '.join(method_names())}; got {name!r}")
-    return found
+    pairs: Iterable[tuple[Member, Member]]
+    pairs = combinations(members, 2) if others is None else product(members, others)
+    return [
+        (a[0], b[0]) if a[0] < b[0] else (b[0], a[0])
+        for a, b in pairs
+        if a[0] != b[0] and (table is None or owned(a, b, table, cache))
+    ]
 
 
 def loose_distance(size_in_bits: int, threshold: Fraction, spread: float = 4.0) -> int:
@@ -163,52 +241,145 @@ def loose_distance(size_in_bits: int, threshold: Fraction, spread: float = 4.0) 
     return min(size_in_bits // 2, math.ceil(mean + spread * deviation))
 
 
+def default_lsh_threshold(threshold: Fraction) -> float:
+    """The LSH threshold the ``minhash`` method uses for a similarity threshold: 0.2 lower
+    (at least 0.05), so that LSH proposes nearly every pair that reaches it (measured on
+    the standard libraries; see the documentation).
+
+    >>> default_lsh_threshold(Fraction(4, 5))
+    0.6
+    """
+    return max(0.05, round(float(threshold) - 0.2, 2))
+
+
+# -- the methods -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
 class _Exact(Method):
-    name = "exact"
-    exact = True
-    measures = ("jaccard", "containment")
+    """Prefix filtering under the rarity order of the job's counts (exact)."""
 
-    def candidates(
-        self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
+    name: ClassVar[str] = "exact"
+    exact: ClassVar[bool] = True
+    measures: ClassVar[tuple[str, ...]] = ("jaccard", "containment")
+    needs_counts: ClassVar[bool] = True
+
+    threshold: Fraction = Fraction(4, 5)
+    measure: Measure = "jaccard"
+    order: RarityOrder | None = None
+
+    def prepare(
+        self,
+        threshold: Fraction,
+        measure: Measure,
+        *,
+        counts: ShingleCounts | None = None,
+        documents: int = 0,
+    ) -> Method:
+        if counts is None:
+            raise SamecodeValueError("the exact method needs the job's shingle counts")
+        return _Exact(threshold, measure, RarityOrder(counts))
+
+    def keys(self, shingles: array[int]) -> PrefixKeys:
+        if self.order is None:
+            raise SamecodeValueError("prepare() the exact method before keying documents")
+        return prefix_keys(shingles, self.order, self.threshold, self.measure)
+
+    def propose(
+        self,
+        members: Sequence[Member],
+        table: Mapping[int, Keyed],
+        others: Sequence[Member] | None = None,
+        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        return prefix_candidates(sets, threshold, measure)
+        return propose_prefix_pairs(
+            members,
+            table,
+            self.threshold,
+            self.measure,
+            others,
+            cache,
+        )
 
 
+@dataclasses.dataclass(frozen=True)
 class _Sketched(Method):
-    """Candidates from fingerprints of ``size`` bits within :func:`loose_distance`."""
+    """Keys from the permuted-block tables of a fingerprint of ``size`` bits, pairs
+    within :func:`loose_distance`."""
 
     size: ClassVar[int] = 64
+    block: ClassVar[int | None] = None  # near_pairs takes any group whole
+
+    distance: int = 0
+    plan: Plan | None = None
+
+    def prepare(
+        self,
+        threshold: Fraction,
+        measure: Measure,
+        *,
+        counts: ShingleCounts | None = None,
+        documents: int = 0,
+    ) -> Method:
+        distance = loose_distance(self.size, threshold)
+        plan = choose_plan(self.size, distance, expected_size=max(documents, 1), purpose="batch")
+        return dataclasses.replace(self, distance=distance, plan=None if plan.is_scan else plan)
 
     @abstractmethod
     def fingerprint(self, shingles: array[int]) -> int:
         """The fingerprint of one set, as an int."""
 
-    def candidates(
-        self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
+    def keys(self, shingles: array[int]) -> Keyed:
+        value = self.fingerprint(shingles)
+        if self.plan is None:
+            return [0], value
+        width = self.size
+        return [(table << width) | key for table, key in enumerate(self.plan.keys(value))], value
+
+    def propose(
+        self,
+        members: Sequence[Member],
+        table: Mapping[int, Keyed],
+        others: Sequence[Member] | None = None,
+        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        values = [self.fingerprint(shingles) for shingles in sets]
-        distance = loose_distance(self.size, threshold)
+        if others is not None:  # pragma: no cover - block is None: groups come whole
+            return [
+                pair
+                for pair in all_pairs(members, others, table, cache)
+                if (table[pair[0]][1] ^ table[pair[1]][1]).bit_count() <= self.distance
+            ]
+        values = [table[doc][1] for doc, _ in members]
         distinct, groups = distinct_groups(values)
-        members = (lambda v: [v]) if groups is None else groups.__getitem__
-        found: set[tuple[int, int]] = set()
-        for u, v in near_pairs(distinct, self.size, distance):
-            found.update((min(i, j), max(i, j)) for i in members(u) for j in members(v))
-        for group in groups or ():
-            found.update(combinations(group, 2))
-        return sorted(found)
+        at = (lambda v: [v]) if groups is None else groups.__getitem__
+        found: list[tuple[int, int]] = []
+        candidates = [
+            (i, j)
+            for u, v in near_pairs(distinct, self.size, self.distance)
+            for i in at(u)
+            for j in at(v)
+        ]
+        candidates += [pair for group in groups or () for pair in combinations(group, 2)]
+        for i, j in candidates:
+            a, b = members[i], members[j]
+            if self.plan is None or owned(a, b, table, cache):
+                found.append((a[0], b[0]) if a[0] < b[0] else (b[0], a[0]))
+        return found
 
 
+@dataclasses.dataclass(frozen=True)
 class _SimHash(_Sketched):
-    name = "simhash"
-    size = 64
+    name: ClassVar[str] = "simhash"
+    size: ClassVar[int] = 64
 
     def fingerprint(self, shingles: array[int]) -> int:
         return compute(shingles)
 
 
+@dataclasses.dataclass(frozen=True)
 class _Halo(_Sketched):
-    name = "halo"
-    size = 128
+    name: ClassVar[str] = "halo"
+    size: ClassVar[int] = 128
 
     def fingerprint(self, shingles: array[int]) -> int:
         blob = memoryview(shingles.tobytes())
@@ -216,13 +387,17 @@ class _Halo(_Sketched):
         return BitAverageHaloHash(features, size_in_bits=128).intdigest()
 
 
+@dataclasses.dataclass(frozen=True)
 class _MinHash(Method):
-    name = "minhash"
-    reports_all = True
+    """One-permutation signatures and LSH bands as keys; reports every exact pair with
+    what the signatures say of it."""
 
-    def __init__(self, num_perm: int = 128, lsh_threshold: float | None = None) -> None:
-        self.num_perm = num_perm
-        self.lsh_threshold = lsh_threshold
+    name: ClassVar[str] = "minhash"
+    reports_all: ClassVar[bool] = True
+
+    num_perm: int = 128
+    lsh_threshold: float | None = None
+    settings: LSHSettings | None = None
 
     def configured(self, **settings: Any) -> Method:
         return _MinHash(
@@ -245,54 +420,67 @@ class _MinHash(Method):
             "rows": settings.rows,
         }
 
-    def candidates(
-        self, sets: Sequence[array[int]], threshold: Fraction, measure: Measure
+    def prepare(
+        self,
+        threshold: Fraction,
+        measure: Measure,
+        *,
+        counts: ShingleCounts | None = None,
+        documents: int = 0,
+    ) -> Method:
+        return dataclasses.replace(self, settings=self._settings(threshold))
+
+    def keys(self, shingles: array[int]) -> Keyed:
+        if self.settings is None:
+            raise SamecodeValueError("prepare() the minhash method before keying documents")
+        values = self.settings.values(self.settings.signature(shingles))
+        return self.settings.buckets(values), values
+
+    def propose(
+        self,
+        members: Sequence[Member],
+        table: Mapping[int, Keyed],
+        others: Sequence[Member] | None = None,
+        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        return sorted(self._indexed(sets, threshold)[0].candidate_pairs())  # type: ignore[arg-type]
+        return all_pairs(members, others, table, cache)
 
-    def annotate(
-        self, sets: Sequence[array[int]], pairs: Sequence[tuple[int, int]], threshold: Fraction
-    ) -> list[dict[str, Any]]:
-        index, values = self._indexed(sets, threshold)
-        proposed = index.candidate_pairs()
-        settings = self._settings(threshold)
-        return [
-            {
-                "signature_similarity": settings.estimate(values[i], values[j]),
-                "lsh_candidate": (i, j) in proposed,
-            }
-            for i, j in pairs
-        ]
-
-    def _indexed(
-        self, sets: Sequence[array[int]], threshold: Fraction
-    ) -> tuple[MinHashLSH, list[bytes]]:
-        """The LSH index of every set's signature (keys: positions), and the signatures'
-        values."""
-        settings = self._settings(threshold)
-        index = settings.index()
-        values = []
-        for key, shingles in enumerate(sets):
-            signature = settings.signature(shingles)
-            index.insert(key, signature)
-            values.append(settings.values(signature))
-        return index, values
+    def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
+        if self.settings is None:  # pragma: no cover - prepared before notes are asked
+            raise SamecodeValueError("prepare() the minhash method first")
+        return {
+            "signature_similarity": self.settings.estimate(first[1], second[1]),
+            "lsh_candidate": not frozenset(first[0]).isdisjoint(second[0]),
+        }
 
     def copy_notes(self) -> dict[str, Any]:
         # Identical sets have identical signatures, which share every band.
         return {"signature_similarity": 1.0, "lsh_candidate": True}
 
 
-def default_lsh_threshold(threshold: Fraction) -> float:
-    """The LSH threshold the ``minhash`` method uses for a similarity threshold: 0.2 lower
-    (at least 0.05), so that LSH proposes nearly every pair that reaches it (measured on
-    the standard libraries; see the documentation).
+_METHODS: dict[str, Method] = {m.name: m for m in (_Exact(), _SimHash(), _Halo(), _MinHash())}
 
-    >>> default_lsh_threshold(Fraction(4, 5))
-    0.6
+
+def method_names() -> list[str]:
+    """The names of the built-in methods, sorted.
+
+    >>> method_names()
+    ['exact', 'halo', 'minhash', 'simhash']
     """
-    return max(0.05, round(float(threshold) - 0.2, 2))
+    return sorted(_METHODS)
 
 
-for _method in (_Exact(), _SimHash(), _Halo(), _MinHash()):
-    register(_method)
+def method(name: str | Method) -> Method:
+    """Return the built-in method called ``name`` (a :class:`Method` is returned as it is).
+
+    :raises ValueError: for a name that is not one (the message lists them).
+    :raises TypeError: for something that is neither a name nor a method.
+    """
+    if isinstance(name, Method):
+        return name
+    if not isinstance(name, str):
+        raise SamecodeTypeError(f"method must be a name or a Method; got {describe(name)}")
+    found = _METHODS.get(name)
+    if found is None:
+        raise SamecodeValueError(f"method must be one of {', '.join(method_names())}; got {name!r}")
+    return found

@@ -1,27 +1,30 @@
-"""Exact set-similarity joins: which shingle sets reach a Jaccard (or containment) threshold.
+"""Exact set-similarity joins by prefix filtering, as keyed stages that any engine can run.
 
-Two stages, each a plain function over lists of sets (``array("Q")`` of distinct shingle
-hashes, in any order, as :meth:`samecode.scan.shingling.Shingling.shingles` makes them):
+Prefix filtering (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant's All-Pairs,
+2007): put every set's shingles in one global order; two sets of Jaccard ``>= t`` share
+one of the first :func:`~samecode.scan.similarity.prefix_length` shingles of each. So a
+set's *keys* are its prefix, every pair sharing a key is a candidate, and no pair that
+reaches the threshold is missed, whatever the data and whatever the order, as long as it is
+one order for all the sets. The stages:
 
-* :func:`prefix_candidates` proposes every pair that *can* reach the threshold, by prefix
-  filtering (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant's All-Pairs,
-  2007): order all shingles the same way, rarest first; two sets of Jaccard ``>= t`` must
-  share one of the first ``|x| - ceil(t * |x|) + 1`` shingles of the larger and of the
-  first ``|y| - ceil(2t / (1 + t) * |y|) + 1`` of the smaller. Only those *prefixes* are
-  indexed and probed, and sets too different in size are never compared. No pair that
-  reaches the threshold is missed, whatever the data.
-* :func:`verify` computes the exact overlap of each candidate pair and keeps those that
-  reach the threshold, in integer arithmetic (a threshold is an exact fraction).
+* **count** (:class:`ShingleCounts`): how many sets each shingle is in, capped, in bitmaps;
+  counts of parts of the data merge exactly (:meth:`ShingleCounts.merge`), so a partition
+  counts its own sets and the merged counts are the same whatever the partitions.
+* **order** (:class:`RarityOrder`, from the counts; :class:`HashOrder`, fixed, for a corpus
+  that grows): rarest first, then by hash; shingles seen in one set only come first and can
+  make no pair, so they are never keys.
+* **keys** (:func:`prefix_keys`): a set's prefix under the order, shared shingles only.
+* **propose** (:func:`propose_prefix_pairs`): within one key's group, the pairs whose
+  *first* shared key is this one (so every pair is proposed once, in one group, wherever
+  that group is computed), that are close enough in size, and whose positions leave room
+  for the overlap they need (the positional filter of Xiao, Wang, Lin and Yu's PPJoin,
+  2008).
+* **verify** (:func:`verify`): the exact intersection of each candidate, in integers.
 
-How rare a shingle is, is counted in bitmaps (a bit per bucket of hash values, about one
-bucket per shingle, one bitmap per count from 1 to ``_LEVELS``): a shingle whose bucket was
-seen in one set only is in one set only, so it can never make a pair and is neither indexed
-nor probed; the others are
-ordered by their (capped, estimated) count, then by hash. Any fixed order keeps the join
-exact; this one makes prefixes of shingles that few other sets have, so few pairs are
-proposed; a pair is also dropped as soon as the positions of its shared shingles in the two
-prefixes leave too few for the overlap it needs (on the standard libraries of CPython
-3.10-3.13: about 2,700 candidates for 990 pairs of distinct files at 0.8).
+The order makes prefixes of shingles that few other sets have, so few pairs are proposed
+(on the standard libraries of CPython 3.10-3.13: about 2,700 candidates for 990 pairs of
+distinct files at 0.8). :func:`prefix_candidates` runs the stages over a list of sets in
+this process.
 
 >>> from array import array
 >>> sets = [array("Q", [1, 2, 3, 4, 5]), array("Q", [1, 2, 3, 4, 6]), array("Q", [7, 8, 9])]
@@ -32,23 +35,342 @@ prefixes leave too few for the overlap it needs (on the standard libraries of CP
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from itertools import compress, count
+from itertools import compress
 from math import isqrt
 
+from bitarray import bitarray
 from bitarray.util import zeros
 
-from samecode.scan.similarity import MEASURES, Measure, reaches
+from samecode._validation import check_int
+from samecode.errors import SamecodeValueError
+from samecode.scan.similarity import (
+    MEASURES,
+    Measure,
+    prefix_length,
+    reaches,
+    smaller_prefix_length,
+)
 
-__all__ = ["MEASURES", "distinct_sets", "prefix_candidates", "reaches", "verify"]
-
+__all__ = [
+    "MEASURES",
+    "HashOrder",
+    "PrefixKeys",
+    "RarityOrder",
+    "ShingleCounts",
+    "distinct_sets",
+    "first_shared",
+    "prefix_candidates",
+    "prefix_keys",
+    "propose_prefix_pairs",
+    "reaches",
+    "verify",
+]
 
 # Counts of a shingle are told apart up to this many sets.
 _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
-# Past this many shingles in all, the buckets are computed twice rather than kept.
-_KEEP_BUCKETS = 32 << 20
+
+
+class ShingleCounts:
+    """How many sets each shingle is in, capped at 4, counted by bucket (the top ``bits``
+    bits of its hash; about a bucket per shingle), one bitmap per level.
+
+    A bucket seen in one set only holds shingles of that set only; beyond that the counts
+    are estimates (buckets are shared), which only ever changes the order, never an answer.
+
+    :param bits: bits of a bucket number, 16 to 32 (:meth:`for_total` picks them).
+    :raises ValueError: for ``bits`` out of range.
+
+    >>> a, b = ShingleCounts(16), ShingleCounts(16)
+    >>> a.add(array("Q", [1 << 63, 5])); b.add(array("Q", [1 << 63]))
+    >>> merged = a.merge(b)
+    >>> merged.count(1 << 63), merged.count(5), merged.count(7 << 60)
+    (2, 1, 0)
+
+    Runtime complexity: ``O(n)`` work in C per set of ``n`` shingles; :meth:`merge` is
+    ``O(2**bits)`` in C. Memory: ``4 * 2**bits`` bits.
+    """
+
+    def __init__(self, bits: int) -> None:
+        check_int(bits, "bits")
+        if not 16 <= bits <= 32:
+            raise SamecodeValueError(f"bits must be from 16 to 32; got {bits}")
+        self.bits = bits
+        self.levels = [zeros(1 << bits) for _ in range(_LEVELS)]
+
+    @classmethod
+    def for_total(cls, total: int) -> ShingleCounts:
+        """Counts sized for ``total`` shingles in all (about a bucket per shingle: bigger
+        bitmaps tell more shingles apart but miss the cache on every lookup)."""
+        return cls(min(32, max(16, check_int(total, "total").bit_length())))
+
+    def buckets(self, shingles: array[int]) -> array[int]:
+        """The bucket of every shingle, in the same order."""
+        return array(_UINT32, map((64 - self.bits).__rrshift__, shingles))
+
+    def add(self, shingles: array[int]) -> None:
+        """Count one set (distinct shingle hashes)."""
+        buckets = self.buckets(shingles)
+        levels = self.levels
+        for level in range(_LEVELS - 1, 0, -1):  # promote, from the top down
+            hits = levels[level - 1][buckets]
+            if hits.any():
+                levels[level][list(compress(buckets, hits))] = 1
+        levels[0][buckets] = 1
+
+    def merge(self, other: ShingleCounts) -> ShingleCounts:
+        """The counts of both parts (capped sums), as a new object.
+
+        :raises ValueError: for counts of another size.
+        """
+        if other.bits != self.bits:
+            raise SamecodeValueError(f"cannot merge counts of {self.bits} and {other.bits} bits")
+        merged = ShingleCounts(self.bits)
+        mine, theirs = self.levels, other.levels
+        for level in range(_LEVELS):
+            # at least level + 1 sets: i + 1 here and level - i there, for some i
+            out = mine[level] | theirs[level]
+            for i in range(level):
+                out |= mine[i] & theirs[level - 1 - i]
+            merged.levels[level] = out
+        return merged
+
+    def count(self, shingle: int) -> int:
+        """How many sets the shingle's bucket is in, up to 4."""
+        bucket = shingle >> (64 - self.bits)
+        return sum(level[bucket] for level in self.levels)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ShingleCounts):
+            return NotImplemented
+        return self.bits == other.bits and self.levels == other.levels
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HashOrder:
+    """The global order of shingles by hash value: fixed, whatever the data (a corpus
+    that grows file by file keeps its prefixes). No shingle is known to be unique.
+
+    >>> HashOrder().arrange(array("Q", [9, 3, 7]), 2)
+    (0, [3, 7])
+    """
+
+    def arrange(self, shingles: array[int], length: int) -> tuple[int, list[int]]:
+        """Return ``(0, the first length shingles in hash order)``."""
+        if length >= len(shingles):
+            return 0, sorted(shingles)
+        return 0, sorted(_smallest(list(shingles), length))[:length]
+
+
+class RarityOrder:
+    """The global order of shingles by their counts (:class:`ShingleCounts`), rarest
+    first, then by hash; shingles seen in one set only come before all others.
+
+    >>> counts = ShingleCounts(16)
+    >>> for s in ([1 << 60, 2 << 60, 3 << 60], [2 << 60, 3 << 60], [3 << 60]):
+    ...     counts.add(array("Q", s))
+    >>> order = RarityOrder(counts)
+    >>> order.arrange(array("Q", [3 << 60, 2 << 60, 1 << 60]), 3) == (1, [2 << 60, 3 << 60])
+    True
+    """
+
+    def __init__(self, counts: ShingleCounts) -> None:
+        self.counts = counts
+
+    def arrange(self, shingles: array[int], length: int) -> tuple[int, list[int]]:
+        """Return ``(u, shared)``: how many of the set's shingles were seen in it alone
+        (they come first in the order, and can make no pair), and its other shingles
+        among its first ``length`` in the order, in that order.
+        """
+        counts = self.counts
+        buckets = counts.buckets(shingles)
+        seen = [counts.levels[level][buckets] for level in range(1, _LEVELS)]
+        unique = len(shingles) - seen[0].count()
+        room = length - unique
+        prefix: list[int] = []
+        for level in range(len(seen)):
+            if room <= 0:
+                break
+            mask: bitarray = seen[level]
+            if level + 1 < len(seen):
+                mask = mask & ~seen[level + 1]
+            members = list(compress(shingles, mask))
+            if len(members) > room:
+                members = _smallest(members, room)
+            members.sort()
+            prefix += members[:room]
+            room -= min(room, len(members))
+        return unique, prefix
+
+
+def _smallest(values: list[int], count: int) -> list[int]:
+    """At least the ``count`` smallest of ``values`` (hashes, spread evenly): every value
+    below a bound chosen with some slack, in C."""
+    want = count + 4 * isqrt(count) + 8
+    bound = (want << 64) // max(1, len(values))
+    while True:
+        chosen = list(compress(values, map(bound.__gt__, values)))
+        if len(chosen) >= count:
+            return chosen
+        bound *= 2
+
+
+#: A set's keys: ``(keys, size, unique, limit)``: its shared shingles in the global order
+#: (for Jaccard, those of its prefix; for containment, all of them), its size, how many of
+#: its shingles come first as seen in it alone, and how many of its first keys can pair it
+#: with a set at least as large (for Jaccard, those of its
+#: :func:`~samecode.scan.similarity.smaller_prefix_length`; for containment, its prefix).
+PrefixKeys = tuple[list[int], int, int, int]
+
+
+def prefix_keys(
+    shingles: array[int],
+    order: RarityOrder | HashOrder,
+    threshold: Fraction,
+    measure: Measure = "jaccard",
+) -> PrefixKeys:
+    """A set's keys for prefix filtering (see :data:`PrefixKeys`).
+
+    A plain function of the set and the global order: any engine computes it per set.
+
+    >>> prefix_keys(array("Q", [9, 3, 7, 5, 1]), HashOrder(), Fraction(3, 5))
+    ([1, 3, 5], 5, 0, 2)
+    """
+    size = len(shingles)
+    length = prefix_length(size, threshold, measure)
+    if measure == "jaccard":
+        unique, keys = order.arrange(shingles, length)
+        return keys, size, unique, max(0, smaller_prefix_length(size, threshold) - unique)
+    unique, keys = order.arrange(shingles, size)
+    return keys, size, unique, max(0, length - unique)
+
+
+def first_shared(keys: Sequence[int], index: int, other: frozenset[int] | set[int]) -> bool:
+    """Whether none of ``keys[:index]`` is in ``other``: with keys in one global order,
+    whether ``keys[index]`` is the first key two sets share (the rule that makes exactly
+    one group propose each pair).
+
+    >>> first_shared([4, 7, 9], 2, {9, 2}), first_shared([4, 7, 9], 2, {7, 9})
+    (True, False)
+    """
+    return other.isdisjoint(keys[:index])
+
+
+def propose_prefix_pairs(
+    members: Sequence[tuple[int, int]],
+    table: Mapping[int, PrefixKeys],
+    threshold: Fraction,
+    measure: Measure = "jaccard",
+    others: Sequence[tuple[int, int]] | None = None,
+    keysets: dict[int, frozenset[int]] | None = None,
+) -> list[tuple[int, int]]:
+    """The candidate pairs of one key's group, each as ``(smaller id, larger id)``.
+
+    :param members: ``(id, index)``: a set and where the group's key is in its keys.
+    :param table: every member's :data:`PrefixKeys`, by id.
+    :param others: a second block of the same group: pairs between the two blocks only
+        (an oversized group is split into blocks, compared block against block).
+    :param keysets: a cache of each set's keys as a frozenset, shared between groups.
+
+    A pair is proposed when this key is the first key the two sets share
+    (:func:`first_shared`), it is among the first keys of the smaller set that can pair
+    it with a larger one (:data:`PrefixKeys`), their sizes allow the threshold, and the
+    shingles left after the key in each leave room for the overlap needed.
+
+    Runtime complexity: for ``g`` members, sorting them and a constant number of Python
+    steps per pair within the size bounds, plus ``O(index)`` in C for the pairs that pass
+    the size and position filters.
+    """
+    jaccard = measure == "jaccard"
+    num, den = threshold.numerator, threshold.denominator
+    # the overlap needed: ceil(a * (nx + ny) / b) for Jaccard, ceil(a * min / b) else
+    a, b = (num, den + num) if jaccard else (num, den)
+    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
+    left = sorted(
+        [
+            (*table[doc][1:2], doc, index, table[doc][2] + index, table[doc][3])
+            for doc, index in members
+        ]
+    )
+    right = (
+        left
+        if others is None
+        else sorted(
+            [
+                (*table[doc][1:2], doc, index, table[doc][2] + index, table[doc][3])
+                for doc, index in others
+            ]
+        )
+    )
+    found: list[tuple[int, int]] = []
+    for i, (nx, x, ix, px, lx) in enumerate(left):
+        for ny, y, iy, py, ly in right[i + 1 :] if others is None else right:
+            if jaccard:
+                if ny * num > nx * den:  # |y| > |x| / t, and so are the ones after it
+                    break
+                if nx * num > ny * den:  # |y| < t * |x|
+                    continue
+                need = -(-a * (nx + ny) // b)
+            else:
+                need = -(-a * (nx if nx < ny else ny) // b)
+            if (nx, x) < (ny, y):
+                if ix >= lx:  # the key must be among the smaller set's first keys
+                    continue
+            elif iy >= ly:
+                continue
+            # positions after the first shared shingle leave room for the overlap?
+            if nx - px < need or ny - py < need:
+                continue
+            if ix and iy:  # an earlier key of the one with fewer before, in the other?
+                first, other, before = (x, y, ix) if ix <= iy else (y, x, iy)
+                keys = cache.get(other)
+                if keys is None:
+                    keys = cache[other] = frozenset(table[other][0])
+                if not keys.isdisjoint(table[first][0][:before]):
+                    continue
+            found.append((x, y) if x < y else (y, x))
+    return found
+
+
+def prefix_candidates(
+    sets: Sequence[array[int]], threshold: Fraction, measure: Measure = "jaccard"
+) -> list[tuple[int, int]]:
+    """Return every pair ``(i, j)``, ``i < j``, of sets that may reach ``threshold``:
+    the keyed stages above (count, order, keys, group, propose) run in this process over
+    a list of sets, with their positions as ids.
+
+    Every pair that does reach it is among them (see the module's description).
+
+    :param sets: ``array("Q")`` of distinct shingle hashes.
+    :param threshold: an exact fraction in ``(0, 1]``.
+    :param measure: ``"jaccard"`` or ``"containment"``.
+
+    Runtime complexity: ``O(N)`` bitmap work in C for ``N`` shingles in all, sorting the
+    prefixes, and the cost of :func:`propose_prefix_pairs` in each group. Memory: the
+    bitmaps (4 bits per shingle), the keys and their groups.
+    """
+    counts = ShingleCounts.for_total(sum(map(len, sets)))
+    for shingles in sets:
+        counts.add(shingles)
+    order = RarityOrder(counts)
+    table: dict[int, PrefixKeys] = {}
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for doc, shingles in enumerate(sets):
+        if not shingles:
+            continue
+        table[doc] = keyed = prefix_keys(shingles, order, threshold, measure)
+        for index, key in enumerate(keyed[0]):
+            groups.setdefault(key, []).append((doc, index))
+    found: list[tuple[int, int]] = []
+    keysets: dict[int, frozenset[int]] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            found += propose_prefix_pairs(members, table, threshold, measure, keysets=keysets)
+    found.sort()
+    return found
 
 
 def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]]]:
@@ -73,145 +395,8 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
     return [group[0] for group in members], members
 
 
-def _ceil(numerator: int, denominator: int) -> int:
-    return -(-numerator // denominator)
-
-
-class _Rarity:
-    """How many of the sets each shingle's bucket was seen in, capped at ``_LEVELS``."""
-
-    def __init__(self, sets: Sequence[array[int]]) -> None:
-        total = sum(map(len, sets))
-        # About a bucket per shingle: bigger bitmaps tell more shingles apart but miss the
-        # cache on every lookup (measured: 2**22 buckets for 4 M shingles is fastest).
-        bits = min(32, max(16, total.bit_length()))
-        self.shift = shift = 64 - bits
-        self.levels = [zeros(1 << bits) for _ in range(_LEVELS)]
-        # Each set's buckets (the top bits of its hashes), kept for the prefixes unless
-        # they would take much memory (4 bytes a shingle): then computed again.
-        self.kept: list[array[int]] | None = [] if total <= _KEEP_BUCKETS else None
-        for shingles in sets:
-            buckets = array(_UINT32, map(shift.__rrshift__, shingles))
-            if self.kept is not None:
-                self.kept.append(buckets)
-            for level in range(_LEVELS - 1, 0, -1):  # promote, from the top down
-                hits = self.levels[level - 1][buckets]
-                if hits.any():
-                    self.levels[level][list(compress(buckets, hits))] = 1
-            self.levels[0][buckets] = 1
-
-    def prefix(self, which: int, shingles: array[int], length: int) -> tuple[int, list[int]]:
-        """Return ``(u, shared)``: how many shingles of this set were seen in it alone
-        (they come first in the global order, and can make no pair), and the shared
-        shingles among the first ``length`` (or a few more) in the global order, in that
-        order: by estimated count, then by hash.
-        """
-        if self.kept is not None:
-            buckets = self.kept[which]
-        else:
-            buckets = array(_UINT32, map(self.shift.__rrshift__, shingles))
-        seen = [self.levels[level][buckets] for level in range(1, _LEVELS)]
-        unique = len(shingles) - seen[0].count()
-        room = length - unique
-        prefix: list[int] = []
-        for level in range(len(seen)):
-            if room <= 0:
-                break
-            mask = seen[level]
-            if level + 1 < len(seen):
-                mask = mask & ~seen[level + 1]
-            members = list(compress(shingles, mask))
-            if len(members) > room:
-                members = _smallest(members, room)
-            members.sort()
-            prefix += members
-            room -= len(members)
-        return unique, prefix
-
-
-def _smallest(values: list[int], count: int) -> list[int]:
-    """At least the ``count`` smallest of ``values`` (hashes, spread evenly): every value
-    below a bound chosen with some slack (a longer prefix keeps the join exact)."""
-    want = count + 4 * isqrt(count) + 8
-    bound = (want << 64) // len(values)
-    while True:
-        chosen = list(compress(values, map(bound.__gt__, values)))
-        if len(chosen) >= count:
-            return chosen
-        bound *= 2
-
-
-_SLOT = 1 << 32  # a posting is set * _SLOT + position
-
-
-def prefix_candidates(
-    sets: Sequence[array[int]], threshold: Fraction, measure: Measure = "jaccard"
-) -> list[tuple[int, int]]:
-    """Return every pair ``(i, j)``, ``i < j``, of sets that may reach ``threshold``.
-
-    Every pair that does reach it is among them (see the module's description). Sets are
-    taken smallest first; each probes the index with its prefix (for containment, with all
-    its shared shingles) and is then indexed by its own. A pair is dropped as soon as the
-    positions of its shared shingles leave too few for the overlap the threshold needs
-    (the positional filter of Xiao, Wang, Lin and Yu's PPJoin, 2008).
-
-    :param sets: ``array("Q")`` of distinct shingle hashes.
-    :param threshold: an exact fraction in ``(0, 1]``.
-    :param measure: ``"jaccard"`` or ``"containment"``.
-
-    Runtime complexity: ``O(N)`` bitmap work in C for ``N`` shingles in all, sorting the
-    prefixes, and a Python step per posting of a shared prefix shingle. Memory: the
-    bitmaps (``_LEVELS`` bits per shingle), 4 bytes per shingle while they are used, and
-    the postings of shared prefix shingles.
-    """
-    if not sets:
-        return []
-    num, den = threshold.numerator, threshold.denominator
-    containment = measure == "containment"
-    rarity = _Rarity(sets)
-    sizes = list(map(len, sets))
-    order = sorted(range(len(sets)), key=lambda s: (sizes[s], s))
-    index: dict[int, list[int]] = {}
-    found: list[tuple[int, int]] = []
-    for x in order:
-        nx = sizes[x]
-        if nx == 0:
-            continue
-        index_length = (
-            nx - _ceil((1 if containment else 2) * num * nx, den if containment else den + num) + 1
-        )
-        probe_length = nx if containment else nx - _ceil(num * nx, den) + 1
-        unique, prefix = rarity.prefix(x, sets[x], probe_length)
-        overlap: dict[int, int] = {}
-        looked = list(map(index.get, prefix))
-        for position, postings in compress(zip(count(unique), looked), looked):
-            for posting in postings or ():
-                y, at = divmod(posting, _SLOT)
-                ny = sizes[y]
-                if not containment and ny * den < num * nx:
-                    continue  # too small to reach the threshold
-                so_far = overlap.get(y, 0)
-                if so_far < 0:
-                    continue
-                need = _ceil(num * ny, den) if containment else _ceil(num * (nx + ny), den + num)
-                if so_far + 1 + min(nx - position, ny - at) - 1 >= need:
-                    overlap[y] = so_far + 1
-                else:
-                    overlap[y] = -1
-        found += [(y, x) if y < x else (x, y) for y, count in overlap.items() if count > 0]
-        for position, shingle in enumerate(prefix[: max(0, index_length - unique)], unique):
-            posting = x * _SLOT + position
-            postings = index.get(shingle)
-            if postings is None:
-                index[shingle] = [posting]
-            else:
-                postings.append(posting)
-    found.sort()
-    return found
-
-
 def verify(
-    sets: Sequence[array[int]],
+    sets: Sequence[array[int]] | Mapping[int, array[int]],
     candidates: Iterable[tuple[int, int]],
     threshold: Fraction,
     measure: Measure = "jaccard",
@@ -219,6 +404,7 @@ def verify(
     """Return ``(i, j, shared)`` for each candidate pair that reaches ``threshold``.
 
     ``shared`` is the exact size of the intersection. Pairs come in the order given.
+    ``sets`` is a list (ids are positions) or a mapping of id to set.
 
     Runtime complexity: one set built per distinct first member, and ``O(|b|)`` in C per
     pair.
@@ -229,7 +415,8 @@ def verify(
     for i, j in candidates:
         if i != current:
             current, held = i, set(sets[i])
-        shared = len(held.intersection(sets[j]))
-        if reaches(shared, len(sets[i]), len(sets[j]), threshold, measure):
+        other = sets[j]
+        shared = len(held.intersection(other))
+        if reaches(shared, len(held), len(other), threshold, measure):
             out.append((i, j, shared))
     return out

@@ -1,15 +1,25 @@
 """The main job: which files of a tree are near-copies of each other, by exact similarity.
 
-The data's way, each stage a plain function over batches with no global state (a process
-pool runs :func:`read_documents` on batches of paths, and the rest in one process):
+One keyed pipeline, each stage a plain, picklable function over a batch, with no global
+state, so this process, a process pool (:mod:`samecode.scan.engine`) and Spark run the
+same code:
 
-    paths -> :func:`read_documents` (text -> tokens -> distinct shingles) -> :func:`compare`
-    (identical sets grouped -> a :mod:`method <samecode.scan.candidates>` proposes candidates ->
-    exact verification) -> :class:`Pair` -> :func:`clone_classes` -> a report.
+    paths -> :func:`read_documents` (bytes -> text -> tokens -> distinct shingles)
+    -> identical sets grouped (one representative each)
+    -> :func:`count_shingles` (per batch; counts merged) -> the method prepared
+    -> :func:`key_documents` (per document: keys, sent to partitions by key)
+    -> :func:`propose_partition` (per partition: each key's group proposes its pairs)
+    -> :func:`verify_pairs` (exact intersections) -> :class:`~samecode.scan.model.Pair`
+    -> :func:`~samecode.scan.classes.clone_classes` -> a report.
 
-Similarity is the one :mod:`samecode.scan.shingling` documents (the Jaccard index of two files'
-sets of 5-token shingles by default); every pair reported carries the exact counts it was
-computed from, and sketches only ever propose candidates.
+:func:`run_pipeline` drives the stages on an :class:`~samecode.scan.engine.Engine`;
+:func:`scan` walks the roots and runs it. Every stage's result is merged in the order of
+its tasks and the pairs are sorted, so the output is the same, byte for byte, for any
+number of jobs and any batch size.
+
+Similarity is the one :mod:`samecode.scan.similarity` defines (the Jaccard index of two
+files' sets of 5-token shingles by default); every pair reported carries the exact counts
+it was computed from, and sketches only ever propose candidates.
 
 >>> import pathlib, re, tempfile
 >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -36,31 +46,49 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from array import array
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeAlias
 
-from samecode._validation import check_int, describe
+from samecode._validation import check_bool, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.candidates import method
+from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import clone_classes
+from samecode.scan.engine import Engine, Serial, engine_for
 from samecode.scan.files import find_files, read_text
-from samecode.scan.join import distinct_sets, prefix_candidates, verify
+from samecode.scan.join import ShingleCounts, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import MEASURES, Measure, exact_threshold
 
-__all__ = ["ScanOptions", "ScanResult", "compare", "read_documents", "scan"]
+__all__ = [
+    "Progress",
+    "ScanOptions",
+    "ScanResult",
+    "compare",
+    "count_shingles",
+    "discover",
+    "key_documents",
+    "propose_partition",
+    "read_documents",
+    "run_pipeline",
+    "scan",
+    "verify_pairs",
+]
 
-#: How a progress callback is called: ``(stage, done, total)``.
+#: How a progress callback is called: ``(stage, done, total)``, stages ``read``,
+#: ``count``, ``key``, ``join`` and ``verify``, each with its own count.
 Progress = Callable[[str, int, int], None]
 
-_BATCH_FILES = 32
+#: Records of one partition: every key, the id of its document and where the key is in
+#: the document's keys, as three parallel arrays.
+Records: TypeAlias = "tuple[array[int], array[int], array[int]]"
 
 
 @dataclass(frozen=True)
@@ -71,7 +99,8 @@ class ScanOptions:
         or a decimal string, taken exactly: ``0.8`` means 4/5).
     :param measure: ``"jaccard"``, or ``"containment"`` (the larger of ``shared/|A|`` and
         ``shared/|B|``).
-    :param method: the name of a registered :mod:`method <samecode.scan.candidates>`.
+    :param method: a :class:`~samecode.scan.candidates.Method`, or the name of a built-in
+        one (:func:`~samecode.scan.candidates.method_names`).
     :param shingling: the rules of the similarity (:class:`~samecode.scan.shingling.Shingling`).
     :param min_tokens: files with fewer tokens are reported, not compared.
     :param max_size: files of more bytes are reported as too large (``None``: no limit).
@@ -80,7 +109,10 @@ class ScanOptions:
     :param gitignore: honour ``.gitignore`` files.
     :param default_excludes: leave out version-control and vendored folders.
     :param follow_symlinks: walk into linked folders.
-    :param jobs: processes that read and shingle files (1: this process).
+    :param jobs: processes that run every stage (1: this process); the output is the
+        same for any number.
+    :param batch_size: files read per task, and about as many documents keyed or
+        verified per task; the output is the same for any size.
     :param num_perm: signature values per file for the ``minhash`` method.
     :param lsh_threshold: the LSH threshold of the ``minhash`` method (by default 0.2 below
         ``threshold``).
@@ -89,7 +121,7 @@ class ScanOptions:
 
     threshold: Fraction | float | str = Fraction(4, 5)
     measure: str = "jaccard"
-    method: str = "exact"
+    method: str | Method = "exact"
     shingling: Shingling = field(default_factory=Shingling)
     min_tokens: int = 10
     max_size: int | None = 10 << 20
@@ -101,6 +133,7 @@ class ScanOptions:
     jobs: int = 1
     num_perm: int = 128
     lsh_threshold: float | None = None
+    batch_size: int = 32
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", exact_threshold(self.threshold))
@@ -111,9 +144,11 @@ class ScanOptions:
         chosen = method(self.method)
         if self.measure not in chosen.measures:
             raise SamecodeValueError(
-                f"method {self.method!r} proposes pairs for {', '.join(chosen.measures)} only; "
+                f"method {chosen.name!r} proposes pairs for {', '.join(chosen.measures)} only; "
                 f"got measure {self.measure!r}"
             )
+        for flag in ("gitignore", "default_excludes", "follow_symlinks"):
+            check_bool(getattr(self, flag), flag)
         if not isinstance(self.shingling, Shingling):
             raise SamecodeTypeError(
                 f"shingling must be a Shingling; got {describe(self.shingling)}"
@@ -148,6 +183,11 @@ class ScanOptions:
         check_int(self.jobs, "jobs")
         if not 1 <= self.jobs <= 1024:
             raise SamecodeValueError(f"jobs must be from 1 to 1024; got {self.jobs}")
+        check_int(self.batch_size, "batch_size")
+        if not 1 <= self.batch_size <= 1 << 20:
+            raise SamecodeValueError(
+                f"batch_size must be from 1 to {1 << 20}; got {self.batch_size}"
+            )
         for name in ("include", "exclude"):
             patterns = getattr(self, name)
             if isinstance(patterns, str) or not all(isinstance(p, str) for p in patterns):
@@ -160,6 +200,18 @@ class ScanOptions:
     def exact_threshold(self) -> Fraction:
         """The threshold as the exact fraction the comparisons use."""
         return exact_threshold(self.threshold)
+
+    @property
+    def method_name(self) -> str:
+        """The name of the method, for reports."""
+        return method(self.method).name
+
+    @property
+    def chosen_method(self) -> Method:
+        """The method, configured with :attr:`num_perm` and :attr:`lsh_threshold`."""
+        return method(self.method).configured(
+            num_perm=self.num_perm, lsh_threshold=self.lsh_threshold
+        )
 
 
 @dataclass
@@ -175,16 +227,15 @@ class ScanResult:
     seconds: float = 0.0
 
 
-# -- stages ------------------------------------------------------------------------------
+# -- stages: each a plain function of its arguments, over one batch ----------------------
 
 
 def read_documents(
     paths: Sequence[str], shingling: Shingling, max_size: int | None, min_tokens: int
 ) -> list[Document | Skipped]:
-    """Read and shingle a batch of files: a :class:`Document` per file, or why it was
-    skipped (as :func:`samecode.scan.files.read_text`, or ``empty``, or ``too few tokens``).
-
-    A plain function of its arguments: a process pool runs it on batches.
+    """Read and shingle a batch of files: a :class:`Document` per file (its shingles
+    sorted), or why it was skipped (as :func:`samecode.scan.files.read_text`, or
+    ``empty``, or ``too few tokens``).
     """
     out: list[Document | Skipped] = []
     for path in paths:
@@ -198,55 +249,248 @@ def read_documents(
         elif tokens < min_tokens:
             out.append(Skipped(path, "too few tokens"))
         else:
-            out.append(Document(path, text.size, text.sha256, tokens, shingles))
+            ordered = array("Q", sorted(shingles))
+            out.append(Document(path, text.size, text.sha256, tokens, ordered))
     return out
+
+
+def count_shingles(sets: Sequence[array[int]], bits: int) -> ShingleCounts:
+    """The :class:`~samecode.scan.join.ShingleCounts` of a batch of sets (merge the
+    batches' counts for the whole job's)."""
+    counts = ShingleCounts(bits)
+    for shingles in sets:
+        counts.add(shingles)
+    return counts
+
+
+def _partition(key: int, partitions: int) -> int:
+    # Keys are well-mixed hashes: their low bits spread them evenly.
+    return key % partitions
+
+
+def key_documents(
+    prepared: Method, items: Sequence[tuple[int, array[int]]], partitions: int
+) -> tuple[list[tuple[int, Keyed]], list[Records]]:
+    """Key a batch of documents ``(id, shingles)`` with a prepared method: each
+    document's :meth:`~samecode.scan.candidates.Method.keys`, and the records of every
+    key, split into ``partitions`` by key."""
+    keyed: list[tuple[int, Keyed]] = []
+    parts: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    for doc, shingles in items:
+        entry = prepared.keys(shingles)
+        keyed.append((doc, entry))
+        for index, key in enumerate(entry[0]):
+            keys, docs, indexes = parts[_partition(key, partitions)]
+            keys.append(key & 0xFFFFFFFFFFFFFFFF)
+            docs.append(doc)
+            indexes.append(index)
+    return keyed, parts
+
+
+def propose_partition(
+    prepared: Method, records: Records, table: Mapping[int, Keyed]
+) -> list[tuple[int, int]]:
+    """The candidate pairs of one partition: its records grouped by key, and each group
+    (split into blocks of :attr:`~samecode.scan.candidates.Method.block` when larger)
+    asked for its pairs (each pair is proposed by one group only)."""
+    groups: dict[int, list[tuple[int, int]]] = {}
+    keys, docs, indexes = records
+    for key, doc, index in zip(keys, docs, indexes):
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [(doc, index)]
+        else:
+            members.append((doc, index))
+    cache: dict[int, frozenset[int]] = {}
+    found: list[tuple[int, int]] = []
+    block = prepared.block
+    for key in sorted(groups):
+        members = groups[key]
+        if len(members) < 2:
+            continue
+        if block is None or len(members) <= block:
+            found += prepared.propose(members, table, None, cache)
+            continue
+        members.sort()
+        blocks = [members[i : i + block] for i in range(0, len(members), block)]
+        for i, first in enumerate(blocks):
+            found += prepared.propose(first, table, None, cache)
+            for second in blocks[i + 1 :]:
+                found += prepared.propose(first, table, second, cache)
+    return found
+
+
+def verify_pairs(
+    pairs: Sequence[tuple[int, int]],
+    sets: Mapping[int, array[int]],
+    threshold: Fraction,
+    measure: Measure,
+) -> list[tuple[int, int, int]]:
+    """``(a, b, shared)`` for each candidate pair of a batch that reaches ``threshold``,
+    from the exact intersection of the two sets (``sets`` holds every set the batch
+    names)."""
+    return verify(sets, pairs, threshold, measure)
+
+
+# -- the driver --------------------------------------------------------------------------
+
+
+def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _identical(documents: Sequence[Document]) -> list[list[int]]:
+    """Documents grouped by identical shingle sets (positions, in order; by digest, then
+    compared whole)."""
+    by_digest: dict[bytes, list[list[int]]] = {}
+    for position, document in enumerate(documents):
+        shingles = document.shingles
+        digest = hashlib.blake2b(shingles, digest_size=16).digest()
+        groups = by_digest.setdefault(digest, [])
+        for group in groups:
+            if documents[group[0]].shingles == shingles:
+                group.append(position)
+                break
+        else:
+            groups.append([position])
+    return sorted((g for groups in by_digest.values() for g in groups), key=lambda g: g[0])
+
+
+def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+    done = [0]
+
+    def tick(count: int) -> None:
+        done[0] += count
+        if progress is not None:
+            progress(stage, done[0], total)
+
+    if progress is not None:
+        progress(stage, 0, total)
+    return tick
+
+
+def run_pipeline(
+    documents: Sequence[Document],
+    options: ScanOptions,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> list[Pair]:
+    """Every pair of ``documents`` at or above the threshold, sorted by paths, computed
+    by the keyed stages on ``engine`` (this process by default).
+
+    Identical shingle sets are grouped first (a thousand copies of one file cost one
+    representative, then their pairs); the method keys the representatives and proposes
+    candidates within each key's group; each candidate is verified exactly.
+
+    Runtime complexity: ``O(N)`` to sort, digest and count the ``N`` shingles, the
+    method's keys and groups (for ``exact``: ``O(p)`` per document of prefix ``p``, and
+    per group of ``g`` at most ``g**2 / 2`` pair steps, split in blocks), ``O(|b|)`` per
+    candidate, ``O(1)`` per pair returned. Memory: the documents' shingles, their keys,
+    and the candidates.
+    """
+    engine = engine or Serial()
+    threshold = options.exact_threshold
+    measure: Measure = options.measure  # type: ignore[assignment]
+    chosen = options.chosen_method
+    groups = _identical(documents)
+    ids = [group[0] for group in groups]
+    sets = {doc: documents[doc].shingles for doc in ids}
+    per_task = max(1, options.batch_size)
+    # Enough tasks to keep every worker busy; their number never changes the answer.
+    spread = max(1, min(len(ids), engine.workers * 4))
+    size = max(per_task, -(-len(ids) // spread)) if engine.workers > 1 else max(1, len(ids))
+    batches = _chunks(ids, min(size, max(per_task, 1)) if engine.workers > 1 else size)
+
+    # A method that reports every pair has them found exactly, then says its notes.
+    proposer = method("exact") if chosen.reports_all else chosen
+    counts = None
+    if proposer.needs_counts:
+        total = sum(len(sets[doc]) for doc in ids)
+        bits = ShingleCounts.for_total(total).bits
+        tick = _tick(progress, "count", len(ids))
+        for number, part in enumerate(
+            engine.map(count_shingles, [([sets[d] for d in b], bits) for b in batches])
+        ):
+            counts = part if counts is None else counts.merge(part)
+            tick(len(batches[number]))
+        if counts is None:
+            counts = ShingleCounts(bits)
+    prepared = proposer.prepare(threshold, measure, counts=counts, documents=len(ids))
+
+    partitions = engine.workers
+    table: dict[int, Keyed] = {}
+    records: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    tick = _tick(progress, "key", len(ids))
+    key_tasks = [(prepared, [(d, sets[d]) for d in b], partitions) for b in batches]
+    for number, (keyed, parts) in enumerate(engine.map(key_documents, key_tasks)):
+        table.update(keyed)
+        for mine, theirs in zip(records, parts):
+            for column, more in zip(mine, theirs):
+                column.extend(more)
+        tick(len(batches[number]))
+
+    tick = _tick(progress, "join", partitions)
+    candidates: list[tuple[int, int]] = []
+    for found in engine.map(propose_partition, [(prepared, part, table) for part in records]):
+        candidates += found
+        tick(1)
+    candidates.sort()
+
+    tick = _tick(progress, "verify", len(candidates))
+    verified: list[tuple[int, int, int]] = []
+    pair_batches = _chunks(candidates, max(64, -(-len(candidates) // spread)))
+    verify_tasks = [
+        (pairs, {d: sets[d] for pair in pairs for d in pair}, threshold, measure)
+        for pairs in pair_batches
+    ]
+    for number, checked in enumerate(engine.map(verify_pairs, verify_tasks)):
+        verified += checked
+        tick(len(pair_batches[number]))
+
+    if chosen.reports_all:  # every pair, found exactly, with what the method says of it
+        noting = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
+        said = {d: noting.keys(sets[d]) for pair in verified for d in pair[:2]}
+        notes = [tuple(noting.notes(said[i], said[j]).items()) for i, j, _ in verified]
+        copies = tuple(noting.copy_notes().items())
+    else:
+        notes = [() for _ in verified]
+        copies = ()
+    members = {group[0]: group for group in groups}
+    pairs: list[Pair] = []
+    for (i, j, shared), note in zip(verified, notes):
+        for a in members[i]:
+            for b in members[j]:
+                pairs.append(_pair(documents[a], documents[b], shared, note))
+    for group in groups:
+        size_of = len(documents[group[0]].shingles)
+        pairs += [
+            _pair(documents[a], documents[b], size_of, copies) for a, b in combinations(group, 2)
+        ]
+    pairs.sort(key=lambda p: (p.a, p.b))
+    return pairs
 
 
 def compare(
     documents: Sequence[Document],
     threshold: Fraction,
     measure: Measure = "jaccard",
-    method_name: str = "exact",
+    method_name: str | Method = "exact",
     settings: Mapping[str, Any] | None = None,
 ) -> list[Pair]:
-    """Return every pair of documents at or above ``threshold``, sorted by paths.
+    """Every pair of ``documents`` at or above ``threshold``, sorted by paths, in this
+    process (:func:`run_pipeline` with those options).
 
-    Identical shingle sets are grouped first (so a thousand copies of one file cost one
-    comparison, then their pairs); the method proposes candidates among the distinct
-    sets; each is verified exactly.
-
-    Runtime complexity: ``O(N)`` to group the ``N`` shingles, the method's cost, ``O(|b|)``
-    per candidate, and ``O(1)`` per pair returned.
+    >>> from samecode.scan.shingling import Shingling
+    >>> rules = Shingling(size=2)
+    >>> texts = [("a", "x y z w"), ("b", "x y z v")]
+    >>> docs = [Document(name, 0, "", 3, rules.shingles(text)) for name, text in texts]
+    >>> [(p.a, p.b, p.shared) for p in compare(docs, Fraction(1, 2))]
+    [('a', 'b', 2)]
     """
-    sets = [d.shingles for d in documents]
-    representatives, groups = distinct_sets(sets)
-    distinct = [sets[r] for r in representatives]
-    chosen = method(method_name).configured(**(settings or {}))
-    copies: tuple[tuple[str, Any], ...] = ()
-    if chosen.reports_all:  # every pair, found exactly, with what the method says of it
-        found = verify(
-            distinct, prefix_candidates(distinct, threshold, measure), threshold, measure
-        )
-        said = chosen.annotate(distinct, [(i, j) for i, j, _ in found], threshold)
-        notes = [tuple(n.items()) for n in said]
-        copies = tuple(chosen.copy_notes().items())
-    else:
-        found = verify(
-            distinct, chosen.candidates(distinct, threshold, measure), threshold, measure
-        )
-        notes = [() for _ in found]
-    pairs: list[Pair] = []
-    for (i, j, shared), note in zip(found, notes):
-        for a in groups[i]:
-            for b in groups[j]:
-                pairs.append(_pair(documents[a], documents[b], shared, note))
-    for group in groups:
-        size = len(sets[group[0]])
-        pairs += [
-            _pair(documents[a], documents[b], size, copies) for a, b in combinations(group, 2)
-        ]
-    pairs.sort(key=lambda p: (p.a, p.b))
-    return pairs
+    options = ScanOptions(
+        threshold=threshold, measure=measure, method=method_name, **dict(settings or {})
+    )
+    return run_pipeline(documents, options)
 
 
 def _pair(
@@ -283,50 +527,30 @@ def discover(roots: Sequence[str], options: ScanOptions) -> tuple[list[str], lis
 
 
 def read_all(
-    paths: Sequence[str], options: ScanOptions, progress: Progress | None = None
+    paths: Sequence[str],
+    options: ScanOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
 ) -> tuple[list[Document], list[Skipped]]:
-    """Run :func:`read_documents` over all ``paths`` in batches, in ``options.jobs``
-    processes; the results come back in the order of ``paths`` whatever the jobs."""
-    batches = [paths[i : i + _BATCH_FILES] for i in range(0, len(paths), _BATCH_FILES)]
+    """Run :func:`read_documents` over all ``paths`` in batches of
+    ``options.batch_size`` on ``engine``; the results come back in the order of ``paths``
+    whatever the engine."""
+    engine = engine or Serial()
+    batches = _chunks(paths, options.batch_size)
     args = (options.shingling, options.max_size, options.min_tokens)
-    results: list[list[Document | Skipped]] = [[] for _ in batches]
-    done = 0
-    if options.jobs == 1 or len(batches) <= 1:
-        for number, batch in enumerate(batches):
-            results[number] = read_documents(batch, *args)
-            done += len(batch)
-            if progress is not None:
-                progress("read", done, len(paths))
-    else:
-        with ProcessPoolExecutor(max_workers=min(options.jobs, len(batches))) as pool:
-            futures: dict[Future[list[Document | Skipped]], int] = {
-                pool.submit(read_documents, batch, *args): number
-                for number, batch in enumerate(batches)
-            }
-            try:
-                for future in _as_completed(futures):
-                    number = futures[future]
-                    results[number] = future.result()
-                    done += len(batches[number])
-                    if progress is not None:
-                        progress("read", done, len(paths))
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
     documents: list[Document] = []
     skipped: list[Skipped] = []
-    for batch_result in results:
+    tick = _tick(progress, "read", len(paths))
+    for number, batch_result in enumerate(
+        engine.map(read_documents, [(batch, *args) for batch in batches])
+    ):
         for item in batch_result:
-            (skipped if isinstance(item, Skipped) else documents).append(item)  # type: ignore[arg-type]
+            if isinstance(item, Skipped):
+                skipped.append(item)
+            else:
+                documents.append(item)
+        tick(len(batches[number]))
     return documents, skipped
-
-
-def _as_completed(
-    futures: Iterable[Future[list[Document | Skipped]]],
-) -> Iterator[Future[list[Document | Skipped]]]:
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
 
 
 def scan(
@@ -339,28 +563,23 @@ def scan(
     :param roots: files and folders.
     :param options: what to compare and how (:class:`ScanOptions`; the defaults if
         ``None``).
-    :param progress: called as ``progress(stage, done, total)`` while files are read.
+    :param progress: called as ``progress(stage, done, total)`` as each stage advances.
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
     :raises ImportError: if ignore rules are asked for and ``pathspec`` is missing.
+    :raises WorkerError: if worker processes cannot be started.
 
-    Runtime complexity: ``O(size of the files)`` to read and shingle them, spread over
-    ``options.jobs`` processes; then :func:`compare`. Memory: 8 bytes per distinct shingle
-    of every file compared, plus the method's index.
+    Runtime complexity: ``O(size of the files)`` to read and shingle them, then
+    :func:`run_pipeline`, every stage spread over ``options.jobs`` processes. Memory: 8
+    bytes per distinct shingle of every file compared, plus the method's keys.
     """
     options = options or ScanOptions()
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     started = time.perf_counter()
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
-    documents, read_skipped = read_all(paths, options, progress)
-    settings = {"num_perm": options.num_perm, "lsh_threshold": options.lsh_threshold}
-    pairs = compare(
-        documents,
-        options.exact_threshold,
-        options.measure,  # type: ignore[arg-type]
-        options.method,
-        settings,
-    )
+    with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
+        documents, read_skipped = read_all(paths, options, progress, engine)
+        pairs = run_pipeline(documents, options, engine, progress)
     classes = clone_classes(documents, pairs)
     return ScanResult(
         options,

@@ -46,6 +46,7 @@ __all__ = [
     "reaches",
     "reaches_stored",
     "size_bounds",
+    "smaller_prefix_length",
     "stored_containment",
 ]
 
@@ -170,6 +171,20 @@ def prefix_length(size: int, threshold: Fraction, measure: str) -> int:
     if size <= 0:
         return 0
     return size - _ceil(threshold.numerator * size, threshold.denominator) + 1
+
+
+def smaller_prefix_length(size: int, threshold: Fraction) -> int:
+    """The prefix that suffices for the *smaller* set of a Jaccard pair (or either, at
+    equal sizes): ``size - ceil(2t / (1 + t) * size) + 1``, since two sets of Jaccard
+    ``t`` share at least ``2t / (1 + t)`` of the smaller one.
+
+    >>> smaller_prefix_length(10, Fraction(4, 5)), prefix_length(10, Fraction(4, 5), "jaccard")
+    (2, 3)
+    """
+    if size <= 0:
+        return 0
+    num, den = threshold.numerator, threshold.denominator
+    return size - _ceil(2 * num * size, den + num) + 1
 
 
 def size_bounds(size: int, threshold: Fraction) -> tuple[int, int]:

@@ -1,0 +1,170 @@
+"""Where the pipeline's stages run: in this process, or in a pool of worker processes.
+
+An :class:`Engine` maps a plain, picklable function over a list of argument tuples and
+yields the results **in the order of the tasks**, whatever order they finish in; the
+pipeline merges results in that order, so its output is the same for any engine, any
+number of workers and any batch size.
+
+:class:`ProcessPool` keeps its workers for the whole job and ends them at once when the
+job ends early: on an error, on Ctrl-C (workers ignore SIGINT; the main process turns it
+into :class:`KeyboardInterrupt` and terminates them) and on SIGTERM (see
+:func:`terminate_on_sigterm`), so no worker outlives the command.
+
+>>> with Serial() as engine:
+...     list(engine.map(pow, [(2, 3), (3, 2)]))
+[8, 9]
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
+from types import FrameType, TracebackType
+from typing import Any, TypeVar
+
+from samecode._validation import check_int
+from samecode.errors import SamecodeError, SamecodeValueError
+
+__all__ = ["Engine", "ProcessPool", "Serial", "WorkerError", "engine_for", "terminate_on_sigterm"]
+
+_R = TypeVar("_R")
+
+
+class WorkerError(SamecodeError, OSError):
+    """A worker process could not be started, or died."""
+
+
+class Engine(ABC):
+    """Runs tasks: ``map(function, tasks)`` calls ``function(*task)`` for every task and
+    yields the results in the order of ``tasks``. A context manager: leaving it ends
+    whatever it started."""
+
+    #: How many tasks run at once.
+    workers: int = 1
+
+    @abstractmethod
+    def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
+        """Yield ``function(*task)`` for each task, in order."""
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        return None
+
+
+class Serial(Engine):
+    """Every task in this process, one after the other."""
+
+    def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
+        for task in tasks:
+            yield function(*task)
+
+
+def _ignore_interrupts() -> None:
+    # The terminal sends Ctrl-C to every process of the command: the main process alone
+    # decides, and ends the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _call(function: Callable[..., _R], task: tuple[Any, ...]) -> _R:
+    return function(*task)
+
+
+class ProcessPool(Engine):
+    """Tasks spread over ``workers`` processes (a :class:`multiprocessing.pool.Pool`).
+
+    :param workers: 2 to 1024.
+    :raises WorkerError: if the processes cannot be started (the message says why).
+    """
+
+    def __init__(self, workers: int) -> None:
+        check_int(workers, "workers")
+        if not 2 <= workers <= 1024:
+            raise SamecodeValueError(f"workers must be from 2 to 1024; got {workers}")
+        self.workers = workers
+        self._pool: Pool | None = None
+
+    def __enter__(self) -> ProcessPool:
+        try:
+            self._pool = multiprocessing.get_context().Pool(
+                self.workers, initializer=_ignore_interrupts
+            )
+        except OSError as error:
+            raise WorkerError(
+                f"cannot start {self.workers} worker processes: {error.strerror or error}"
+            ) from None
+        return self
+
+    def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
+        if self._pool is None:
+            raise SamecodeValueError("use the pool as a context manager: with ProcessPool(n)")
+        if len(tasks) <= 1:  # nothing to spread: save the round trip
+            yield from Serial().map(function, tasks)
+            return
+        pending = [self._pool.apply_async(_call, (function, task)) for task in tasks]
+        for result in pending:
+            while True:
+                try:
+                    yield result.get(timeout=1.0)
+                    break
+                except multiprocessing.TimeoutError:
+                    self._check_alive()
+
+    def _check_alive(self) -> None:
+        # A worker killed from outside (or by the kernel) is replaced by the pool, but its
+        # task is lost: say so instead of waiting for ever.
+        pool = self._pool
+        processes = getattr(pool, "_pool", [])
+        if any(p.exitcode not in (None, 0) for p in processes):
+            raise WorkerError("a worker process died (killed, or out of memory)")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kind is None:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
+def engine_for(jobs: int) -> Engine:
+    """:class:`Serial` for one job, else a :class:`ProcessPool` of ``jobs`` workers."""
+    return Serial() if check_int(jobs, "jobs") == 1 else ProcessPool(jobs)
+
+
+@contextmanager
+def terminate_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`SystemExit` (status 143) in the main
+    thread, so that engines end their workers on the way out (the default action would
+    end this process alone, leaving workers holding its pipes)."""
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signal.SIGTERM)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

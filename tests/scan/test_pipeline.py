@@ -1,0 +1,234 @@
+"""The keyed pipeline: any partitioning of the documents, any number of partitions and
+any engine give the brute-force answer of every exact method, byte for byte the same."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import multiprocessing
+import random
+from array import array
+from fractions import Fraction
+from typing import ClassVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeError
+from samecode.scan import Document, ScanOptions, scan
+from samecode.scan.candidates import Method, all_pairs, method, method_names, owned
+from samecode.scan.engine import ProcessPool, Serial, WorkerError, engine_for
+from samecode.scan.join import ShingleCounts
+from samecode.scan.pipeline import (
+    count_shingles,
+    key_documents,
+    propose_partition,
+    run_pipeline,
+    verify_pairs,
+)
+from samecode.scan.similarity import reaches
+
+
+def brute(sets, threshold, measure):
+    out = []
+    for i, j in itertools.combinations(range(len(sets)), 2):
+        a, b = set(sets[i]), set(sets[j])
+        shared = len(a & b)
+        if a and b and reaches(shared, len(a), len(b), threshold, measure):
+            out.append((i, j, shared))
+    return out
+
+
+# Small alphabets make many shared shingles, ties and near-copies.
+set_lists = st.lists(
+    st.lists(st.integers(0, 30), min_size=1, max_size=25).map(
+        lambda xs: array("Q", sorted({(x * 0x9E3779B97F4A7C15) % 2**64 for x in xs}))
+    ),
+    max_size=20,
+)
+thresholds = st.fractions(min_value=Fraction(1, 10), max_value=1, max_denominator=10)
+
+
+def split(items, cuts):
+    """``items`` cut at the given positions (a random partitioning)."""
+    bounds = sorted({min(c, len(items)) for c in cuts} | {0, len(items)})
+    return [items[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+@given(
+    set_lists,
+    thresholds,
+    st.sampled_from(["jaccard", "containment"]),
+    st.lists(st.integers(0, 20), max_size=4),
+    st.lists(st.integers(0, 20), max_size=4),
+    st.integers(1, 5),
+)
+@settings(max_examples=300, deadline=None)
+def test_stages_over_random_partitions_match_brute_force(
+    sets, threshold, measure, count_cuts, key_cuts, partitions
+):
+    ids = list(range(len(sets)))
+    bits = ShingleCounts.for_total(sum(map(len, sets))).bits
+    # count: each part on its own, merged in any grouping, equals counting all at once
+    counts = ShingleCounts(bits)
+    for part in split(ids, count_cuts):
+        counts = counts.merge(count_shingles([sets[i] for i in part], bits))
+    assert counts == count_shingles(sets, bits)
+    prepared = method("exact").prepare(threshold, measure, counts=counts, documents=len(sets))
+    # key: documents in other parts, records sent to `partitions` partitions by key
+    table = {}
+    records = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    for part in split(ids, key_cuts):
+        keyed, parts = key_documents(prepared, [(i, sets[i]) for i in part], partitions)
+        table.update(keyed)
+        for mine, theirs in zip(records, parts):
+            for column, more in zip(mine, theirs):
+                column.extend(more)
+    candidates = []
+    for part in records:
+        candidates += propose_partition(prepared, part, table)
+    assert len(candidates) == len(set(candidates))  # every pair proposed once
+    got = verify_pairs(sorted(candidates), dict(enumerate(sets)), threshold, measure)
+    assert got == brute(sets, threshold, measure)
+
+
+@dataclasses.dataclass(frozen=True)
+class TinyBlocks(type(method("exact"))):  # type: ignore[misc]
+    """The exact method with groups split into blocks of 2."""
+
+    name: ClassVar[str] = "exact-tiny-blocks"
+    block: ClassVar[int] = 2
+
+    def prepare(self, threshold, measure, *, counts=None, documents=0):
+        prepared = super().prepare(threshold, measure, counts=counts, documents=documents)
+        return TinyBlocks(prepared.threshold, prepared.measure, prepared.order)
+
+
+class Everything(Method):
+    """One key for every document: every pair proposed once."""
+
+    name = "all-pairs"
+    exact = True
+
+    def keys(self, shingles):
+        return ([0],)
+
+    def propose(self, members, table, others=None, cache=None):
+        return all_pairs(members, others)
+
+
+def documents_of(sets):
+    return [Document(f"d{i:03}", 1, "x", len(s), s) for i, s in enumerate(sets)]
+
+
+def answer(pairs):
+    return [(p.a, p.b, p.shared, p.notes) for p in pairs]
+
+
+@given(set_lists, thresholds)
+@settings(max_examples=100, deadline=None)
+def test_oversized_groups_compared_block_against_block_miss_nothing(sets, threshold):
+    documents = documents_of(sets)
+    expected = answer(run_pipeline(documents, ScanOptions(threshold=threshold)))
+    assert (
+        answer(run_pipeline(documents, ScanOptions(threshold=threshold, method=TinyBlocks())))
+        == expected
+    )
+    assert (
+        answer(run_pipeline(documents, ScanOptions(threshold=threshold, method=Everything())))
+        == expected
+    )
+
+
+def near_copies(seed, count=40):
+    rng = random.Random(seed)
+    base = [rng.getrandbits(64) for _ in range(300)]
+    sets = []
+    for _ in range(count):
+        keep = [v for v in base if rng.random() < 0.9] + [rng.getrandbits(64) for _ in range(20)]
+        sets.append(array("Q", sorted(set(keep))))
+    sets += [sets[3], sets[3]]  # identical copies
+    sets += [array("Q", sorted(rng.getrandbits(64) for _ in range(200))) for _ in range(10)]
+    return sets
+
+
+def test_a_process_pool_gives_the_same_answer_for_any_batch_size():
+    documents = documents_of(near_copies(1))
+    for name in [*method_names(), Everything()]:
+        options = ScanOptions(method=name, threshold=Fraction(7, 10))
+        expected = answer(run_pipeline(documents, options))
+        assert expected
+        with ProcessPool(2) as engine:
+            for batch in (1, 7, 64):
+                batched = dataclasses.replace(options, batch_size=batch, jobs=2)
+                assert answer(run_pipeline(documents, batched, engine)) == expected, (name, batch)
+
+
+def test_scan_output_is_identical_for_jobs_and_batch_sizes(tmp_path):
+    for i, s in enumerate(near_copies(2, 12)):
+        words = " ".join(f"w{v % 997}" for v in s)
+        (tmp_path / f"f{i:02}.txt").write_text(words)
+    runs = set()
+    for jobs, batch in [(1, 32), (2, 1), (2, 5), (3, 2)]:
+        result = scan([str(tmp_path)], ScanOptions(jobs=jobs, batch_size=batch, gitignore=False))
+        runs.add(json.dumps(answer(result.pairs)) + json.dumps([c.members for c in result.classes]))
+    assert len(runs) == 1
+    assert result.pairs
+
+
+def test_progress_counts_every_stage(tmp_path):
+    for i in range(6):
+        (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 60)))
+    seen = {}
+    scan([str(tmp_path)], ScanOptions(gitignore=False), lambda s, d, t: seen.__setitem__(s, (d, t)))
+    assert list(seen) == ["read", "count", "key", "join", "verify"]
+    assert all(done == total for done, total in seen.values())
+    assert seen["read"] == (6, 6)
+
+
+def test_owned_picks_the_first_shared_key():
+    table = {1: ([5, 8, 9],), 2: ([8, 9],), 3: ([2, 9],)}
+    # 1 and 2 share 8 then 9: the group of 8 proposes them, the group of 9 does not
+    assert owned((1, 1), (2, 0), table)
+    assert not owned((1, 2), (2, 1), table)
+    assert owned((1, 2), (3, 1), table)
+
+
+def test_engines():
+    with Serial() as engine:
+        assert list(engine.map(divmod, [(7, 2), (9, 4)])) == [(3, 1), (2, 1)]
+    with ProcessPool(2) as engine:
+        assert list(engine.map(divmod, [(7, 2), (9, 4), (5, 5)])) == [(3, 1), (2, 1), (1, 0)]
+    assert isinstance(engine_for(1), Serial)
+    with pytest.raises(ValueError, match="workers must be from 2 to 1024; got 1"):
+        ProcessPool(1)
+    with pytest.raises(TypeError, match="workers must be an int"):
+        ProcessPool("2")  # type: ignore[arg-type]
+
+
+def test_an_error_in_a_worker_reaches_the_caller_and_ends_the_pool():
+    with pytest.raises(ZeroDivisionError), ProcessPool(2) as engine:
+        list(engine.map(divmod, [(1, 0), (2, 1)]))
+
+
+def test_workers_that_cannot_start_are_one_clear_error(monkeypatch):
+    class NoFork:
+        def Pool(self, *args, **kwargs):
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda *a: NoFork())
+    with pytest.raises(WorkerError, match="cannot start 2 worker processes") as caught:
+        ProcessPool(2).__enter__()
+    assert isinstance(caught.value, SamecodeError)
+
+
+def test_flags_must_be_booleans():
+    for flag in ("gitignore", "default_excludes", "follow_symlinks"):
+        with pytest.raises(TypeError, match=f"{flag} must be True or False; got str 'no'"):
+            ScanOptions(**{flag: "no"})
+    with pytest.raises(ValueError, match="batch_size must be from 1"):
+        ScanOptions(batch_size=0)
+    with pytest.raises(TypeError, match="method must be a name or a Method"):
+        ScanOptions(method=3)  # type: ignore[arg-type]
