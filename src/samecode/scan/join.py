@@ -34,6 +34,7 @@ this process.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -63,6 +64,7 @@ __all__ = [
     "first_shared",
     "prefix_candidates",
     "prefix_keys",
+    "propose_prefix_groups",
     "propose_prefix_pairs",
     "reaches",
     "verify",
@@ -71,6 +73,7 @@ __all__ = [
 # Counts of a shingle are told apart up to this many sets.
 _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
+_LITTLE = sys.byteorder == "little"
 
 
 class ShingleCounts:
@@ -102,13 +105,29 @@ class ShingleCounts:
 
     @classmethod
     def for_total(cls, total: int) -> ShingleCounts:
-        """Counts sized for ``total`` shingles in all (about a bucket per shingle: bigger
-        bitmaps tell more shingles apart but miss the cache on every lookup)."""
-        return cls(min(32, max(16, check_int(total, "total").bit_length())))
+        """Counts sized for ``total`` shingles in all: 16 or 24 bits (whole bytes of the
+        hashes, cut out in C) up to 2**27 shingles, about a bucket per shingle beyond
+        (bigger bitmaps tell more shingles apart but miss the cache on every lookup)."""
+        total = check_int(total, "total")
+        if total < 1 << 16:
+            return cls(16)
+        if total < 1 << 27:
+            return cls(24)
+        return cls(min(32, total.bit_length()))
 
     def buckets(self, shingles: array[int]) -> array[int]:
-        """The bucket of every shingle, in the same order."""
-        return array(_UINT32, map((64 - self.bits).__rrshift__, shingles))
+        """The bucket of every shingle (the top :attr:`bits` bits of its hash), in the
+        same order."""
+        width = self.bits // 8
+        if self.bits % 8 or shingles.itemsize != 8:
+            return array(_UINT32, map((64 - self.bits).__rrshift__, shingles))
+        raw = memoryview(shingles).cast("B")
+        out = bytearray(len(shingles) * (2 if width == 2 else 4))
+        step = len(out) // len(shingles) if shingles else 1
+        for byte in range(width):  # little-endian output, one byte lane at a time
+            source = 8 - width + byte if _LITTLE else width - 1 - byte
+            out[byte if _LITTLE else step - 1 - byte :: step] = raw[source::8]
+        return array("H" if width == 2 else _UINT32, out)
 
     def add(self, shingles: array[int]) -> None:
         """Count one set (distinct shingle hashes)."""
@@ -158,6 +177,10 @@ class HashOrder:
     (0, [3, 7])
     """
 
+    def rank(self, shingle: int) -> int:
+        """Where a shingle is in the order (smaller first): its hash."""
+        return shingle
+
     def arrange(self, shingles: array[int], length: int) -> tuple[int, list[int]]:
         """Return ``(0, the first length shingles in hash order)``."""
         if length >= len(shingles):
@@ -179,6 +202,10 @@ class RarityOrder:
 
     def __init__(self, counts: ShingleCounts) -> None:
         self.counts = counts
+
+    def rank(self, shingle: int) -> int:
+        """Where a shingle is in the order (smaller first): its count, then its hash."""
+        return (self.counts.count(shingle) << 64) | shingle
 
     def arrange(self, shingles: array[int], length: int) -> tuple[int, list[int]]:
         """Return ``(u, shared)``: how many of the set's shingles were seen in it alone
@@ -218,12 +245,17 @@ def _smallest(values: list[int], count: int) -> list[int]:
         bound *= 2
 
 
-#: A set's keys: ``(keys, size, unique, limit)``: its shared shingles in the global order
-#: (for Jaccard, those of its prefix; for containment, all of them), its size, how many of
-#: its shingles come first as seen in it alone, and how many of its first keys can pair it
-#: with a set at least as large (for Jaccard, those of its
-#: :func:`~samecode.scan.similarity.smaller_prefix_length`; for containment, its prefix).
-PrefixKeys = tuple[list[int], int, int, int]
+#: A set's keys: ``(keys, size, unique, limit, end)``: its shared shingles in the global
+#: order (for Jaccard, those of its prefix; for containment, all of them), its size, how
+#: many of its shingles come first as seen in it alone, how many of its first keys can
+#: pair it with a set at least as large (for Jaccard, those of its
+#: :func:`~samecode.scan.similarity.smaller_prefix_length`; for containment, its prefix),
+#: and the rank of its last key in the order (:data:`WHOLE` when the keys hold every
+#: shingle the set can share).
+PrefixKeys = tuple[list[int], int, int, int, int]
+
+#: The rank after every shingle's: keys that reach it hold the whole set.
+WHOLE = 5 << 64
 
 
 def prefix_keys(
@@ -237,15 +269,18 @@ def prefix_keys(
     A plain function of the set and the global order: any engine computes it per set.
 
     >>> prefix_keys(array("Q", [9, 3, 7, 5, 1]), HashOrder(), Fraction(3, 5))
-    ([1, 3, 5], 5, 0, 2)
+    ([1, 3, 5], 5, 0, 2, 5)
     """
     size = len(shingles)
     length = prefix_length(size, threshold, measure)
     if measure == "jaccard":
         unique, keys = order.arrange(shingles, length)
-        return keys, size, unique, max(0, smaller_prefix_length(size, threshold) - unique)
-    unique, keys = order.arrange(shingles, size)
-    return keys, size, unique, max(0, length - unique)
+        limit = max(0, smaller_prefix_length(size, threshold) - unique)
+    else:
+        unique, keys = order.arrange(shingles, size)
+        limit = max(0, length - unique)
+    whole = unique + len(keys) >= size
+    return keys, size, unique, limit, WHOLE if whole or not keys else order.rank(keys[-1])
 
 
 def first_shared(keys: Sequence[int], index: int, other: frozenset[int] | set[int]) -> bool:
@@ -284,54 +319,96 @@ def propose_prefix_pairs(
     steps per pair within the size bounds, plus ``O(index)`` in C for the pairs that pass
     the size and position filters.
     """
+    if others is None:
+        return propose_prefix_groups([members], table, threshold, measure, keysets)
+    return _propose(members, others, table, threshold, measure, keysets)
+
+
+def propose_prefix_groups(
+    groups: Iterable[Sequence[tuple[int, int]]],
+    table: Mapping[int, PrefixKeys],
+    threshold: Fraction,
+    measure: Measure = "jaccard",
+    keysets: dict[int, frozenset[int]] | None = None,
+) -> list[tuple[int, int]]:
+    """:func:`propose_prefix_pairs` for many groups at once (the same pairs, with less
+    work per group: most groups have two members)."""
+    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
+    found: list[tuple[int, int]] = []
+    for members in groups:
+        if len(members) == 2:
+            (x, ix), (y, iy) = members
+            if _admits(x, ix, y, iy, table, threshold, measure, cache):
+                found.append((x, y) if x < y else (y, x))
+        elif len(members) > 2:
+            found += _propose(members, None, table, threshold, measure, cache)
+    return found
+
+
+def _admits(
+    x: int,
+    ix: int,
+    y: int,
+    iy: int,
+    table: Mapping[int, PrefixKeys],
+    threshold: Fraction,
+    measure: Measure,
+    cache: dict[int, frozenset[int]],
+) -> bool:
+    """Whether the group of the key at ``x``'s ``ix`` and ``y``'s ``iy`` proposes them."""
+    keys_x, nx, ux, lx, ex = table[x]
+    keys_y, ny, uy, ly, ey = table[y]
+    num, den = threshold.numerator, threshold.denominator
+    if measure == "jaccard":
+        if ny * num > nx * den or nx * num > ny * den:
+            return False
+        need = -(-num * (nx + ny) // (den + num))
+    else:
+        need = -(-num * min(nx, ny) // den)
+    if ((nx, x) < (ny, y) and ix >= lx) or ((ny, y) < (nx, x) and iy >= ly):
+        return False  # the key must be among the smaller set's first keys
+    if nx - ux - ix < need or ny - uy - iy < need:
+        return False  # too few shingles after the first shared one
+    set_x = cache.get(x)
+    if set_x is None:
+        set_x = cache[x] = frozenset(keys_x)
+    set_y = cache.get(y)
+    if set_y is None:
+        set_y = cache[y] = frozenset(keys_y)
+    if ix and iy:  # is an earlier key of the one with fewer before it in the other?
+        first, other, before = (keys_x, set_y, ix) if ix <= iy else (keys_y, set_x, iy)
+        if not other.isdisjoint(first[:before]):
+            return False
+    # Shared shingles ranked up to the earlier of the two keys' ends are shared keys;
+    # any other is past that end, in the suffix of the set whose keys end there.
+    rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
+    return len(set_x & set_y) + rest >= need
+
+
+def _propose(
+    members: Sequence[tuple[int, int]],
+    others: Sequence[tuple[int, int]] | None,
+    table: Mapping[int, PrefixKeys],
+    threshold: Fraction,
+    measure: Measure,
+    cache: dict[int, frozenset[int]] | None,
+) -> list[tuple[int, int]]:
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
-    # the overlap needed: ceil(a * (nx + ny) / b) for Jaccard, ceil(a * min / b) else
-    a, b = (num, den + num) if jaccard else (num, den)
-    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
-    left = sorted(
-        [
-            (*table[doc][1:2], doc, index, table[doc][2] + index, table[doc][3])
-            for doc, index in members
-        ]
-    )
-    right = (
-        left
-        if others is None
-        else sorted(
-            [
-                (*table[doc][1:2], doc, index, table[doc][2] + index, table[doc][3])
-                for doc, index in others
-            ]
-        )
-    )
+    cache = {} if cache is None else cache
+
+    def entries(group: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
+        return sorted([(table[doc][1], doc, index) for doc, index in group])
+
+    left = entries(members)
+    right = left if others is None else entries(others)
     found: list[tuple[int, int]] = []
-    for i, (nx, x, ix, px, lx) in enumerate(left):
-        for ny, y, iy, py, ly in right[i + 1 :] if others is None else right:
-            if jaccard:
-                if ny * num > nx * den:  # |y| > |x| / t, and so are the ones after it
-                    break
-                if nx * num > ny * den:  # |y| < t * |x|
-                    continue
-                need = -(-a * (nx + ny) // b)
-            else:
-                need = -(-a * (nx if nx < ny else ny) // b)
-            if (nx, x) < (ny, y):
-                if ix >= lx:  # the key must be among the smaller set's first keys
-                    continue
-            elif iy >= ly:
-                continue
-            # positions after the first shared shingle leave room for the overlap?
-            if nx - px < need or ny - py < need:
-                continue
-            if ix and iy:  # an earlier key of the one with fewer before, in the other?
-                first, other, before = (x, y, ix) if ix <= iy else (y, x, iy)
-                keys = cache.get(other)
-                if keys is None:
-                    keys = cache[other] = frozenset(table[other][0])
-                if not keys.isdisjoint(table[first][0][:before]):
-                    continue
-            found.append((x, y) if x < y else (y, x))
+    for i, (nx, x, ix) in enumerate(left):
+        for ny, y, iy in right[i + 1 :] if others is None else right:
+            if jaccard and ny * num > nx * den:  # |y| > |x| / t, and so are the next
+                break
+            if _admits(x, ix, y, iy, table, threshold, measure, cache):
+                found.append((x, y) if x < y else (y, x))
     return found
 
 
@@ -406,17 +483,26 @@ def verify(
     ``shared`` is the exact size of the intersection. Pairs come in the order given.
     ``sets`` is a list (ids are positions) or a mapping of id to set.
 
-    Runtime complexity: one set built per distinct first member, and ``O(|b|)`` in C per
-    pair.
+    Runtime complexity: pairs are taken by their larger set, whose hash set is built once
+    for all its pairs; then ``O(|smaller|)`` in C per pair.
     """
-    out: list[tuple[int, int, int]] = []
+    pairs = list(candidates)
+    sizes = {doc: len(sets[doc]) for pair in pairs for doc in pair}
+
+    def larger(pair: tuple[int, int]) -> tuple[int, int]:
+        i, j = pair
+        return (j, i) if (sizes[j], j) > (sizes[i], i) else (i, j)
+
+    shared_of: dict[tuple[int, int], int] = {}
     current = -1
     held: set[int] = set()
-    for i, j in candidates:
-        if i != current:
-            current, held = i, set(sets[i])
-        other = sets[j]
-        shared = len(held.intersection(other))
-        if reaches(shared, len(held), len(other), threshold, measure):
-            out.append((i, j, shared))
+    for big, small in sorted(map(larger, pairs)):
+        if big != current:
+            current, held = big, set(sets[big])
+        shared_of[big, small] = len(held.intersection(sets[small]))
+    out: list[tuple[int, int, int]] = []
+    for pair in pairs:
+        shared = shared_of[larger(pair)]
+        if reaches(shared, sizes[pair[0]], sizes[pair[1]], threshold, measure):
+            out.append((pair[0], pair[1], shared))
     return out
