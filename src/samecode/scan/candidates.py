@@ -73,6 +73,7 @@ from samecode.scan.join import (
     ShingleCounts,
     first_shared,
     prefix_keys,
+    propose_prefix_groups,
     propose_prefix_pairs,
 )
 from samecode.scan.similarity import Measure
@@ -163,6 +164,20 @@ class Method(ABC):
         :param table: :meth:`keys` of every member, by id.
         :param cache: frozensets of documents' keys, kept between groups of one task.
         """
+
+    def propose_groups(
+        self,
+        groups: Iterable[Sequence[Member]],
+        table: Mapping[int, Keyed],
+        cache: dict[int, frozenset[int]] | None = None,
+    ) -> list[tuple[int, int]]:
+        """:meth:`propose` for many whole groups at once (a method may do it with less
+        work per group; the default asks each group)."""
+        cache = {} if cache is None else cache
+        found: list[tuple[int, int]] = []
+        for members in groups:
+            found += self.propose(members, table, None, cache)
+        return found
 
     def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
         """What the method makes of a pair (for a method that :attr:`reports_all`),
@@ -298,6 +313,20 @@ class _Exact(Method):
             self.threshold,
             self.measure,
             others,
+            cache,
+        )
+
+    def propose_groups(
+        self,
+        groups: Iterable[Sequence[Member]],
+        table: Mapping[int, Keyed],
+        cache: dict[int, frozenset[int]] | None = None,
+    ) -> list[tuple[int, int]]:
+        return propose_prefix_groups(
+            groups,
+            table,
+            self.threshold,
+            self.measure,
             cache,
         )
 
@@ -444,6 +473,20 @@ class _MinHash(Method):
         cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
         return all_pairs(members, others, table, cache)
+
+    def propose_groups(
+        self,
+        groups: Iterable[Sequence[Member]],
+        table: Mapping[int, Keyed],
+        cache: dict[int, frozenset[int]] | None = None,
+    ) -> list[tuple[int, int]]:
+        """:meth:`propose` for many whole groups at once (a method may do it with less
+        work per group; the default asks each group)."""
+        cache = {} if cache is None else cache
+        found: list[tuple[int, int]] = []
+        for members in groups:
+            found += self.propose(members, table, None, cache)
+        return found
 
     def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
         if self.settings is None:  # pragma: no cover - prepared before notes are asked

@@ -319,9 +319,7 @@ def propose_prefix_pairs(
     steps per pair within the size bounds, plus ``O(index)`` in C for the pairs that pass
     the size and position filters.
     """
-    if others is None:
-        return propose_prefix_groups([members], table, threshold, measure, keysets)
-    return _propose(members, others, table, threshold, measure, keysets)
+    return _propose([(members, others)], table, threshold, measure, keysets)
 
 
 def propose_prefix_groups(
@@ -331,84 +329,68 @@ def propose_prefix_groups(
     measure: Measure = "jaccard",
     keysets: dict[int, frozenset[int]] | None = None,
 ) -> list[tuple[int, int]]:
-    """:func:`propose_prefix_pairs` for many groups at once (the same pairs, with less
-    work per group: most groups have two members)."""
-    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
-    found: list[tuple[int, int]] = []
-    for members in groups:
-        if len(members) == 2:
-            (x, ix), (y, iy) = members
-            if _admits(x, ix, y, iy, table, threshold, measure, cache):
-                found.append((x, y) if x < y else (y, x))
-        elif len(members) > 2:
-            found += _propose(members, None, table, threshold, measure, cache)
-    return found
-
-
-def _admits(
-    x: int,
-    ix: int,
-    y: int,
-    iy: int,
-    table: Mapping[int, PrefixKeys],
-    threshold: Fraction,
-    measure: Measure,
-    cache: dict[int, frozenset[int]],
-) -> bool:
-    """Whether the group of the key at ``x``'s ``ix`` and ``y``'s ``iy`` proposes them."""
-    keys_x, nx, ux, lx, ex = table[x]
-    keys_y, ny, uy, ly, ey = table[y]
-    num, den = threshold.numerator, threshold.denominator
-    if measure == "jaccard":
-        if ny * num > nx * den or nx * num > ny * den:
-            return False
-        need = -(-num * (nx + ny) // (den + num))
-    else:
-        need = -(-num * min(nx, ny) // den)
-    if ((nx, x) < (ny, y) and ix >= lx) or ((ny, y) < (nx, x) and iy >= ly):
-        return False  # the key must be among the smaller set's first keys
-    if nx - ux - ix < need or ny - uy - iy < need:
-        return False  # too few shingles after the first shared one
-    set_x = cache.get(x)
-    if set_x is None:
-        set_x = cache[x] = frozenset(keys_x)
-    set_y = cache.get(y)
-    if set_y is None:
-        set_y = cache[y] = frozenset(keys_y)
-    if ix and iy:  # is an earlier key of the one with fewer before it in the other?
-        first, other, before = (keys_x, set_y, ix) if ix <= iy else (keys_y, set_x, iy)
-        if not other.isdisjoint(first[:before]):
-            return False
-    # Shared shingles ranked up to the earlier of the two keys' ends are shared keys;
-    # any other is past that end, in the suffix of the set whose keys end there.
-    rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
-    return len(set_x & set_y) + rest >= need
+    """:func:`propose_prefix_pairs` for many whole groups at once (the same pairs, with
+    less work per group: most groups have two members)."""
+    return _propose(((members, None) for members in groups), table, threshold, measure, keysets)
 
 
 def _propose(
-    members: Sequence[tuple[int, int]],
-    others: Sequence[tuple[int, int]] | None,
+    work: Iterable[tuple[Sequence[tuple[int, int]], Sequence[tuple[int, int]] | None]],
     table: Mapping[int, PrefixKeys],
     threshold: Fraction,
     measure: Measure,
     cache: dict[int, frozenset[int]] | None,
 ) -> list[tuple[int, int]]:
+    """The pairs of each ``(members, others)``: within ``members`` when ``others`` is
+    ``None``, else between the two. One loop, every check inline (it runs once per pair
+    of a group)."""
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
+    # the overlap needed: ceil(a * (nx + ny) / b) for Jaccard, ceil(a * min / b) else
+    a, b = (num, den + num) if jaccard else (num, den)
     cache = {} if cache is None else cache
-
-    def entries(group: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
-        return sorted([(table[doc][1], doc, index) for doc, index in group])
-
-    left = entries(members)
-    right = left if others is None else entries(others)
     found: list[tuple[int, int]] = []
-    for i, (nx, x, ix) in enumerate(left):
-        for ny, y, iy in right[i + 1 :] if others is None else right:
-            if jaccard and ny * num > nx * den:  # |y| > |x| / t, and so are the next
-                break
-            if _admits(x, ix, y, iy, table, threshold, measure, cache):
-                found.append((x, y) if x < y else (y, x))
+    for members, others in work:
+        left = sorted([(table[doc][1], doc, index) for doc, index in members])
+        right = left if others is None else sorted([(table[d][1], d, i) for d, i in others])
+        for i, (nx, x, ix) in enumerate(left):
+            keys_x, _, ux, lx, ex = table[x]
+            for ny, y, iy in right[i + 1 :] if others is None else right:
+                if jaccard:
+                    if ny * num > nx * den:  # |y| > |x| / t, and so are the next ones
+                        break
+                    if nx * num > ny * den:  # |y| < t * |x|
+                        continue
+                    need = -(-a * (nx + ny) // b)
+                else:
+                    need = -(-a * (nx if nx < ny else ny) // b)
+                keys_y, _, uy, ly, ey = table[y]
+                if (nx, x) < (ny, y):
+                    if ix >= lx:  # the key must be among the smaller set's first keys
+                        continue
+                elif iy >= ly:
+                    continue
+                if nx - ux - ix < need or ny - uy - iy < need:
+                    continue  # too few shingles after the first shared one
+                set_x = cache.get(x)
+                if set_x is None:
+                    set_x = cache[x] = frozenset(keys_x)
+                set_y = cache.get(y)
+                if set_y is None:
+                    set_y = cache[y] = frozenset(keys_y)
+                # is an earlier key of the one with fewer before it in the other? (near
+                # copies share their first keys: one look-up settles most)
+                if ix and iy:
+                    if ix <= iy:
+                        if keys_x[0] in set_y or not set_y.isdisjoint(keys_x[1:ix]):
+                            continue
+                    elif keys_y[0] in set_x or not set_x.isdisjoint(keys_y[1:iy]):
+                        continue
+                # Shared shingles ranked up to the earlier of the two keys' ends are shared
+                # keys; any other is past that end, in the suffix of the set ending there.
+                rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
+                if len(set_x & set_y) + rest >= need:
+                    found.append((x, y) if x < y else (y, x))
     return found
 
 

@@ -302,14 +302,16 @@ def propose_partition(
         else:
             members.append((doc, index))
     cache: dict[int, frozenset[int]] = {}
-    found: list[tuple[int, int]] = []
     block = prepared.block
+    whole = [
+        members
+        for members in groups.values()
+        if len(members) > 1 and (block is None or len(members) <= block)
+    ]
+    found = prepared.propose_groups(whole, table, cache)
     for key in sorted(groups):
         members = groups[key]
-        if len(members) < 2:
-            continue
         if block is None or len(members) <= block:
-            found += prepared.propose(members, table, None, cache)
             continue
         members.sort()
         blocks = [members[i : i + block] for i in range(0, len(members), block)]
@@ -337,6 +339,23 @@ def verify_pairs(
 
 def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[Sequence[Any]]:
+    """``items`` cut into at most ``parts`` runs of about equal total weight."""
+    total = sum(weights)
+    if parts <= 1 or len(items) <= 1 or total == 0:
+        return [items] if items else []
+    out: list[Sequence[Any]] = []
+    start, running = 0, 0
+    for position, weight in enumerate(weights):
+        running += weight
+        if running * parts >= total * (len(out) + 1) and len(out) < parts - 1:
+            out.append(items[start : position + 1])
+            start = position + 1
+    if start < len(items):
+        out.append(items[start:])
+    return out
 
 
 def _identical(documents: Sequence[Document]) -> list[list[int]]:
@@ -395,11 +414,9 @@ def run_pipeline(
     groups = _identical(documents)
     ids = [group[0] for group in groups]
     sets = {doc: documents[doc].shingles for doc in ids}
-    per_task = max(1, options.batch_size)
-    # Enough tasks to keep every worker busy; their number never changes the answer.
-    spread = max(1, min(len(ids), engine.workers * 4))
-    size = max(per_task, -(-len(ids) // spread)) if engine.workers > 1 else max(1, len(ids))
-    batches = _chunks(ids, min(size, max(per_task, 1)) if engine.workers > 1 else size)
+    # One task per worker for the stages whose tasks carry the job's counts, cut where
+    # the shingles split evenly; their number never changes the answer.
+    batches = _balanced(ids, [len(sets[doc]) for doc in ids], engine.workers)
 
     # A method that reports every pair has them found exactly, then says its notes.
     proposer = method("exact") if chosen.reports_all else chosen
@@ -430,6 +447,7 @@ def run_pipeline(
         tick(len(batches[number]))
 
     tick = _tick(progress, "join", partitions)
+    # Groups are built here from the partition's records, and most have two members.
     candidates: list[tuple[int, int]] = []
     for found in engine.map(propose_partition, [(prepared, part, table) for part in records]):
         candidates += found
@@ -438,7 +456,9 @@ def run_pipeline(
 
     tick = _tick(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
-    pair_batches = _chunks(candidates, max(64, -(-len(candidates) // spread)))
+    pair_batches = _balanced(
+        candidates, [len(sets[a]) + len(sets[b]) for a, b in candidates], engine.workers * 2
+    )
     verify_tasks = [
         (pairs, {d: sets[d] for pair in pairs for d in pair}, threshold, measure)
         for pairs in pair_batches
