@@ -88,6 +88,26 @@ CASES: dict[str, str] = {
             sketch.update_batch(map(str.encode, char_shingles(file, 9)))
         answer = f"{sketch.count():.0f} distinct shingles estimated"
     """,
+    "scan pipeline: one key shared by 50,000 documents (no pair)": """
+        common = [(i * 0x9E3779B97F4A7C15) % 2**64 for i in range(1, 6)]
+        own = [(i * 0xBF58476D1CE4E5B9 + 7) % 2**64 for i in range(50000)]
+        docs = [
+            Document(f"d{i:05}", 1, "x", 6, array("Q", sorted([*common, own[i]])))
+            for i in range(50000)
+        ]
+        answer = len(run_pipeline(docs, ScanOptions()))
+    """,
+    "scan pipeline: 10,000 identical documents (every pair)": """
+        same = array("Q", range(1000, 1100))
+        docs = [Document(f"d{i:05}", 1, "x", 100, same) for i in range(10000)]
+        answer = len(run_pipeline(docs, ScanOptions()))
+    """,
+    "scan pipeline: 10,000 identical documents, 2 processes": """
+        same = array("Q", range(1000, 1100))
+        docs = [Document(f"d{i:05}", 1, "x", 100, same) for i in range(10000)]
+        with ProcessPool(2) as engine:
+            answer = len(run_pipeline(docs, ScanOptions(jobs=2), engine))
+    """,
     "Plan(256, 6) crafted to take minutes to check": """
         try:
             Plan(256, 6, even_blocks(256, 32), tuple(tuple(range(i, i + 20)) for i in range(12)))
@@ -105,6 +125,10 @@ from samecode.chunking import ngrams
 from samecode.hamming.plan import Plan, even_blocks
 from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
+from array import array
+from samecode.scan import Document, ScanOptions
+from samecode.scan.engine import ProcessPool
+from samecode.scan.pipeline import run_pipeline
 
 def write_one_line(size):
     path = os.path.join(tempfile.gettempdir(), f"samecode-one-line-{size}.txt")

@@ -142,6 +142,23 @@ def test_oversized_groups_compared_block_against_block_miss_nothing(sets, thresh
     )
 
 
+def test_blocks_pair_a_larger_member_with_a_smaller_one_in_a_later_block():
+    # The smaller set of a pair may sit in either block; seeded cases that reach it.
+    rng = random.Random(5)
+    for _ in range(300):
+        sets = []
+        for _ in range(rng.randint(3, 20)):
+            values = {rng.randint(0, 30) for _ in range(rng.randint(1, 25))}
+            sets.append(array("Q", sorted((v * 0x9E3779B97F4A7C15) % 2**64 for v in values)))
+        threshold = Fraction(rng.randint(1, 10), 10)
+        documents = documents_of(sets)
+        expected = [
+            (f"d{i:03}", f"d{j:03}", shared) for i, j, shared in brute(sets, threshold, "jaccard")
+        ]
+        got = run_pipeline(documents, ScanOptions(threshold=threshold, method=TinyBlocks()))
+        assert [(p.a, p.b, p.shared) for p in got] == expected
+
+
 def near_copies(seed, count=40):
     rng = random.Random(seed)
     base = [rng.getrandbits(64) for _ in range(300)]

@@ -352,10 +352,22 @@ def _propose(
     found: list[tuple[int, int]] = []
     for members, others in work:
         left = sorted([(table[doc][1], doc, index) for doc, index in members])
-        right = left if others is None else sorted([(table[d][1], d, i) for d, i in others])
+        if others is None:
+            right = left
+        else:
+            right = sorted([(table[d][1], d, i) for d, i in others])
+            # the smaller of a pair must have the key among its first keys: members
+            # without are paired with the other block's members that have it, only
+            firsts = [e for e in right if e[2] < table[e[1]][3]]
         for i, (nx, x, ix) in enumerate(left):
             keys_x, _, ux, lx, ex = table[x]
-            for ny, y, iy in right[i + 1 :] if others is None else right:
+            if others is None:
+                if ix >= lx:
+                    continue  # x sorts first, so it is the smaller of its pairs: none
+                later = right[i + 1 :]
+            else:
+                later = right if ix < lx else firsts
+            for ny, y, iy in later:
                 if jaccard:
                     if ny * num > nx * den:  # |y| > |x| / t, and so are the next ones
                         break
