@@ -57,6 +57,7 @@ from typing import Any, NoReturn
 from samecode import __version__
 from samecode.errors import SamecodeError, SamecodeTypeError
 from samecode.scan.candidates import method_names
+from samecode.scan.engine import terminate_on_sigterm
 from samecode.scan.files import Skipped
 from samecode.scan.shingling import TOKEN_KINDS, Shingling
 from samecode.scan.similarity import exact_threshold
@@ -559,7 +560,7 @@ def _parameters(options: Any) -> dict[str, Any]:
     return {
         "threshold": float(options.exact_threshold),
         "measure": options.measure,
-        "method": options.method,
+        "method": options.method_name,
         **{("shingle" if k == "size" else k): v for k, v in options.shingling.to_dict().items()},
         "min_tokens": options.min_tokens,
         "max_size": options.max_size,
@@ -948,7 +949,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (``sys.argv[1:]`` by default); return the exit
     status (see the module's description)."""
     try:
-        return _main(argv)
+        with terminate_on_sigterm():
+            return _main(argv)
+    except SystemExit as done:
+        if done.code != 143:
+            raise
+        print("samecode: terminated", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         _silence_stdout()
         return 141

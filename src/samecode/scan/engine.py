@@ -18,7 +18,9 @@ into :class:`KeyboardInterrupt` and terminates them) and on SIGTERM (see
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -72,9 +74,11 @@ class Serial(Engine):
 
 def _ignore_interrupts() -> None:
     # The terminal sends Ctrl-C to every process of the command: the main process alone
-    # decides, and ends the workers.
+    # decides, and ends the workers. A task's error travels back to the main process;
+    # what a worker could print on its own is a broken pipe while it is being ended.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the worker's, for its lifetime
 
 
 def _call(function: Callable[..., _R], task: tuple[Any, ...]) -> _R:
