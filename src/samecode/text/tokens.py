@@ -33,6 +33,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from samecode._validation import check_int, describe
@@ -200,7 +201,7 @@ def _code_pattern(
 
     A single-line string that ends at a backslash with nothing after it on its line is no
     string (the quote is then a one-character token, as ever); instead of failing, its
-    alternative matches up to that backslash with the group ``bad`` set, so that the
+    alternative matches up to that backslash with a group ``bad`` holding it, so that the
     caller knows at once (see :func:`_scan`).
     """
     blocks = [f"{re.escape(a)}(?s:.*?)(?:{re.escape(b)}|\\Z)" for a, b in block_comments]
@@ -208,7 +209,7 @@ def _code_pattern(
     dropped = "|".join([*blocks, *lines, r"\s+"])
     strings = [r'"""(?s:.*?)(?:"""|\Z)', r"'''(?s:.*?)(?:'''|\Z)"]
     for index, quote in enumerate(quotes):
-        strings.append(f"{quote}(?:\\\\.|[^{quote}\\\\\\n])*(?:{quote}|$|(?P<bad{index}>)(?=\\\\))")
+        strings.append(f"{quote}(?:\\\\.|[^{quote}\\\\\\n])*(?:{quote}|$|(?P<bad{index}>\\\\))")
     kept = "|".join(
         [
             *strings,
@@ -274,9 +275,9 @@ def code_tokens(
     lines, blocks = _comment_syntax(line_comments, block_comments)
     found = _scan(text, lines, blocks)
     if not (comments or whitespace):
-        return [kept for _, kept in found if kept]
+        return [token[1] for token in found if token[1]]
     tokens = []
-    for dropped, kept in found:
+    for dropped, kept, *_ in found:
         if kept:
             tokens.append(kept)
         elif dropped.isspace():
@@ -289,8 +290,8 @@ def code_tokens(
 
 def _scan(
     text: str, lines: tuple[str, ...], blocks: tuple[tuple[str, str], ...]
-) -> list[tuple[str, str]]:
-    """``(dropped, kept)`` for every token of ``text``, in order, in linear time.
+) -> list[tuple[str, ...]]:
+    """``(dropped, kept, ...)`` for every token of ``text``, in order, in linear time.
 
     A quote whose single-line string ends at a lone backslash (``'a\\'b\\`` at the end
     of a line) is a token by itself, and the text goes on after it; every later quote of
@@ -299,7 +300,11 @@ def _scan(
     that backslash the scanner leaves strings of that quote out instead of trying each
     one to the end of the line again (which took quadratic time).
     """
-    found: list[tuple[str, str]] = []
+    pattern = _code_pattern(lines, blocks)
+    found: list[tuple[str, ...]] = pattern.findall(text)
+    if not any(map(itemgetter(2), found)) and not any(map(itemgetter(3), found)):
+        return found  # no quote ends at a lone backslash (as ever but in odd texts)
+    found = []
     dead = dict.fromkeys("\"'", -1)  # before this, no string of the quote can end
     pos, end = 0, len(text)
     while pos < end:
@@ -317,7 +322,7 @@ def _scan(
             if tuple(bad) != whole:
                 quote = text[start]
                 found.append(("", quote))
-                dead[quote] = match.end()
+                dead[quote] = match.end() - 1
                 restart = start + 1
                 break
             found.append((dropped or "", kept or ""))
