@@ -11,6 +11,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from budget import line_budget
 from samecode.scan.files import Skipped, find_files, read_text
@@ -74,7 +76,8 @@ def test_gitignore_lines_git_cannot_use_match_nothing(tmp_path):
 
 
 def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
-    # git answers at once; a backtracking regular expression takes O(n ** stars) steps.
+    # git answers at once; a backtracking regular expression takes O(n ** stars) steps,
+    # for stars within a name and for ** across folders.
     make(tmp_path, "a" * 250, "ab.py", "a" * 249 + "b")
     (tmp_path / ".gitignore").write_text("*a" * 12 + "*b\n" + "*x*x*x*x*x*x*x*x*y\n")
     script = textwrap.dedent(
@@ -85,6 +88,9 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
         spec = _spec(["*a" * 15 + "*b", "**/*a*a*a*a*a*a*a*a*a*a*b/**"])
         long = "a" * 10_000
         hits = [spec.match_file(n) for n in (long, long + "b", "d/" + long + "c/e")]
+        deep = "a/" * 5_000
+        spec = _spec(["a" + "/**/a" * 8 + "/**/b", "**/a*" + "/**/a*" * 8 + "/**/b"])
+        hits += [spec.match_file(n) for n in (deep + "c", deep + "b")]
         print(json.dumps([sorted(found), [bool(hit) for hit in hits]]))
         """
     )
@@ -92,7 +98,10 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [[".gitignore", "a" * 250, "ab.py"], [False, True, False]]
+    assert json.loads(result.stdout) == [
+        [".gitignore", "a" * 250, "ab.py"],
+        [False, True, False, False, True],
+    ]
 
 
 @pytest.mark.parametrize(
@@ -179,6 +188,19 @@ def test_a_path_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path):
     assert result.stdout.strip() == f"Skipped(path={str(fifo)!r}, reason='not a regular file')"
 
 
+def test_a_gitignore_that_is_a_fifo_is_not_waited_on(tmp_path):
+    make(tmp_path, "a.py", "sub/b.py")
+    os.mkfifo(tmp_path / "sub" / ".gitignore")
+    script = (
+        "from samecode.scan.files import find_files; "
+        f"print(len(list(find_files([{str(tmp_path)!r}]))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=20
+    )
+    assert result.stdout.split() == ["3"], result.stderr
+
+
 # -- 17: trees of any depth; a root that cannot be read -----------------------------------
 
 
@@ -227,3 +249,32 @@ def test_a_root_that_cannot_be_listed_is_reported_as_unreadable(tmp_path, monkey
     monkeypatch.setattr(os, "scandir", refuse)
     assert list(find_files([tmp_path])) == [Skipped(str(tmp_path), "unreadable: Permission denied")]
     assert read_text(str(tmp_path)) == Skipped(str(tmp_path), "not a regular file")
+
+
+PATTERN_PARTS = st.sampled_from(
+    ["a", "b", "*", "?", "**", "/", "[ab]", "[!a]", "[/a]", "!", "\\*", "**/", "/**/"]
+)
+PATH_PARTS = st.sampled_from(["a", "b", "ab", "ba", "aab", "*", "/"])
+
+
+@given(
+    st.lists(PATTERN_PARTS, min_size=1, max_size=9).map("".join),
+    st.lists(PATH_PARTS, min_size=1, max_size=10).map("".join),
+)
+@settings(max_examples=1500, deadline=None)
+def test_cheap_stars_match_exactly_as_pathspec(pattern, path):
+    from pathspec import GitIgnoreSpec
+
+    from samecode.scan.files import _spec
+
+    path = "/".join(part for part in path.split("/") if part)
+    if not path:
+        return
+    try:
+        expected = GitIgnoreSpec.from_lines([pattern])
+    except Exception:  # a line git cannot use: it matches nothing here
+        assert not _spec([pattern]).match_file(path)
+        return
+    ours = _spec([pattern])
+    for name in (path, path + "/"):
+        assert ours.check_file(name).include == expected.check_file(name).include, name

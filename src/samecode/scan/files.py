@@ -228,24 +228,33 @@ def _item_text(item: str) -> str:
 
 
 _STAR = "[^/]*"
-# One fixed-width piece of a compiled pattern: an escaped character, a bracket expression
-# or a plain character (not one with a meaning of its own in a regular expression).
-_ATOM = re.compile(r"\\.|\[\^?\]?(?:\\.|[^\]\\])*\]|[^\\\[\](){}|?*+.^$]")
+# One fixed-width piece of a compiled pattern that cannot match "/": an escaped character,
+# a bracket expression that is not negated and does not name "/" (pathspec's negated ones
+# match "/", as git's do not; such pieces are left as they are), "[^/]" (a "?"), or a plain
+# character (not one with a meaning of its own in a regular expression).
+_ATOM = re.compile(r"\\.|\[\^/\]|\[\]?(?:\\.|[^\]\\^/])(?:\\.|[^\]\\/])*\]|[^\\\[\](){}|?*+.^$]")
 
 
 def _linear(regex: str) -> str:
     """``regex`` (pathspec's translation of one pattern) with its stars made cheap.
 
-    ``*a*a*b`` compiles to ``[^/]*a[^/]*a[^/]*b``, which a backtracking engine tries in
-    ``O(n**stars)`` steps on a long name that almost matches. git answers at once; so do
-    these: every star followed, in the same path segment, by fixed-width pieces and another
-    star only takes the first place where those pieces match (an atomic group, written as
-    a look-ahead and a back-reference). That is exact: if the rest matches after a later
+    ``*a*a*b`` compiles to ``[^/]*a[^/]*a[^/]*b``, and ``a/**/a/**/b`` to
+    ``a(?:/.+)?/a(?:/.+)?/b``, which a backtracking engine tries in ``O(n**stars)`` steps
+    on a long name that almost matches. git answers at once; so do these. Every star
+    followed, in the same path segment, by fixed-width pieces and another star only takes
+    the first place where those pieces match; every ``**`` followed by whole segments and
+    another ``**`` (and a leading ``**/`` followed by whole segments and a ``**``) only
+    takes the first place where those segments match: an atomic group, written as a
+    look-ahead and a back-reference. That is exact: if the rest matches after a later
     place, it also matches after the first, its own star taking up the difference. Runs
     of stars are one star.
     """
     while _STAR + _STAR in regex:
         regex = regex.replace(_STAR + _STAR, _STAR)
+    return _linear_globstars(_linear_stars(regex))
+
+
+def _linear_stars(regex: str) -> str:
     pieces = regex.split(_STAR)
     if len(pieces) < 3:
         return regex
@@ -259,6 +268,55 @@ def _linear(regex: str) -> str:
             out.append(f"(?=(?P<{name}>[^/]*?{piece}))(?P={name})")
         else:
             out.append(_STAR + piece)
+    return "".join(out)
+
+
+_GLOBSTAR = "(?:/.+)?"
+_LEADING = "^(?:.+/)?"
+_ATOMIC_STAR = re.compile(
+    r"\(\?=\(\?P<_samecode_star\d+>\[\^/\]\*\?(?:" + _ATOM.pattern + r")+\)\)"
+    r"\(\?P=_samecode_star\d+\)"
+)
+
+
+def _whole_segments(piece: str) -> bool:
+    """Whether ``piece`` matches whole path segments only (fixed pieces, ``/`` and stars
+    within segments) and cannot end with ``/``."""
+    rest = _ATOMIC_STAR.sub("", piece).replace(_STAR, "")
+    if not piece or piece.endswith("/") or _ATOM.sub("", rest) != "":
+        return False
+    if piece.endswith("]") and not piece.endswith("[^/]"):
+        return "/" not in piece[piece.rfind("[") :]
+    return True
+
+
+def _linear_globstars(regex: str) -> str:
+    pieces = regex.split(_GLOBSTAR)
+    if len(pieces) < 3 and not (len(pieces) == 2 and pieces[0].startswith(_LEADING)):
+        return regex
+    out: list[str] = []
+    first = pieces[0]
+    if (
+        first.startswith(_LEADING)
+        and not first[len(_LEADING) :].startswith("/")
+        and _whole_segments(first[len(_LEADING) :])
+        and pieces[1].startswith("/")
+    ):
+        body = first[len(_LEADING) :]
+        out.append(f"^(?=(?P<_samecode_lead>(?:.+?/)??{body}(?=/)))(?P=_samecode_lead)")
+    else:
+        out.append(first)
+    for index, piece in enumerate(pieces[1:], 1):
+        if (
+            index < len(pieces) - 1
+            and piece.startswith("/")
+            and _whole_segments(piece)
+            and pieces[index + 1].startswith("/")
+        ):
+            name = f"_samecode_globstar{index}"
+            out.append(f"(?=(?P<{name}>(?:/.+?)??{piece}(?=/)))(?P={name})")
+        else:
+            out.append(_GLOBSTAR + piece)
     return "".join(out)
 
 
@@ -299,11 +357,19 @@ class _Rules:
 
 
 def _read_rules(path: str) -> list[str]:
+    """The lines of a rules file (its first MiB); none if it is not a regular file (a
+    FIFO is not waited on) or cannot be read."""
     try:
-        with open(path, "rb") as file:
-            return file.read(1 << 20).decode("utf-8", "replace").splitlines()
+        descriptor = os.open(path, _READ_FLAGS)
     except OSError:
         return []
+    with open(descriptor, "rb", closefd=True) as file:
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return []
+            return file.read(1 << 20).decode("utf-8", "replace").splitlines()
+        except OSError:
+            return []
 
 
 def _repository_rules(root: str) -> _Rules:
