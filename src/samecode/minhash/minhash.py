@@ -575,7 +575,10 @@ class MinHash:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = check_state(state, type(self), _STATE_VERSION)
-        self.__init__(  # type: ignore[misc]
+        # MinHash's own constructor, whatever the class: a subclass's may take other
+        # arguments (LeanMinHash's does), and the state is a MinHash's.
+        MinHash.__init__(
+            self,
             seed=state["seed"],
             hashfunc=state["hashfunc"],
             hashvalues=state["hashvalues"],
@@ -656,10 +659,17 @@ class LeanMinHash(MinHash):
     of values, then a scheme code byte (1 for ``"affine32"``, 2 for ``"affine64"``), then
     the values (4 or 8 bytes each), with ``struct``'s alignment for the byte order given.
 
+    It pickles, copies (:func:`copy.copy`, :func:`copy.deepcopy`, :meth:`copy`) and
+    crosses process boundaries as a LeanMinHash, equal to the original and with the same
+    byte form.
+
     >>> lean = LeanMinHash(MinHash(num_perm=4))
     >>> buffer = bytearray(lean.bytesize())
     >>> lean.serialize(buffer)
     >>> LeanMinHash.deserialize(buffer) == lean
+    True
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(lean)) == lean
     True
     """
 

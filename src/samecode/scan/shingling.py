@@ -4,8 +4,9 @@ Two files are compared by the sets of their *shingles*, runs of ``K`` consecutiv
 :class:`Shingling` holds the rules, and ``Shingling().shingles(text)`` applies them:
 
 * **tokens** (``tokens="words"``, the default): every run of Unicode word characters
-  (``\\w+``) and every single character that is neither a word character nor white space,
-  case kept, comments kept. ``tokens="code"``: the tokens of
+  (``\\w+``) and every single character that is neither a word character nor white space
+  (white space as ``str.isspace``: the separators ``\\x1c``-``\\x1f`` are white space, in
+  a text of ASCII only too), case kept, comments kept. ``tokens="code"``: the tokens of
   :func:`samecode.text.tokens.code_tokens` (identifiers, numbers, string literals as one token,
   operators), with the comments of the file's language dropped (known from its extension;
   C-family and ``#`` comments when unknown). ``tokens="chars"``: seed 004's character
@@ -47,6 +48,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from samecode._validation import check_int, describe
@@ -61,8 +63,10 @@ __all__ = ["TOKEN_KINDS", "Shingling", "exact_threshold", "jaccard", "shingle_ha
 TOKEN_KINDS = ("words", "code", "chars")
 
 _WORDS = re.compile(r"\w+|[^\w\s]")
-# The same tokens for a text of ASCII only (where Unicode and ASCII classes agree), faster.
-_ASCII_WORDS = re.compile(r"\w+|[^\w\s]", re.ASCII)
+# The same tokens for a text of ASCII only, faster. The classes of re.ASCII agree with
+# Unicode's on ASCII but for white space: str.isspace() (and Unicode's \s) holds for the
+# information separators \x1c-\x1f, which re.ASCII's \s leaves out; they are added back.
+_ASCII_WORDS = re.compile(r"\w+|[^\w\s\x1c-\x1f]", re.ASCII)
 _MASK = (1 << 64) - 1
 _NATIVE = sys.implementation.name == "cpython" and sys.hash_info.width == 64
 # Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries the memo
@@ -124,11 +128,16 @@ def shingle_hash(ids: Sequence[int]) -> int:
 
 
 def _hashes(ids: list[int], size: int) -> Iterable[int]:
-    """The hashes of every run of ``size`` consecutive ids (one run of all, if fewer)."""
+    """The hashes of every run of ``size`` consecutive ids (one run of all, if fewer).
+
+    The runs are made one at a time, as they are hashed (``size`` iterators over the one
+    list of ids, not ``size`` copies of it): memory proportional to the text, whatever
+    ``size``.
+    """
     if len(ids) < size:
         runs: Iterable[tuple[int, ...]] = [tuple(ids)] if ids else []
     else:
-        runs = zip(*(ids[i:] for i in range(size)))
+        runs = zip(*(islice(ids, i, None) for i in range(size)))
     if _NATIVE:
         return map(_MASK.__and__, map(hash, runs))
     return map(shingle_hash, runs)  # pragma: no cover - other interpreters
@@ -157,9 +166,11 @@ class Shingling:
     :raises ValueError: for an unknown kind of token, a size out of range, or
         ``normalize`` with ``"chars"``.
 
-    Runtime complexity: ``O(n)`` for a text of ``n`` characters, in the regular-expression
-    engine and C: one BLAKE2b call per distinct token (remembered), one tuple hash per
-    shingle. Memory ``O(n)`` while a text is shingled, then 8 bytes per distinct shingle.
+    Runtime complexity: ``O(n * size)`` for a text of ``n`` characters, in the
+    regular-expression engine and C: one BLAKE2b call per distinct token (remembered), one
+    tuple hash per shingle (of ``size`` ids; one BLAKE2b call of ``size`` characters per
+    shingle for ``"chars"``). Memory ``O(n)`` while a text is shingled, whatever ``size``
+    (shingles are made and hashed one at a time), then 8 bytes per distinct shingle.
 
     >>> sorted(Shingling(tokens="chars", size=4).shingles("abcde")) == sorted(
     ...     token_id(s) for s in ["abcd", "bcde"])
@@ -236,10 +247,10 @@ class Shingling:
             raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
         if self.tokens == "chars":
             normal = re.sub(r"\s+", " ", text)
-            pieces = set(char_shingles(normal, self.size))
-            if not pieces and normal:
-                pieces = {normal}
-            distinct = set(map(token_id, pieces))
+            # each shingle hashed as it is made: no set of the shingles themselves
+            distinct = set(map(token_id, char_shingles(normal, self.size)))
+            if not distinct and normal:
+                distinct = {token_id(normal)}
             return len(normal), array("Q", distinct)
         ids = _ids(self.token_list(text, path))
         return len(ids), array("Q", set(_hashes(ids, self.size)))

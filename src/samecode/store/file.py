@@ -1,10 +1,23 @@
 """Private: SQLite files that samecode keeps (Hamming indexes, corpora), opened safely.
 
-Both stores share the same rules, held here: a file is vetted through an immutable
-read-only connection before anything may write to it (so a refused file is left byte for
-byte, and gets no side files); read-only opening writes nothing, in a read-only folder too;
-a new file is claimed exclusively; and every SQLite error becomes an
-:class:`IndexFileError` that names the path and says what it means.
+Both stores share the same rules, held here:
+
+* only a regular file is opened (a FIFO or device named as a store is refused at once,
+  never waited on);
+* a file is vetted before anything may write to it: through an immutable read-only
+  connection when it has no write-ahead log beside it (so a refused file is left byte for
+  byte, and gets no side files), and through an ordinary read-only connection, which reads
+  the log as SQLite does, when it has one (rows a killed writer committed before the first
+  checkpoint are in the log only);
+* read-only opening writes nothing to the file, in a read-only folder too, and leaves no
+  ``-wal`` or ``-shm`` file that was not there before (nor does a refusal): SQLite's own
+  clean-up removes them, a connection that is the last to close the file;
+* a new file is made under a temporary name beside its path (``.<name>.creating-...``)
+  and linked into place only when complete, so no one sees it half made, and of two
+  processes creating it one wins and the other is told it exists;
+* every SQLite error, raised when a statement runs or when its rows are fetched, becomes
+  an :class:`IndexFileError` that names the path and says what it means in one line (a
+  damaged page: :class:`IndexCorruptError`).
 """
 
 from __future__ import annotations
@@ -12,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import sqlite3
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -79,9 +94,47 @@ for _error in (IndexFileError, IndexLockedError, IndexCorruptError):
     _error.__module__ = "samecode.hamming.sqlite"
 
 
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose fetches raise :class:`IndexFileError`: SQLite reads rows as they are
+    fetched, so a damaged page shows there, after the statement ran."""
+
+    path = ""
+    timeout = 0.0
+
+    def _error(self, error: sqlite3.Error) -> IndexFileError:
+        return file_error(self.path, error, self.timeout)
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size)
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+
 class StoreFile:
     """What every samecode store file is: an open connection, its path, whether it may
     be written, and how its statements and transactions run."""
+
+    #: Whether closing should remove the side files a read-only connection made.
+    _tidy = False
 
     def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
         self._db = db
@@ -97,6 +150,9 @@ class StoreFile:
     def close(self) -> None:
         """Close the file; the store cannot be used afterwards."""
         self._db.close()
+        if self._tidy:
+            self._tidy = False
+            _tidy(self._path)
 
     @classmethod
     def _create_path(
@@ -142,11 +198,15 @@ class StoreFile:
         self.close()
 
     def _run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
-        """Execute one statement, with SQLite's errors as :class:`IndexFileError`."""
+        """Execute one statement, with SQLite's errors as :class:`IndexFileError`, those of
+        fetching its rows included."""
         try:
-            return self._db.execute(sql, tuple(parameters))
+            cursor = self._db.cursor(_Cursor)
+            cursor.path, cursor.timeout = self._path, self._timeout
+            cursor.execute(sql, tuple(parameters))
         except sqlite3.Error as error:
             raise file_error(self._path, error, self._timeout) from None
+        return cursor
 
     def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """Execute one statement for many rows, with SQLite's errors as
@@ -313,13 +373,74 @@ def open_store(
     ``make`` builds the store on a read-only connection (and checks what it was asked
     for); only then, unless ``readonly``, is the file opened for writing.
 
+    A read-only store, or a refusal, leaves no side file that was not there before.
+
     :raises FileNotFoundError: if ``path`` does not exist.
-    :raises IndexFileError: if it is a folder, not of this kind, damaged or unopenable.
+    :raises IndexFileError: if it is a folder or not a regular file, not of this kind,
+        damaged or unopenable.
     """
-    if not os.path.exists(path):
-        raise FileNotFoundError(errno.ENOENT, f"does not exist; create the {what} first", path)
-    if os.path.isdir(path):
+    _check_regular(path, what)
+    tidy = not any(os.path.lexists(path + side) for side in ("-wal", "-shm"))
+    try:
+        store = _open_store(path, readonly, timeout, vet, make)
+    except BaseException:
+        if tidy:
+            _tidy(path)
+        raise
+    if readonly and tidy and isinstance(store, StoreFile):
+        store._tidy = True
+    return store
+
+
+def _check_regular(path: str, what: str) -> None:
+    """Refuse a path that is not a regular file, before SQLite opens (and waits on) it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT, f"does not exist; create the {what} first", path
+        ) from None
+    except OSError as error:
+        raise IndexFileError(
+            path, f"cannot be opened: {error.strerror}", error.errno or errno.EACCES
+        ) from None
+    if stat.S_ISDIR(mode):
         raise IndexFileError(path, f"is a folder, not a {what} file", errno.EISDIR)
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a special file"
+        )
+        raise IndexFileError(path, f"is not a regular file ({kind}): not a {what}")
+
+
+def _tidy(path: str) -> None:
+    """Remove the ``-wal`` and ``-shm`` files a read-only connection left beside ``path``
+    the way SQLite does: a read-write connection that is the last to close the file
+    removes them (while another connection has the file open, they stay, as they must)."""
+    if not any(os.path.lexists(path + side) for side in ("-wal", "-shm")):
+        return
+    with contextlib.suppress(sqlite3.Error):
+        db = connect(path, "rw", 0.0)
+        try:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            db.close()
+
+
+def _open_store(
+    path: str,
+    readonly: bool,
+    timeout: float,
+    vet: Callable[[sqlite3.Connection], object],
+    make: Callable[[sqlite3.Connection, bool], _T],
+) -> _T:
+    """:func:`open_store` once the path is known to be a regular file."""
     _vet(path, timeout, vet)
     checking = _open_readonly(path, timeout)
     store = _made(make, checking, True, path, timeout)
@@ -341,16 +462,27 @@ def create_store(
     meta: Sequence[tuple[str, str]],
     make: Callable[[sqlite3.Connection, bool], _T],
 ) -> _T:
-    """Make a new store file: claim ``path`` exclusively, then in WAL mode and one
-    exclusive transaction create ``samecode_meta`` (filled with ``meta``) and run
-    ``statements``; return ``make(connection, False)``. A failure removes the file.
+    """Make a new store file: under a temporary name beside ``path``, in WAL mode and
+    one exclusive transaction, create ``samecode_meta`` (filled with ``meta``) and run
+    ``statements``; close it, link it to ``path`` (which fails if ``path`` exists: of two
+    processes, one wins), and return ``make(connection, False)`` on a connection to
+    ``path``. No one sees the file half made; a failure removes the temporary file.
 
-    :raises FileExistsError: if ``path`` exists.
+    :raises FileExistsError: if ``path`` exists, or another process made it meanwhile.
     :raises IndexFileError: if the file cannot be made.
     """
-    claim(path, what)
+    if os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, f"exists; open the {what} instead", path)
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
     try:
-        db = connect(path, "rw", timeout)
+        os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except OSError as error:
+        raise IndexFileError(
+            path, f"cannot create it: {error.strerror}", error.errno or errno.EIO
+        ) from None
+    try:
+        db = connect(temporary, "rw", timeout)
         try:
             db.execute("PRAGMA journal_mode = WAL")
             with db:
@@ -361,15 +493,47 @@ def create_store(
                 for statement in statements:
                     db.execute(statement)
                 db.executemany("INSERT INTO samecode_meta VALUES (?, ?)", meta)
-            return make(db, False)
-        except BaseException:
-            db.close()
-            raise
+        finally:
+            db.close()  # the only connection: all in the file, side files removed
+        _publish(temporary, path, what)
     except BaseException as error:
-        release(path)
+        release(temporary)
         if isinstance(error, sqlite3.Error):
             raise file_error(path, error, timeout) from None
         raise
+    release(temporary)
+    try:
+        db = connect(path, "rw", timeout)
+    except sqlite3.Error as error:
+        raise file_error(path, error, timeout) from None
+    return _made(make, db, False, path, timeout)
+
+
+def _publish(temporary: str, path: str, what: str) -> None:
+    """Give the finished file at ``temporary`` its name ``path``, if no one has."""
+    try:
+        os.link(temporary, path)
+        return
+    except FileExistsError:
+        raise FileExistsError(
+            errno.EEXIST,
+            f"exists: another process made it meanwhile; open the {what} instead",
+            path,
+        ) from None
+    except OSError:  # a file system without hard links: a rename, if the name is free
+        pass
+    if os.path.lexists(path):
+        raise FileExistsError(
+            errno.EEXIST,
+            f"exists: another process made it meanwhile; open the {what} instead",
+            path,
+        )
+    try:
+        os.rename(temporary, path)
+    except OSError as error:
+        raise IndexFileError(
+            path, f"cannot create it: {error.strerror}", error.errno or errno.EIO
+        ) from None
 
 
 def _made(
@@ -392,19 +556,20 @@ def _made(
 
 def _vet(path: str, timeout: float, vet: Callable[[sqlite3.Connection], object]) -> None:
     """Refuse a file that is not of this kind without writing anything, not even
-    SQLite's side files: an immutable connection ignores a write-ahead log, so only a
-    refusal is taken from it, and a damaged read is left to the real connection."""
+    SQLite's side files, through an immutable connection. That connection ignores a
+    write-ahead log, so it only judges a file without one (then all the file holds is in
+    the file); a file with a log (a writer at work, or killed before its checkpoint) is
+    judged by the real, read-only connection, which reads the log."""
+    if os.path.lexists(path + "-wal"):
+        return
     try:
         db = connect(path, "ro", timeout, immutable=True)
     except sqlite3.Error:
         return
     try:
         vet(db)
-    except IndexCorruptError:
-        pass
-    except IndexFileError as error:
-        if "malformed" not in str(error):
-            raise
+    except sqlite3.Error as error:
+        raise file_error(path, error, timeout) from None
     finally:
         db.close()
 

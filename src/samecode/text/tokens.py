@@ -33,6 +33,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from samecode._validation import check_int, describe
@@ -192,20 +193,26 @@ _OPERATORS = sorted(
 
 @lru_cache(maxsize=64)
 def _code_pattern(
-    line_comments: tuple[str, ...], block_comments: tuple[tuple[str, str], ...]
+    line_comments: tuple[str, ...],
+    block_comments: tuple[tuple[str, str], ...],
+    quotes: str = "\"'",
 ) -> re.Pattern[str]:
+    """The scanner of :func:`code_tokens`, with single-line strings in the ``quotes`` given.
+
+    A single-line string that ends at a backslash with nothing after it on its line is no
+    string (the quote is then a one-character token, as ever); instead of failing, its
+    alternative matches up to that backslash with a group ``bad`` holding it, so that the
+    caller knows at once (see :func:`_scan`).
+    """
     blocks = [f"{re.escape(a)}(?s:.*?)(?:{re.escape(b)}|\\Z)" for a, b in block_comments]
     lines = [f"{re.escape(marker)}[^\\n]*" for marker in line_comments]
     dropped = "|".join([*blocks, *lines, r"\s+"])
-    strings = (
-        r'"""(?s:.*?)(?:"""|\Z)|'
-        r"'''(?s:.*?)(?:'''|\Z)|"
-        r'"(?:\\.|[^"\\\n])*(?:"|$)|'
-        r"'(?:\\.|[^'\\\n])*(?:'|$)"
-    )
+    strings = [r'"""(?s:.*?)(?:"""|\Z)', r"'''(?s:.*?)(?:'''|\Z)"]
+    for index, quote in enumerate(quotes):
+        strings.append(f"{quote}(?:\\\\.|[^{quote}\\\\\\n])*(?:{quote}|$|(?P<bad{index}>\\\\))")
     kept = "|".join(
         [
-            strings,
+            *strings,
             r"\.?\d(?:[eEpP][+-]|[\w.])*",  # numbers: 42, 0x1F, 1_000, 1.5e-3, .5
             r"(?:[^\W\d]|\$)[\w$]*",  # identifiers, Unicode ones included
             *map(re.escape, _OPERATORS),
@@ -249,8 +256,13 @@ def code_tokens(
         of strings.
     :raises ValueError: if a comment marker is empty.
 
+    A quote whose string would end at a backslash with nothing after it on its line
+    (``'a\\'b\\`` then a line break) starts no string: it is a token by itself, and
+    the text after it is read as usual.
+
     Runtime complexity: ``O(len(source))`` in the regular-expression engine, plus one
-    Python step per token.
+    Python step per token, whatever the text (a line of unterminated quotes and escapes
+    included: no quote's string is looked for twice over the same characters).
 
     >>> code_tokens("if (a <= 0x1F) { s = 'a // b'; } // done")
     ['if', '(', 'a', '<=', '0x1F', ')', '{', 's', '=', "'a // b'", ';', '}']
@@ -261,11 +273,11 @@ def code_tokens(
     """
     text = decode(source, errors)
     lines, blocks = _comment_syntax(line_comments, block_comments)
-    found = _code_pattern(lines, blocks).findall(text)
+    found = _scan(text, lines, blocks)
     if not (comments or whitespace):
-        return [kept for _, kept in found if kept]
+        return [token[1] for token in found if token[1]]
     tokens = []
-    for dropped, kept in found:
+    for dropped, kept, *_ in found:
         if kept:
             tokens.append(kept)
         elif dropped.isspace():
@@ -274,6 +286,50 @@ def code_tokens(
         elif comments:
             tokens.append(dropped)
     return tokens
+
+
+def _scan(
+    text: str, lines: tuple[str, ...], blocks: tuple[tuple[str, str], ...]
+) -> list[tuple[str, ...]]:
+    """``(dropped, kept, ...)`` for every token of ``text``, in order, in linear time.
+
+    A quote whose single-line string ends at a lone backslash (``'a\\'b\\`` at the end
+    of a line) is a token by itself, and the text goes on after it; every later quote of
+    the same kind before that backslash would end there too (its string follows the
+    same steps from the first character it reaches that the first one took), so up to
+    that backslash the scanner leaves strings of that quote out instead of trying each
+    one to the end of the line again (which took quadratic time).
+    """
+    pattern = _code_pattern(lines, blocks)
+    found: list[tuple[str, ...]] = pattern.findall(text)
+    if not any(map(itemgetter(2), found)) and not any(map(itemgetter(3), found)):
+        return found  # no quote ends at a lone backslash (as ever but in odd texts)
+    found = []
+    dead = dict.fromkeys("\"'", -1)  # before this, no string of the quote can end
+    pos, end = 0, len(text)
+    while pos < end:
+        quotes = "".join(quote for quote in "\"'" if dead[quote] <= pos)
+        live = min((limit for limit in dead.values() if limit > pos), default=end + 1)
+        pattern = _code_pattern(lines, blocks, quotes)
+        whole = (None,) * len(quotes)  # no "bad" group set
+        restart = -1
+        for match in pattern.finditer(text, pos):
+            start = match.start()
+            if start >= live:  # strings of a quote may be whole again from here
+                restart = start
+                break
+            dropped, kept, *bad = match.groups()
+            if tuple(bad) != whole:
+                quote = text[start]
+                found.append(("", quote))
+                dead[quote] = match.end() - 1
+                restart = start + 1
+                break
+            found.append((dropped or "", kept or ""))
+        if restart < 0:
+            break
+        pos = restart
+    return found
 
 
 def _comment_syntax(
