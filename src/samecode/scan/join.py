@@ -329,9 +329,89 @@ def propose_prefix_groups(
     measure: Measure = "jaccard",
     keysets: dict[int, frozenset[int]] | None = None,
 ) -> list[tuple[int, int]]:
-    """:func:`propose_prefix_pairs` for many whole groups at once (the same pairs, with
-    less work per group: most groups have two members)."""
-    return _propose(((members, None) for members in groups), table, threshold, measure, keysets)
+    """:func:`propose_prefix_pairs` for many whole groups at once: the same pairs, with
+    each pair judged once however many of these groups it is in.
+
+    Each set, as the smaller of its pairs, walks its groups in the order of its keys; the
+    first group where it meets a larger set is the first key they share among these
+    groups, so that is where the pair is judged (and proposed only if no earlier key is
+    shared anywhere: :func:`first_shared`); later meetings cost one set look-up.
+
+    Runtime complexity: a look-up per (pair, shared key) within the size bounds, and the
+    checks of :func:`propose_prefix_pairs` once per pair.
+    """
+    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
+    ordered: list[list[tuple[int, int, int]]] = []
+    memberships: dict[int, list[tuple[int, int, int]]] = {}
+    for members in groups:
+        if len(members) < 2:
+            continue
+        entries = sorted([(table[doc][1], doc, index) for doc, index in members])
+        number = len(ordered)
+        ordered.append(entries)
+        for position, (_, doc, index) in enumerate(entries):
+            memberships.setdefault(doc, []).append((index, number, position))
+    jaccard = measure == "jaccard"
+    num, den = threshold.numerator, threshold.denominator
+    a, b = (num, den + num) if jaccard else (num, den)
+    found: list[tuple[int, int]] = []
+    for x, mine in memberships.items():
+        keys_x, nx, ux, lx, ex = table[x]
+        mine.sort()
+        met: set[int] = set()
+        for ix, number, position in mine:
+            if ix >= lx:
+                break  # as the smaller of a pair, x has no key left that could pair it
+            for ny, y, iy in ordered[number][position + 1 :]:
+                if jaccard and ny * num > nx * den:  # |y| > |x| / t, and the next ones
+                    break
+                if y in met:
+                    continue
+                met.add(y)
+                if _judge(x, ix, nx, ux, ex, keys_x, y, iy, table, a, b, jaccard, cache):
+                    found.append((x, y) if x < y else (y, x))
+    return found
+
+
+def _judge(
+    x: int,
+    ix: int,
+    nx: int,
+    ux: int,
+    ex: int,
+    keys_x: list[int],
+    y: int,
+    iy: int,
+    table: Mapping[int, PrefixKeys],
+    a: int,
+    b: int,
+    jaccard: bool,
+    cache: dict[int, frozenset[int]],
+) -> bool:
+    """Whether the pair of ``x`` (the smaller, its key at ``ix``) and ``y`` (at ``iy``),
+    meeting in the group of their first shared key here, is proposed by it."""
+    keys_y, ny, uy, _, ey = table[y]
+    need = -(-a * (nx + ny) // b) if jaccard else -(-a * min(nx, ny) // b)
+    if nx - ux - ix < need or ny - uy - iy < need:
+        return False  # too few shingles after the first shared one
+    set_x = cache.get(x)
+    if set_x is None:
+        set_x = cache[x] = frozenset(keys_x)
+    set_y = cache.get(y)
+    if set_y is None:
+        set_y = cache[y] = frozenset(keys_y)
+    # is an earlier key of the one with fewer before it in the other? (near copies
+    # share their first keys: one look-up settles most)
+    if ix and iy:
+        if ix <= iy:
+            if keys_x[0] in set_y or not set_y.isdisjoint(keys_x[1:ix]):
+                return False
+        elif keys_y[0] in set_x or not set_x.isdisjoint(keys_y[1:iy]):
+            return False
+    # Shared shingles ranked up to the earlier of the two keys' ends are shared keys; any
+    # other is past that end, in the suffix of the set ending there.
+    rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
+    return len(set_x & set_y) + rest >= need
 
 
 def _propose(
@@ -342,11 +422,9 @@ def _propose(
     cache: dict[int, frozenset[int]] | None,
 ) -> list[tuple[int, int]]:
     """The pairs of each ``(members, others)``: within ``members`` when ``others`` is
-    ``None``, else between the two. One loop, every check inline (it runs once per pair
-    of a group)."""
+    ``None``, else between the two blocks of one group."""
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
-    # the overlap needed: ceil(a * (nx + ny) / b) for Jaccard, ceil(a * min / b) else
     a, b = (num, den + num) if jaccard else (num, den)
     cache = {} if cache is None else cache
     found: list[tuple[int, int]] = []
@@ -360,7 +438,7 @@ def _propose(
             # without are paired with the other block's members that have it, only
             firsts = [e for e in right if e[2] < table[e[1]][3]]
         for i, (nx, x, ix) in enumerate(left):
-            keys_x, _, ux, lx, ex = table[x]
+            lx = table[x][3]
             if others is None:
                 if ix >= lx:
                     continue  # x sorts first, so it is the smaller of its pairs: none
@@ -368,40 +446,31 @@ def _propose(
             else:
                 later = right if ix < lx else firsts
             for ny, y, iy in later:
-                if jaccard:
-                    if ny * num > nx * den:  # |y| > |x| / t, and so are the next ones
-                        break
-                    if nx * num > ny * den:  # |y| < t * |x|
-                        continue
-                    need = -(-a * (nx + ny) // b)
-                else:
-                    need = -(-a * (nx if nx < ny else ny) // b)
-                keys_y, _, uy, ly, ey = table[y]
-                if (nx, x) < (ny, y):
-                    if ix >= lx:  # the key must be among the smaller set's first keys
-                        continue
-                elif iy >= ly:
-                    continue
-                if nx - ux - ix < need or ny - uy - iy < need:
-                    continue  # too few shingles after the first shared one
-                set_x = cache.get(x)
-                if set_x is None:
-                    set_x = cache[x] = frozenset(keys_x)
-                set_y = cache.get(y)
-                if set_y is None:
-                    set_y = cache[y] = frozenset(keys_y)
-                # is an earlier key of the one with fewer before it in the other? (near
-                # copies share their first keys: one look-up settles most)
-                if ix and iy:
-                    if ix <= iy:
-                        if keys_x[0] in set_y or not set_y.isdisjoint(keys_x[1:ix]):
-                            continue
-                    elif keys_y[0] in set_x or not set_x.isdisjoint(keys_y[1:iy]):
-                        continue
-                # Shared shingles ranked up to the earlier of the two keys' ends are shared
-                # keys; any other is past that end, in the suffix of the set ending there.
-                rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
-                if len(set_x & set_y) + rest >= need:
+                if jaccard and (ny * num > nx * den or nx * num > ny * den):
+                    if ny > nx:
+                        break  # |y| > |x| / t, and so are the next ones
+                    continue  # |y| < t * |x|
+                small, big = (
+                    ((nx, x, ix), (ny, y, iy)) if (nx, x) < (ny, y) else ((ny, y, iy), (nx, x, ix))
+                )
+                if small[2] >= table[small[1]][3]:
+                    continue  # the key must be among the smaller set's first keys
+                keys_s, _, us, _, es = table[small[1]]
+                if _judge(
+                    small[1],
+                    small[2],
+                    small[0],
+                    us,
+                    es,
+                    keys_s,
+                    big[1],
+                    big[2],
+                    table,
+                    a,
+                    b,
+                    jaccard,
+                    cache,
+                ):
                     found.append((x, y) if x < y else (y, x))
     return found
 
@@ -435,11 +504,7 @@ def prefix_candidates(
         table[doc] = keyed = prefix_keys(shingles, order, threshold, measure)
         for index, key in enumerate(keyed[0]):
             groups.setdefault(key, []).append((doc, index))
-    found: list[tuple[int, int]] = []
-    keysets: dict[int, frozenset[int]] = {}
-    for members in groups.values():
-        if len(members) > 1:
-            found += propose_prefix_pairs(members, table, threshold, measure, keysets=keysets)
+    found = propose_prefix_groups(groups.values(), table, threshold, measure)
     found.sort()
     return found
 
