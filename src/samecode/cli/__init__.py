@@ -711,9 +711,7 @@ def _run_index(args: argparse.Namespace) -> int:
         return _index_add(args, db)
     if args.action == "remove":
         with _open_corpus(db, False) as corpus:
-            stored = [f.path for f in corpus.files()]
-            doomed = [p for p in stored if any(_under(p, root) for root in args.paths)]
-            removed = corpus.remove(doomed)
+            removed = corpus.remove(args.paths, recursive=True)
         print(f"samecode: removed {_files(removed)} from {db}", file=sys.stderr)
         return 0
     with _open_corpus(db, True) as corpus:
@@ -729,14 +727,8 @@ def _run_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _under(path: str, root: str) -> bool:
-    root = root.rstrip("/\\") or root
-    return path == root or path.startswith((root + os.sep, root + "/"))
-
-
 def _index_add(args: argparse.Namespace, db: str) -> int:
     from samecode.scan.corpus import Corpus
-    from samecode.scan.pipeline import discover, read_all
 
     _check_roots(args.paths)
     if os.path.exists(db):
@@ -763,53 +755,20 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
         corpus = Corpus.create(db, _shingling(args), min_threshold=lowest, lsh=lsh)
     with corpus, _Feedback(args.quiet) as feedback:
         options = _scan_options(args, _shingling(args, corpus.shingling))
-        paths, skipped = discover(args.paths, options)
-        changed: list[str] = []
-        mtimes: dict[str, int] = {}
-        unchanged = 0
-        for path in paths:
-            try:
-                info = os.stat(path)
-            except OSError:
-                changed.append(path)  # read_text says why
-                continue
-            stored = corpus.stored(path)
-            mtimes[path] = info.st_mtime_ns
-            if stored is not None and (stored.size, stored.mtime_ns) == (
-                info.st_size,
-                info.st_mtime_ns,
-            ):
-                unchanged += 1
-            else:
-                changed.append(path)
-        documents, read_skipped = read_all(changed, options, feedback)
-        skipped += read_skipped
-        fresh, touched = [], 0
-        for document in documents:
-            stored = corpus.stored(document.path)
-            if stored is not None and stored.sha256 == document.sha256:
-                corpus.touch(document.path, mtimes.get(document.path, 0))
-                touched += 1
-            else:
-                fresh.append(document)
-        added = corpus.add(fresh, mtimes)
-        pruned = 0
-        if args.prune:
-            present = set(paths)
-            gone = [
-                f.path
-                for f in corpus.files()
-                if f.path not in present
-                and any(_under(f.path, root) for root in args.paths)
-                and not os.path.exists(f.path)
-            ]
-            pruned = corpus.remove(gone)
-        total = len(corpus)
-    feedback.summary(
-        f"{db}: {added:,} added or replaced, {unchanged + touched:,} unchanged, "
-        f"{pruned:,} pruned, {_skipped_text(skipped)}; {_files(total)} held"
-    )
+        report = corpus.sync(args.paths, options, prune=args.prune, progress=feedback)
+    feedback.summary(_sync_text(db, report))
     return 0
+
+
+def _sync_text(db: str, report: Any) -> str:
+    removed = Counter(item.reason.split(":")[0] for item in report.removed)
+    why = ", ".join(f"{count:,} {reason}" for reason, count in sorted(removed.items()))
+    return (
+        f"{db}: {len(report.added):,} added, {len(report.updated):,} updated, "
+        f"{len(report.unchanged):,} unchanged, {len(report.removed):,} removed"
+        f"{f' ({why})' if why else ''}, {_skipped_text(report.skipped)}; "
+        f"{_files(report.held)} held"
+    )
 
 
 def _corpus_refusal(args: argparse.Namespace, corpus: Any) -> str:

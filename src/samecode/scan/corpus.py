@@ -48,21 +48,22 @@ row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
 import zlib
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.lsh import LSHSettings, Signature
-from samecode.scan.model import Document, Pair
+from samecode.scan.model import Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import MEASURES, exact_threshold, reaches
 from samecode.store.file import (
@@ -75,7 +76,18 @@ from samecode.store.file import (
     unsigned64,
 )
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "HASH_SCHEME", "Corpus", "StoredFile"]
+if TYPE_CHECKING:
+    from samecode.scan.pipeline import ScanOptions
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "HASH_SCHEME",
+    "Corpus",
+    "StoredFile",
+    "SyncReport",
+    "identity",
+]
 
 #: What a corpus file says it is, and the version of its layout: 1 for a corpus that
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands.
@@ -87,6 +99,68 @@ _VERSIONS = ("1", "2")
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+#: Why a stored file's new content is not kept (the reasons of
+#: :func:`~samecode.scan.pipeline.read_documents` that depend on the file itself): its
+#: entry is removed by :meth:`Corpus.sync`.
+_GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a regular file")
+
+
+def identity(path: str) -> str:
+    """The one name a corpus keeps a file under: its real path (absolute, every
+    symbolic link resolved), so ``known``, ``./known`` and ``$PWD/known`` are one entry.
+
+    >>> import os
+    >>> identity("known") == identity("./known") == os.path.realpath("known")
+    True
+    """
+    return os.path.realpath(path)
+
+
+def _db_path(path: str) -> str | bytes:
+    """A path as SQLite can hold it: text, or for a name that is not UTF-8 (Python keeps
+    its bytes as lone surrogates) the name's bytes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
+
+
+def _py_path(value: object) -> str:
+    """A stored path back as Python names it (bytes through :func:`os.fsdecode`)."""
+    return os.fsdecode(value) if isinstance(value, bytes) else str(value)
+
+
+def _under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or inside it (both real paths)."""
+    if path == root:
+        return True
+    return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What :meth:`Corpus.sync` changed, by path (each as the corpus keeps it: its
+    :func:`identity`).
+
+    :param added: files stored for the first time.
+    :param updated: files whose bytes changed, their entries replaced.
+    :param unchanged: files whose entries were kept (same size and modification time,
+        or same SHA-256).
+    :param removed: entries removed, each with why: ``missing`` (pruned: the file is
+        gone), or the reason its new content is not kept (``empty``, ``too few tokens``,
+        ``binary``, ``too large``, ``not a regular file``).
+    :param skipped: files found but not stored, and why (an entry they had is kept
+        unless listed in ``removed``).
+    :param held: how many files the corpus holds afterwards.
+    """
+
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[Skipped, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -450,22 +524,23 @@ class Corpus(StoreFile):
     def __contains__(self, path: object) -> bool:
         if not isinstance(path, str):
             return False
-        return self._run("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+        row = self._run("SELECT 1 FROM files WHERE path = ?", (_db_path(path),)).fetchone()
+        return row is not None
 
     def files(self) -> Iterator[StoredFile]:
         """Iterate over the files held, by path."""
         rows = self._run(
             "SELECT path, size, mtime_ns, sha256, tokens, count FROM files ORDER BY path"
         )
-        return (StoredFile(*row) for row in rows)
+        return (StoredFile(_py_path(row[0]), *row[1:]) for row in rows)
 
     def stored(self, path: str) -> StoredFile | None:
         """What the corpus holds of ``path``, or ``None``."""
         row = self._run(
             "SELECT path, size, mtime_ns, sha256, tokens, count FROM files WHERE path = ?",
-            (path,),
+            (_db_path(path),),
         ).fetchone()
-        return None if row is None else StoredFile(*row)
+        return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
     def stats(self) -> dict[str, Any]:
         """Counts and parameters: files, shingles, prefix rows, bytes of the file, rules.
@@ -534,7 +609,7 @@ class Corpus(StoreFile):
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
-                        document.path,
+                        _db_path(document.path),
                         document.size,
                         mtime,
                         document.sha256,
@@ -561,7 +636,7 @@ class Corpus(StoreFile):
         """Record a new modification time for a file whose bytes did not change."""
         self._check_writable()
         row = self._run(
-            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (path,)
+            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (_db_path(path),)
         ).fetchone()
         if row is None:
             raise KeyError(path)
@@ -569,25 +644,193 @@ class Corpus(StoreFile):
         with self._transaction():
             self._run(
                 "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
-                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), path),
+                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), _db_path(path)),
             )
 
     def _delete(self, path: str) -> bool:
-        row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        row = self._run("SELECT id FROM files WHERE path = ?", (_db_path(path),)).fetchone()
         if row is None:
             return False
         self._candidates.delete(self, row[0])
         self._run("DELETE FROM files WHERE id = ?", row)
         return True
 
-    def remove(self, paths: Iterable[str]) -> int:
+    def remove(self, paths: Iterable[str], *, recursive: bool = False) -> int:
         """Remove files by path (one transaction); return how many were held.
 
+        A path names an entry by any spelling: as stored, or as the same file
+        (:func:`identity`), so ``known``, ``./known`` and ``$PWD/known`` remove one entry.
+
+        :param paths: the files (or, with ``recursive``, files and folders).
+        :param recursive: remove the entries at or under each path.
         :raises PermissionError: if the corpus was opened read-only.
+
+        >>> import os, tempfile
+        >>> from samecode.scan.model import Document
+        >>> folder = tempfile.mkdtemp()
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     _ = corpus.add([Document(os.path.join(folder, "a.py"), 1, "0", 1, array("Q", [1]))])
+        ...     corpus.remove([os.path.join(folder, ".", "a.py")])
+        1
         """
-        wanted = list(paths)
+        self._check_writable()
+        wanted = [os.fspath(path) for path in paths]
+        for path in wanted:
+            if not isinstance(path, str):
+                raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
+        targets = {identity(path) for path in wanted}
+        stored = [f.path for f in self.files()]
+        doomed = []
+        for path in stored:
+            if path in wanted:
+                doomed.append(path)
+                continue
+            real = path if path in targets else identity(path)
+            if real in targets or (recursive and any(_under(real, t) for t in targets)):
+                doomed.append(path)
         with self._transaction():
-            return sum(self._delete(path) for path in wanted)
+            return sum(self._delete(path) for path in doomed)
+
+    def sync(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        options: ScanOptions | None = None,
+        *,
+        prune: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> SyncReport:
+        """Bring the corpus up to date with the files under ``paths``: store new files,
+        replace changed ones, keep unchanged ones, and say what changed.
+
+        Each file is kept under its :func:`identity` (its real path), whatever spelling
+        found it. A file whose size and modification time match its entry is not read;
+        one whose bytes (SHA-256) are the same gets its new time only. A stored file whose
+        new content is skipped for what it is (empty, too few tokens, binary, too large,
+        not a regular file) loses its entry; with ``prune``, so does a stored file at or
+        under ``paths`` that no longer exists. A name that is not UTF-8 is stored as its
+        bytes and named as Python names it (:func:`os.fsdecode`).
+
+        :param paths: files and folders.
+        :param options: which files and how they are read (``include``, ``exclude``,
+            ``gitignore``, ``default_excludes``, ``follow_symlinks``, ``min_tokens``,
+            ``max_size``, ``jobs``: :class:`~samecode.scan.pipeline.ScanOptions`); its
+            shingling must be the corpus's (the corpus's when ``None``).
+        :param prune: remove the entries of files under ``paths`` that are gone.
+        :param progress: called as ``progress(stage, done, total)`` while files are read.
+        :raises TypeError: if ``paths`` is a lone path, or ``options`` not ScanOptions.
+        :raises ValueError: if ``options`` shingle by other rules than the corpus.
+        :raises PermissionError: if the corpus was opened read-only.
+
+        >>> import os, tempfile
+        >>> from samecode.scan.pipeline import ScanOptions
+        >>> folder = tempfile.mkdtemp()
+        >>> with open(os.path.join(folder, "a.py"), "w") as f:
+        ...     _ = f.write(" ".join(f"word{i}" for i in range(40)))
+        >>> options = ScanOptions(gitignore=False)
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     first = corpus.sync([folder], options)
+        ...     again = corpus.sync([os.path.join(folder, ".", "a.py")], options)
+        >>> [os.path.basename(p) for p in first.added], len(again.unchanged), again.held
+        (['a.py'], 1, 1)
+        """
+        from samecode.scan.pipeline import ScanOptions as Options
+        from samecode.scan.pipeline import discover, read_all
+
+        self._check_writable()
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            raise SamecodeTypeError(f"paths must be a list of paths; got {describe(paths)}")
+        roots = [os.fspath(path) for path in paths]
+        if options is None:
+            options = Options(shingling=self._shingling)
+        if not isinstance(options, Options):
+            raise SamecodeTypeError(f"options must be ScanOptions; got {describe(options)}")
+        if options.shingling != self._shingling:
+            raise SamecodeValueError(
+                f"options shingle by {options.shingling.to_dict()}; this corpus by "
+                f"{self._shingling.to_dict()}"
+            )
+        found, skipped = discover(roots, options)
+        # Every entry by its identity (an entry stored under another spelling by an older
+        # samecode, or by add(), is found too, and replaced under its identity).
+        entries: dict[str, StoredFile] = {}
+        for held_file in self.files():
+            entries.setdefault(identity(held_file.path), held_file)
+        seen: dict[str, str] = {}  # identity -> the spelling found
+        unchanged: list[str] = []
+        to_read: list[str] = []
+        mtimes: dict[str, int] = {}
+        for path in found:
+            real = identity(path)
+            if real in seen:
+                continue
+            seen[real] = path
+            entry = entries.get(real)
+            try:
+                info = os.stat(path)
+            except OSError:
+                to_read.append(path)  # reading says why
+                continue
+            mtimes[real] = info.st_mtime_ns
+            if (
+                entry is not None
+                and entry.path == real
+                and (entry.size, entry.mtime_ns) == (info.st_size, info.st_mtime_ns)
+            ):
+                unchanged.append(real)
+            else:
+                to_read.append(path)
+        documents, read_skipped = read_all(to_read, options, progress)
+        added: list[str] = []
+        updated: list[str] = []
+        removed: list[Skipped] = []
+        fresh: list[Document] = []
+        stale: list[str] = []
+        for document in documents:
+            real = identity(document.path)
+            entry = entries.get(real)
+            if entry is not None and entry.path == real and entry.sha256 == document.sha256:
+                self.touch(real, mtimes.get(real, 0))
+                unchanged.append(real)
+                continue
+            if entry is not None and entry.path != real:
+                stale.append(entry.path)  # an older spelling, kept under its identity now
+            (added if entry is None else updated).append(real)
+            fresh.append(dataclasses.replace(document, path=real))
+        if stale:
+            with self._transaction():
+                for path in stale:
+                    self._delete(path)
+        self.add(fresh, mtimes)
+        doomed: list[Skipped] = []
+        for item in read_skipped:
+            entry = entries.get(identity(item.path))
+            if entry is not None and item.reason.split(":")[0] in _GONE_BY_CONTENT:
+                doomed.append(Skipped(entry.path, item.reason))
+            else:
+                skipped.append(item)
+        if prune:
+            real_roots = [identity(root) for root in roots]
+            for real, entry in entries.items():
+                if (
+                    real not in seen
+                    and any(_under(real, root) for root in real_roots)
+                    and not os.path.lexists(entry.path)
+                    and not os.path.lexists(real)
+                ):
+                    doomed.append(Skipped(entry.path, "missing"))
+        if doomed:
+            with self._transaction():
+                for item in doomed:
+                    if self._delete(item.path):
+                        removed.append(item)
+        return SyncReport(
+            added=tuple(added),
+            updated=tuple(updated),
+            unchanged=tuple(unchanged),
+            removed=tuple(removed),
+            skipped=tuple(skipped),
+            held=len(self),
+        )
 
     # -- queries ----------------------------------------------------------------------
 
@@ -599,7 +842,8 @@ class Corpus(StoreFile):
         ).fetchone()
         if row is None:  # rows of a damaged file
             raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
-        path, size, mtime, sha256, tokens, count, blob, crc = row
+        stored_path, size, mtime, sha256, tokens, count, blob, crc = row
+        path = _py_path(stored_path)
         if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
         shingles = _shingles_of(blob)
@@ -617,8 +861,9 @@ class Corpus(StoreFile):
 
         Each :class:`~samecode.scan.pipeline.Pair` has the query's path as ``a`` and the corpus
         file's as ``b``, and the exact counts; a file does not match its own entry (the
-        same path). With ``measure="containment"`` a corpus file is reported when that
-        much of *it* is in the query (a known file copied into a new one).
+        same file, by any spelling: see :func:`identity`). With ``measure="containment"``
+        a corpus file is reported when that much of *it* is in the query (a known file
+        copied into a new one).
 
         :param threshold: at least :attr:`min_threshold` (the default).
         :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
@@ -649,13 +894,14 @@ class Corpus(StoreFile):
             n = len(x)
             candidates = self._candidates.probe(self, x, t, measure)
             held = set(x)
+            own = (document.path, identity(document.path))
             for file_id in sorted(candidates):
                 if file_id not in cache:
                     if len(cache) > 4096:
                         cache.clear()
                     cache[file_id] = self._load(file_id)
                 path, shingles = cache[file_id]
-                if path == document.path:
+                if path in own:
                     continue
                 ny = len(shingles)
                 if measure == "jaccard" and not (t * n <= ny and t * ny <= n):
@@ -699,7 +945,7 @@ class Corpus(StoreFile):
             row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
             if row is None:
                 raise IndexCorruptError(self._path, f"a bucket names file {file_id}, which is gone")
-            path = row[0]
+            path = _py_path(row[0])
             estimate = bands.settings.estimate(values, bands.stored(self, file_id))
             ranked.append((str(path), estimate))
         ranked.sort(key=lambda item: (-item[1], item[0]))
