@@ -77,3 +77,28 @@ def test_index_add_removes_an_entry_rewritten_into_too_few_tokens(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "1 removed (1 too few tokens)" in done.stderr
     assert held(db, tmp_path) == 1
+
+
+def test_compare_of_a_missing_file_says_so(tmp_path):
+    (tmp_path / "x").write_text(CODE)
+    done = run("compare", str(tmp_path / "nope"), str(tmp_path / "x"))
+    assert done.returncode == 2
+    assert "no such file" in done.stderr
+    assert "vanished" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_compare_of_empty_files_is_not_comparable(tmp_path):
+    (tmp_path / "e1").write_text("")
+    (tmp_path / "e2").write_text("   \n")
+    (tmp_path / "x").write_text(CODE)
+    for pair in (("e1", "e2"), ("e1", "x")):
+        done = run("compare", *pair, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "jaccard" not in done.stdout
+        assert "containment" not in done.stdout
+        assert "not comparable" in done.stdout
+        done = run("compare", *pair, "--format", "json", cwd=tmp_path)
+        facts = json.loads(done.stdout)
+        assert facts["comparable"] is False
+        assert (facts["jaccard"], facts["containment_a"], facts["containment_b"]) == (None,) * 3

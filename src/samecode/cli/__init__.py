@@ -839,43 +839,29 @@ def _run_fingerprint(args: argparse.Namespace) -> int:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from samecode.scan.files import read_text
+    from samecode.scan.compare import compare_files
 
-    shingling = _shingling(args)
-    measured = []
-    for path in (args.first, args.second):
-        text = read_text(path)
-        if isinstance(text, Skipped):
-            raise UsageError(f"cannot compare {_shown(path)}: {text.reason}")
-        measured.append(shingling.measure(text.text, path))
-    (tokens_a, a), (tokens_b, b) = measured
-    shared = len(set(a).intersection(b))
-    union = len(a) + len(b) - shared
-    jaccard = shared / union if union else 1.0
-    facts = {
-        "a": args.first,
-        "b": args.second,
-        "jaccard": jaccard,
-        "shared": shared,
-        "a_shingles": len(a),
-        "b_shingles": len(b),
-        "containment_a": shared / len(a) if a else 0.0,
-        "containment_b": shared / len(b) if b else 0.0,
-    }
+    found = compare_files(args.first, args.second, _shingling(args))
     if _value(args, "format", "text") == "json":
-        _write(json.dumps(facts, ensure_ascii=True), None)
+        _write(json.dumps(found.to_dict(), ensure_ascii=True), None)
         return 0
-    _write(
-        "\n".join(
-            [
-                f"{_shown(args.first)}: {tokens_a:,} tokens, {len(a):,} shingles",
-                f"{_shown(args.second)}: {tokens_b:,} tokens, {len(b):,} shingles",
-                f"jaccard {jaccard:.3f} ({shared:,} shared of {union:,}); "
-                f"containment {facts['containment_a']:.3f} and {facts['containment_b']:.3f}",
-            ]
-        ),
-        None,
-    )
+    lines = [
+        f"{_shown(path)}: {tokens:,} tokens, {shingles:,} shingles"
+        for path, tokens, shingles in (
+            (found.a, found.a_tokens, found.a_shingles),
+            (found.b, found.b_tokens, found.b_shingles),
+        )
+    ]
+    if found.jaccard is None or found.containment_a is None or found.containment_b is None:
+        empty = " and ".join(_shown(path) for path in found.empty)
+        verb = "has" if len(found.empty) == 1 else "have"
+        lines.append(f"not comparable: {empty} {verb} no shingles (empty)")
+    else:
+        lines.append(
+            f"jaccard {float(found.jaccard):.3f} ({found.shared:,} shared of {found.union:,}); "
+            f"containment {float(found.containment_a):.3f} and {float(found.containment_b):.3f}"
+        )
+    _write("\n".join(lines), None)
     return 0
 
 
