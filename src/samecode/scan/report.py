@@ -33,7 +33,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from samecode import __version__
@@ -41,7 +41,22 @@ from samecode.errors import SamecodeValueError
 from samecode.scan.files import Skipped
 from samecode.scan.model import CloneClass, Pair
 
-__all__ = ["FORMATS", "Report", "printable", "render", "to_csv", "to_json", "to_jsonl", "to_sarif"]
+if TYPE_CHECKING:
+    from samecode.scan.corpus import Corpus
+    from samecode.scan.pipeline import ScanOptions
+
+__all__ = [
+    "FORMATS",
+    "Report",
+    "corpus_parameters",
+    "printable",
+    "render",
+    "scan_parameters",
+    "to_csv",
+    "to_json",
+    "to_jsonl",
+    "to_sarif",
+]
 
 #: The formats :func:`render` writes.
 FORMATS = ("table", "json", "jsonl", "csv", "sarif")
@@ -75,6 +90,40 @@ class Report:
             "classes": len(self.classes),
             "corpus_matches": len(self.corpus_pairs),
         }
+
+
+def scan_parameters(options: ScanOptions) -> dict[str, Any]:
+    """The options that define a report's similarity, as its ``parameters`` say them:
+    threshold, measure, method (and the method's settings), the shingling rules,
+    ``min_tokens`` and ``max_size``.
+
+    >>> from samecode.scan.pipeline import ScanOptions
+    >>> scan_parameters(ScanOptions())["threshold"], scan_parameters(ScanOptions())["shingle"]
+    (0.8, 5)
+    """
+    from samecode.scan.candidates import method
+
+    chosen = method(options.method).configured(
+        num_perm=options.num_perm, lsh_threshold=options.lsh_threshold
+    )
+    rules = options.shingling.to_dict()
+    return {
+        "threshold": float(options.exact_threshold),
+        "measure": options.measure,
+        "method": options.method,
+        **{("shingle" if key == "size" else key): value for key, value in rules.items()},
+        "min_tokens": options.min_tokens,
+        "max_size": options.max_size,
+        **chosen.parameters(options.exact_threshold),
+    }
+
+
+def corpus_parameters(name: str, corpus: Corpus) -> dict[str, Any]:
+    """The corpus a report matched against (as ``name``), and how it finds candidates
+    (``corpus_lsh``: ``None`` for exact prefixes; an LSH corpus may miss a pair, and its
+    settings say how likely that was)."""
+    lsh = corpus.lsh
+    return {"corpus": name, "corpus_lsh": None if lsh is None else lsh.to_dict()}
 
 
 def printable(path: str) -> str:
