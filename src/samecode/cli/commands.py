@@ -1,6 +1,6 @@
 """The commands: each parses nothing and decides little, calling the library
 (:func:`~samecode.scan.pipeline.scan`, :class:`~samecode.scan.corpus.Corpus`,
-:func:`~samecode.scan.compare.compare_files`, :mod:`samecode.scan.report`) with the options
+:func:`~samecode.scan.comparison.compare_files`, :mod:`samecode.scan.report`) with the options
 :mod:`samecode.cli.parser` read, and :mod:`samecode.cli.output` to write what it found.
 
 >>> sorted(COMMANDS)
@@ -290,7 +290,7 @@ def run_fingerprint(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from samecode.scan.compare import compare_files
+    from samecode.scan.comparison import compare_files
 
     found = compare_files(args.first, args.second, _shingling(args))
     if args.format == "json":

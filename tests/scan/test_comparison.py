@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.compare import Comparison, compare_files
+from samecode.scan.comparison import Comparison, compare_files
 from samecode.scan.shingling import Shingling
 
 
