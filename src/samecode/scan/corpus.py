@@ -4,10 +4,13 @@
 (so re-adding an unchanged file is a no-op and a changed one replaces its entry), its
 shingle set (to verify a match exactly), and its *prefix*: the first ``|y| - ceil(t *
 |y|) + 1`` of its shingle hashes in ascending order, for ``t`` the corpus's
-``min_threshold``, in a table indexed by hash. A query file probes that table with its own
-prefix; by the prefix-filtering principle (see :mod:`samecode.scan.join`) every corpus file of
-Jaccard ``>= t`` with it shares a prefix shingle, so none is missed. Candidates are then
-verified against the stored shingles and reported with their exact similarity.
+``min_threshold``, in a table indexed by hash. Query files probe that table with their own
+prefixes, a batch at a time; by the prefix-filtering principle (see :mod:`samecode.scan.join`)
+every corpus file of Jaccard ``>= t`` with a query shares a prefix shingle with it, so none
+is missed. The batch and the stored files it found are then joined exactly as a scan joins
+files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, filters by
+size and position), so files that share common shingles (a licence header) are not all
+verified against each other, and pairs are reported with their exact similarity.
 
 Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 bytes
 (with its two indexes) for each of the ``(1 - min_threshold)`` share of its shingles in
@@ -63,9 +66,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.lsh import LSHSettings, Signature
+from samecode.scan.join import distinct_sets, prefix_candidates
 from samecode.scan.model import Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
-from samecode.scan.similarity import MEASURES, exact_threshold, reaches
+from samecode.scan.similarity import (
+    MEASURES,
+    exact_threshold,
+    prefix_length,
+    reaches,
+    reaches_stored,
+    size_bounds,
+)
 from samecode.store.file import (
     IndexCorruptError,
     IndexFileError,
@@ -99,6 +110,11 @@ _VERSIONS = ("1", "2")
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+#: How many shingles (query or stored) one join of :meth:`Corpus.match` holds, about
+#: 8 bytes each (and the join's index): the memory bound of a match.
+_JOIN_SHINGLES = 4 << 20
+#: Values per ``IN (...)`` list.
+_LOOKUP_VALUES = 900
 #: Why a stored file's new content is not kept (the reasons of
 #: :func:`~samecode.scan.pipeline.read_documents` that depend on the file itself): its
 #: entry is removed by :meth:`Corpus.sync`.
@@ -136,6 +152,64 @@ def _under(path: str, root: str) -> bool:
     if path == root:
         return True
     return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def _reaches(shared: int, n: int, m: int, t: Fraction, measure: str) -> bool:
+    """Whether a query of ``n`` shingles and a stored file of ``m`` sharing ``shared``
+    reach ``t``: by Jaccard, or by how much of the stored file is in the query."""
+    if measure == "jaccard":
+        return reaches(shared, n, m, t, "jaccard")
+    return reaches_stored(shared, m, t)
+
+
+def _join(
+    batch: Sequence[Document],
+    queries: Sequence[array[int]],
+    own: Sequence[set[str]],
+    stored: Sequence[tuple[str, array[int]]],
+    t: Fraction,
+    measure: str,
+) -> list[Pair]:
+    """Every pair of a query (``batch``, its ascending ``queries``) and a ``stored``
+    file that reaches ``t``, exactly, by the join of :mod:`samecode.scan.join` over
+    both (a query never matches its ``own`` names)."""
+    sets = [*queries, *(shingles for _, shingles in stored)]
+    split = len(queries)
+    representatives, groups = distinct_sets(sets)
+    distinct = [sets[r] for r in representatives]
+    # Stored containment >= t implies containment of the smaller set >= t: the join of
+    # the smaller set's containment proposes a superset.
+    candidates = prefix_candidates(
+        distinct, t, "jaccard" if measure == "jaccard" else "containment"
+    )
+    out: list[Pair] = []
+
+    def pairs(i: int, j: int, shared: int) -> None:
+        for a in groups[i]:
+            if a >= split:
+                continue
+            for b in groups[j]:
+                if b < split:
+                    continue
+                path, shingles = stored[b - split]
+                if path in own[a]:
+                    continue
+                n, m = len(queries[a]), len(shingles)
+                if _reaches(shared, n, m, t, measure):
+                    out.append(Pair(batch[a].path, path, shared, n, m))
+
+    def mixed(i: int, j: int) -> bool:
+        return groups[i][0] < split and groups[j][-1] >= split
+
+    for i, j in candidates:
+        for first, second in ((i, j), (j, i)):
+            if mixed(first, second):
+                shared = len(set(distinct[first]).intersection(distinct[second]))
+                pairs(first, second, shared)
+    for i in range(len(groups)):  # identical sets: a query and a stored copy of it
+        if mixed(i, i):
+            pairs(i, i, len(distinct[i]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -400,8 +474,9 @@ class Corpus(StoreFile):
     Use :meth:`create` for a new file and :meth:`open` for an existing one.
 
     Runtime complexity: :meth:`add` is ``O(n)`` per file of ``n`` shingles;
-    :meth:`match` probes ``(1 - t)`` of a query's shingles, then reads and verifies each
-    candidate (``O(|y|)``).
+    :meth:`match` probes ``(1 - t)`` of the queries' shingles (once per batch of about 4M
+    shingles), reads each stored file found once per batch, and joins them as a scan
+    does; memory is bounded by the batch (about 8 bytes per shingle, query or stored).
     """
 
     def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
@@ -842,6 +917,10 @@ class Corpus(StoreFile):
         ).fetchone()
         if row is None:  # rows of a damaged file
             raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
+        return self._checked(row)
+
+    def _checked(self, row: Sequence[Any]) -> tuple[str, array[int]]:
+        """A ``files`` row's path and shingles, checked against its checksum."""
         stored_path, size, mtime, sha256, tokens, count, blob, crc = row
         path = _py_path(stored_path)
         if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
@@ -885,6 +964,8 @@ class Corpus(StoreFile):
                 "a corpus that finds candidates by LSH answers the Jaccard measure only; "
                 f"got {measure!r} (make the corpus without LSH for containment)"
             )
+        if isinstance(self._candidates, _Prefixes):
+            return self._match_by_join(documents, t, measure)
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
         for document in documents:
@@ -907,13 +988,92 @@ class Corpus(StoreFile):
                 if measure == "jaccard" and not (t * n <= ny and t * ny <= n):
                     continue
                 shared = len(held.intersection(shingles))
-                if measure == "jaccard":
-                    ok = reaches(shared, n, ny, t, "jaccard")
-                else:
-                    ok = shared * t.denominator >= t.numerator * ny
-                if ok:
+                if _reaches(shared, n, ny, t, measure):
                     out.append(Pair(document.path, path, shared, n, ny))
         out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def _match_by_join(
+        self, documents: Iterable[Document], t: Fraction, measure: str
+    ) -> list[Pair]:
+        """:meth:`match` for a corpus of prefixes: query files a batch at a time; the
+        stored files any of them may match, found by one probe of the batch's prefixes;
+        then the exact join of :mod:`samecode.scan.join` over both, as a scan does.
+
+        A probe per query file is slow where many files share shingles (a licence
+        header, the header of every translation file): the stored prefixes are in hash
+        order, so common shingles are in most of them, and every such file would be read
+        and verified for every query. The join orders shingles rarest first instead, and
+        filters by size and position, so such pairs are never verified. It is as exact:
+        every pair at or above ``t`` shares a prefix shingle (the probe), and
+        :func:`~samecode.scan.join.prefix_candidates` misses none.
+        """
+        out: list[Pair] = []
+        batch: list[Document] = []
+        held = 0
+        for document in documents:
+            if not isinstance(document, Document) or not len(document.shingles):
+                continue  # an empty set reaches nothing
+            batch.append(document)
+            held += len(document.shingles)
+            if held >= _JOIN_SHINGLES:
+                out += self._join_batch(batch, t, measure)
+                batch, held = [], 0
+        if batch:
+            out += self._join_batch(batch, t, measure)
+        out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def _join_batch(self, batch: Sequence[Document], t: Fraction, measure: str) -> list[Pair]:
+        queries = [array("Q", sorted(document.shingles)) for document in batch]
+        probe: set[int] = set()
+        for x in queries:
+            # Jaccard: the query's prefix meets every stored prefix it can reach t with;
+            # stored containment: any shingle of the query may be in a stored prefix.
+            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
+        sizes = [len(x) for x in queries]
+        if measure == "jaccard":
+            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
+        else:  # shared >= t * m and shared <= n
+            low, high = 1, max(sizes) * t.denominator // t.numerator
+        values = sorted(signed64(h) for h in probe)
+        ids: set[int] = set()
+        for start in range(0, len(values), _LOOKUP_VALUES):
+            chunk = values[start : start + _LOOKUP_VALUES]
+            for file_id, count in self._run(
+                "SELECT DISTINCT p.file, f.count FROM prefixes p LEFT JOIN files f "
+                f"ON f.id = p.file WHERE p.shingle IN ({', '.join('?' * len(chunk))}) "
+                "AND (f.count IS NULL OR f.count BETWEEN ? AND ?)",
+                [*chunk, low, high],
+            ):
+                if count is None:  # rows of a damaged file
+                    raise IndexCorruptError(
+                        self._path, f"a candidate names file {file_id}, which is gone"
+                    )
+                ids.add(file_id)
+        own = [{document.path, identity(document.path)} for document in batch]
+        out: list[Pair] = []
+        wanted = sorted(ids)
+        # The stored candidates, a bounded number of shingles at a time.
+        stored: list[tuple[str, array[int]]] = []
+        count = 0
+        for start in range(0, len(wanted), _LOOKUP_VALUES):
+            chunk = wanted[start : start + _LOOKUP_VALUES]
+            rows = self._run(
+                "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+                f"WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
+                chunk,
+            ).fetchall()
+            if len(rows) != len(chunk):
+                raise IndexCorruptError(self._path, "a prefix names a file that is gone")
+            for row in rows:
+                stored.append(self._checked(row))
+                count += len(stored[-1][1])
+                if count >= _JOIN_SHINGLES:
+                    out += _join(batch, queries, own, stored, t, measure)
+                    stored, count = [], 0
+        if stored:
+            out += _join(batch, queries, own, stored, t, measure)
         return out
 
     def lsh_query(
