@@ -86,6 +86,7 @@ from samecode.store.file import (
     signed64,
     unsigned64,
 )
+from samecode.store.lsh import BucketTable
 
 if TYPE_CHECKING:
     from samecode.scan.pipeline import ScanOptions
@@ -383,14 +384,13 @@ class _Bands(_Candidates):
 
     def __init__(self, settings: LSHSettings) -> None:
         self.settings = settings
+        self.table = BucketTable(settings, "file")
 
     def tables(self) -> list[str]:
         return [
             "CREATE TABLE signatures (file INTEGER PRIMARY KEY, vals BLOB NOT NULL, "
             "crc INTEGER NOT NULL)",
-            "CREATE TABLE buckets (bucket INTEGER NOT NULL, file INTEGER NOT NULL)",
-            "CREATE INDEX buckets_bucket ON buckets (bucket)",
-            "CREATE INDEX buckets_file ON buckets (file)",
+            *self.table.statements(),
         ]
 
     def meta(self) -> list[tuple[str, str]]:
@@ -405,19 +405,16 @@ class _Bands(_Candidates):
             "INSERT INTO signatures VALUES (?, ?, ?)",
             (file_id, values, zlib.crc32(values, file_id & 0xFFFFFFFF)),
         )
-        corpus._many(
-            "INSERT INTO buckets VALUES (?, ?)",
-            [(signed64(h), file_id) for h in self._buckets(ordered, values)],
-        )
+        self.table.store(corpus._many, file_id, self._buckets(ordered, values))
 
     def delete(self, corpus: Corpus, file_id: int) -> None:
-        corpus._run("DELETE FROM buckets WHERE file = ?", (file_id,))
+        self.table.delete(corpus._run, file_id)
         corpus._run("DELETE FROM signatures WHERE file = ?", (file_id,))
 
     def _buckets(self, ordered: array[int], values: bytes) -> set[int]:
         # An empty set matches nothing: it gets no buckets (else all empty files would
         # share every bucket, and each would be a candidate of every other).
-        return set(self.settings.buckets(values)) if ordered else set()
+        return self.table.buckets(values) if ordered else set()
 
     def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
         if not ordered:
@@ -426,10 +423,7 @@ class _Bands(_Candidates):
 
     def near(self, corpus: Corpus, values: bytes) -> set[int]:
         """The files that share a bucket with a signature of these values."""
-        return corpus._lookup(
-            "SELECT DISTINCT file FROM buckets WHERE bucket IN ({})",
-            [signed64(h) for h in set(self.settings.buckets(values))],
-        )
+        return self.table.near(corpus._run, values)
 
     def stored(self, corpus: Corpus, file_id: int) -> bytes:
         """A file's stored signature values, checked."""
@@ -450,16 +444,12 @@ class _Bands(_Candidates):
             return "signature"
         if values != self._values(ordered):
             return "signature"
-        stored = sorted(
-            unsigned64(h)
-            for (h,) in corpus._run("SELECT bucket FROM buckets WHERE file = ?", (file_id,))
-        )
-        if stored != sorted(self._buckets(ordered, values)):
+        if self.table.held(corpus._run, file_id) != sorted(self._buckets(ordered, values)):
             return "LSH buckets"
         return None
 
     def stats(self, corpus: Corpus) -> dict[str, Any]:
-        (rows,) = corpus._run("SELECT count(*) FROM buckets").fetchone()
+        rows = self.table.rows(corpus._run)
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
