@@ -84,6 +84,7 @@ def test_every_format(tree, capsys):
         "b_shingles",
         "containment_a",
         "containment_b",
+        "class",
         "corpus",
     ]
     assert len(rows) == 2

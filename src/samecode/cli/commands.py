@@ -17,7 +17,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from samecode.cli.output import Feedback, emit, files_text, shown, skipped_text, write
+from samecode.cli.output import (
+    Feedback,
+    counted,
+    emit,
+    files_text,
+    shown,
+    skipped_text,
+    write,
+)
 from samecode.cli.parser import KINDS, UsageError, option
 from samecode.scan.corpus import Corpus
 from samecode.scan.files import Skipped
@@ -119,10 +127,15 @@ def run_scan(args: argparse.Namespace) -> int:
     )
     emit(report, option(args, "format"), args.output)
     matches = len(result.pairs) + len(corpus_pairs)
-    extra = f", {len(corpus_pairs):,} corpus matches" if corpus is not None else ""
+    extra = (
+        f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
+        if corpus is not None
+        else ""
+    )
     feedback.summary(
         f"compared {files_text(len(result.documents))}, {skipped_text(result.skipped)}; "
-        f"{len(result.pairs):,} pairs in {len(result.classes):,} classes{extra}"
+        f"{counted(len(result.pairs), 'pair')} in "
+        f"{counted(len(result.classes), 'class', 'classes')}{extra}"
     )
     return 1 if args.fail_on_match and matches else 0
 

@@ -8,7 +8,9 @@ on stderr, paths made printable, errors as one line.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -16,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from samecode.errors import SamecodeError
+from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.scan.model import Skipped
 from samecode.scan.report import printable
 
@@ -24,6 +26,7 @@ __all__ = [
     "Feedback",
     "OutputError",
     "console",
+    "counted",
     "describe_error",
     "emit",
     "files_text",
@@ -90,8 +93,18 @@ def skipped_text(skipped: Sequence[Skipped]) -> str:
     return f"skipped {len(skipped):,}: {detail}"
 
 
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` things, in the grammar of English: ``1 pair``, ``2 pairs``, ``1 class``.
+
+    >>> counted(1, "pair"), counted(1_000, "class", "classes")
+    ('1 pair', '1,000 classes')
+    """
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def files_text(count: int) -> str:
-    return f"{count:,} file{'' if count == 1 else 's'}"
+    """``1 file``, ``2 files``."""
+    return counted(count, "file")
 
 
 class OutputError(SamecodeError, OSError):
@@ -110,7 +123,8 @@ def to_stdout(action: Callable[[], None]) -> None:
 
 
 def write(text: str, output: str | None) -> None:
-    """Write ``text`` and a newline to stdout, or atomically to ``output``."""
+    """Write ``text`` and a newline to stdout, or to the file ``output`` (see
+    :func:`_write_file`)."""
     if output is None:
         text += "\n"
         for start in range(0, len(text), 1 << 16):  # a closed pipe is seen at the next piece
@@ -121,15 +135,57 @@ def write(text: str, output: str | None) -> None:
 
             to_stdout(piece)
         return
-    folder = os.path.dirname(os.path.abspath(output))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".samecode-", suffix=".tmp")
+    _write_file(text + "\n", output)
+
+
+def _write_file(text: str, output: str) -> None:
+    """Write ``text`` to the file ``output`` names, as people expect of ``-o``:
+
+    * a regular file (or a new one) is replaced atomically (a temporary file beside it,
+      renamed over it), keeping the mode of the file it replaces;
+    * a symbolic link is followed: its target is replaced so, and the link kept;
+    * a device or a pipe (``/dev/null``, a FIFO) is written to as it is, never replaced.
+
+    Errors name ``output``, never the temporary file.
+    """
+    if output == "":
+        raise SamecodeValueError("--output must name a file; got ''")
+    target = os.path.realpath(output)
+    try:
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, output) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise OSError(errno.EISDIR, "is a folder", output)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:
+            with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
+                file.write(text)
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, output) from None
+        return
+    folder = os.path.dirname(target)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".samecode-", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, output) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
-            file.write(text + "\n")
-        os.replace(temporary, output)
-    except BaseException:
-        if os.path.exists(temporary):
+            file.write(text)
+            if info is not None:
+                os.fchmod(file.fileno(), stat.S_IMODE(info.st_mode))
+            else:  # a new file gets the mode any new file gets (umask applied)
+                mask = os.umask(0)
+                os.umask(mask)
+                os.fchmod(file.fileno(), 0o666 & ~mask)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
             os.remove(temporary)
+        if isinstance(error, OSError) and not isinstance(error, OutputError):
+            raise OSError(error.errno, error.strerror, output) from None
         raise
 
 
