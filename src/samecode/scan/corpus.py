@@ -744,6 +744,13 @@ class Corpus(StoreFile):
             if not isinstance(path, str):
                 raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
         targets = {identity(path) for path in wanted}
+        if not recursive:  # the usual case, by index: as given, or as sync() stores it
+            direct = [p for p in {*wanted, *targets} if p in self]
+            if all(p in direct or identity(p) in direct for p in wanted):
+                with self._transaction():
+                    return sum(self._delete(path) for path in direct)
+        # Entries stored under other spellings (by add(), or an older samecode), or under
+        # a folder: every entry, by its identity.
         stored = [f.path for f in self.files()]
         doomed = []
         for path in stored:
