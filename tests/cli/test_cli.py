@@ -84,6 +84,7 @@ def test_every_format(tree, capsys):
         "b_shingles",
         "containment_a",
         "containment_b",
+        "class",
         "corpus",
     ]
     assert len(rows) == 2
@@ -267,18 +268,18 @@ def test_interrupted_is_130(monkeypatch, capsys, tree):
 def test_the_corpus_commands(tree, tmp_path, capsys):
     db = str(tmp_path / "corpus.db")
     assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
-    assert "3 added or replaced, 0 unchanged" in capsys.readouterr().err
+    assert "3 added, 0 updated, 0 unchanged" in capsys.readouterr().err
     assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
-    assert "0 added or replaced, 3 unchanged" in capsys.readouterr().err
+    assert "0 added, 0 updated, 3 unchanged" in capsys.readouterr().err
     os.utime(tree / "pkg" / "main.py", ns=(1, 1))  # touched, same bytes
     assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
-    assert "0 added or replaced, 3 unchanged" in capsys.readouterr().err
+    assert "0 added, 0 updated, 3 unchanged" in capsys.readouterr().err
     (tree / "pkg" / "other.py").write_text(CODE.replace("request", "req"))
     assert main(["index", "add", str(tree), "--db", db, "-j", "1"]) == 0
-    assert "1 added or replaced, 2 unchanged" in capsys.readouterr().err
+    assert "0 added, 1 updated, 2 unchanged" in capsys.readouterr().err
     (tree / "pkg" / "copy.py").unlink()
     assert main(["index", "add", str(tree), "--db", db, "--prune", "-j", "1"]) == 0
-    assert "1 pruned" in capsys.readouterr().err
+    assert "1 removed (1 missing)" in capsys.readouterr().err
 
     assert main(["index", "stats", "--db", db]) == 0
     stats = json.loads(capsys.readouterr().out)

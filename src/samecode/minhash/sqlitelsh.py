@@ -54,8 +54,8 @@ from samecode.store.file import (
     findable,
     read_meta,
     row_crc,
-    signed64,
 )
+from samecode.store.lsh import BucketTable
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteLSH"]
 
@@ -83,6 +83,7 @@ class SQLiteLSH(StoreFile):
             self._settings = LSHSettings.from_dict(json.loads(meta["lsh"]))
         except (TypeError, ValueError) as error:
             raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
+        self._table = BucketTable(self._settings, "id")
 
     # -- opening ----------------------------------------------------------------------
 
@@ -106,9 +107,7 @@ class SQLiteLSH(StoreFile):
         statements = [
             "CREATE TABLE signatures (id INTEGER PRIMARY KEY, key UNIQUE NOT NULL, "
             "vals BLOB NOT NULL, crc INTEGER NOT NULL)",
-            "CREATE TABLE buckets (bucket INTEGER NOT NULL, id INTEGER NOT NULL)",
-            "CREATE INDEX buckets_bucket ON buckets (bucket)",
-            "CREATE INDEX buckets_id ON buckets (id)",
+            *BucketTable(settings, "id").statements(),
         ]
         meta = [
             ("format", FORMAT),
@@ -218,10 +217,9 @@ class SQLiteLSH(StoreFile):
                     except sqlite3.Error as error:
                         raise file_error(self._path, error, self._timeout) from None
                     row_id = cursor.lastrowid
-                    self._many(
-                        "INSERT INTO buckets VALUES (?, ?)",
-                        [(signed64(h), row_id) for h in set(buckets)],
-                    )
+                    if row_id is None:  # pragma: no cover - an INSERT always has a row id
+                        raise IndexCorruptError(self._path, "SQLite gave no row id")
+                    self._table.store(self._many, row_id, set(buckets))
 
     def remove(self, key: int | str | bytes) -> None:
         """Forget ``key``: its row and ``b`` bucket rows, found by index (no scan).
@@ -249,18 +247,13 @@ class SQLiteLSH(StoreFile):
                     )
                     if row is None:
                         raise SamecodeValueError(f"the key {key!r} is not in the index")
-                    self._run("DELETE FROM buckets WHERE id = ?", row)
+                    self._table.delete(self._run, row[0])
                     self._run("DELETE FROM signatures WHERE id = ?", row)
 
     # -- queries ----------------------------------------------------------------------
 
     def _candidates(self, values: bytes) -> list[tuple[Any, bytes]]:
-        ids = sorted(
-            self._lookup(
-                "SELECT DISTINCT id FROM buckets WHERE bucket IN ({})",
-                [signed64(h) for h in set(self._settings.buckets(values))],
-            )
-        )
+        ids = sorted(self._table.near(self._run, values))
         out = []
         for row_id in ids:
             row = self._run(
@@ -311,14 +304,9 @@ class SQLiteLSH(StoreFile):
             except IndexCorruptError as error:
                 problems.append(str(error.strerror))
                 continue
-            stored = sorted(
-                h for (h,) in self._run("SELECT bucket FROM buckets WHERE id = ?", (row_id,))
-            )
-            if stored != sorted(signed64(h) for h in set(self._settings.buckets(values))):
+            if self._table.held(self._run, row_id) != sorted(self._table.buckets(values)):
                 problems.append(f"the buckets of key {key!r} are damaged")
-        (orphans,) = self._run(
-            "SELECT count(*) FROM buckets WHERE id NOT IN (SELECT id FROM signatures)"
-        ).fetchone()
+        orphans = self._table.orphans(self._run, "signatures")
         if orphans:
             problems.append(f"{orphans} bucket rows name keys that are gone")
         return problems

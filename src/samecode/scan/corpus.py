@@ -4,10 +4,13 @@
 (so re-adding an unchanged file is a no-op and a changed one replaces its entry), its
 shingle set (to verify a match exactly), and its *prefix*: the first ``|y| - ceil(t *
 |y|) + 1`` of its shingle hashes in ascending order, for ``t`` the corpus's
-``min_threshold``, in a table indexed by hash. A query file probes that table with its own
-prefix; by the prefix-filtering principle (see :mod:`samecode.scan.join`) every corpus file of
-Jaccard ``>= t`` with it shares a prefix shingle, so none is missed. Candidates are then
-verified against the stored shingles and reported with their exact similarity.
+``min_threshold``, in a table indexed by hash. Query files probe that table with their own
+prefixes, a batch at a time; by the prefix-filtering principle (see :mod:`samecode.scan.join`)
+every corpus file of Jaccard ``>= t`` with a query shares a prefix shingle with it, so none
+is missed. The batch and the stored files it found are then joined exactly as a scan joins
+files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, filters by
+size and position), so files that share common shingles (a licence header) are not all
+verified against each other, and pairs are reported with their exact similarity.
 
 Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 bytes
 (with its two indexes) for each of the ``(1 - min_threshold)`` share of its shingles in
@@ -48,23 +51,32 @@ row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
 import zlib
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.lsh import LSHSettings, Signature
-from samecode.scan.model import Document, Pair
+from samecode.scan.join import distinct_sets, prefix_candidates
+from samecode.scan.model import Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
-from samecode.scan.similarity import MEASURES, exact_threshold, reaches
+from samecode.scan.similarity import (
+    MEASURES,
+    exact_threshold,
+    prefix_length,
+    reaches,
+    reaches_stored,
+    size_bounds,
+)
 from samecode.store.file import (
     IndexCorruptError,
     IndexFileError,
@@ -74,8 +86,20 @@ from samecode.store.file import (
     signed64,
     unsigned64,
 )
+from samecode.store.lsh import BucketTable
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "HASH_SCHEME", "Corpus", "StoredFile"]
+if TYPE_CHECKING:
+    from samecode.scan.pipeline import ScanOptions
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "HASH_SCHEME",
+    "Corpus",
+    "StoredFile",
+    "SyncReport",
+    "identity",
+]
 
 #: What a corpus file says it is, and the version of its layout: 1 for a corpus that
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands.
@@ -87,6 +111,131 @@ _VERSIONS = ("1", "2")
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+#: How many shingles (query or stored) one join of :meth:`Corpus.match` holds, about
+#: 8 bytes each (and the join's index): the memory bound of a match.
+_JOIN_SHINGLES = 4 << 20
+#: Values per ``IN (...)`` list.
+_LOOKUP_VALUES = 900
+#: Why a stored file's new content is not kept (the reasons of
+#: :func:`~samecode.scan.pipeline.read_documents` that depend on the file itself): its
+#: entry is removed by :meth:`Corpus.sync`.
+_GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a regular file")
+
+
+def identity(path: str) -> str:
+    """The one name a corpus keeps a file under: its real path (absolute, every
+    symbolic link resolved), so ``known``, ``./known`` and ``$PWD/known`` are one entry.
+
+    >>> import os
+    >>> identity("known") == identity("./known") == os.path.realpath("known")
+    True
+    """
+    return os.path.realpath(path)
+
+
+def _db_path(path: str) -> str | bytes:
+    """A path as SQLite can hold it: text, or for a name that is not UTF-8 (Python keeps
+    its bytes as lone surrogates) the name's bytes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
+
+
+def _py_path(value: object) -> str:
+    """A stored path back as Python names it (bytes through :func:`os.fsdecode`)."""
+    return os.fsdecode(value) if isinstance(value, bytes) else str(value)
+
+
+def _under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or inside it (both real paths)."""
+    if path == root:
+        return True
+    return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def _reaches(shared: int, n: int, m: int, t: Fraction, measure: str) -> bool:
+    """Whether a query of ``n`` shingles and a stored file of ``m`` sharing ``shared``
+    reach ``t``: by Jaccard, or by how much of the stored file is in the query."""
+    if measure == "jaccard":
+        return reaches(shared, n, m, t, "jaccard")
+    return reaches_stored(shared, m, t)
+
+
+def _join(
+    batch: Sequence[Document],
+    queries: Sequence[array[int]],
+    own: Sequence[set[str]],
+    stored: Sequence[tuple[str, array[int]]],
+    t: Fraction,
+    measure: str,
+) -> list[Pair]:
+    """Every pair of a query (``batch``, its ascending ``queries``) and a ``stored``
+    file that reaches ``t``, exactly, by the join of :mod:`samecode.scan.join` over
+    both (a query never matches its ``own`` names)."""
+    sets = [*queries, *(shingles for _, shingles in stored)]
+    split = len(queries)
+    representatives, groups = distinct_sets(sets)
+    distinct = [sets[r] for r in representatives]
+    # Stored containment >= t implies containment of the smaller set >= t: the join of
+    # the smaller set's containment proposes a superset.
+    candidates = prefix_candidates(
+        distinct, t, "jaccard" if measure == "jaccard" else "containment"
+    )
+    out: list[Pair] = []
+
+    def pairs(i: int, j: int, shared: int) -> None:
+        for a in groups[i]:
+            if a >= split:
+                continue
+            for b in groups[j]:
+                if b < split:
+                    continue
+                path, shingles = stored[b - split]
+                if path in own[a]:
+                    continue
+                n, m = len(queries[a]), len(shingles)
+                if _reaches(shared, n, m, t, measure):
+                    out.append(Pair(batch[a].path, path, shared, n, m))
+
+    def mixed(i: int, j: int) -> bool:
+        return groups[i][0] < split and groups[j][-1] >= split
+
+    for i, j in candidates:
+        for first, second in ((i, j), (j, i)):
+            if mixed(first, second):
+                shared = len(set(distinct[first]).intersection(distinct[second]))
+                pairs(first, second, shared)
+    for i in range(len(groups)):  # identical sets: a query and a stored copy of it
+        if mixed(i, i):
+            pairs(i, i, len(distinct[i]))
+    return out
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What :meth:`Corpus.sync` changed, by path (each as the corpus keeps it: its
+    :func:`identity`).
+
+    :param added: files stored for the first time.
+    :param updated: files whose bytes changed, their entries replaced.
+    :param unchanged: files whose entries were kept (same size and modification time,
+        or same SHA-256).
+    :param removed: entries removed, each with why: ``missing`` (pruned: the file is
+        gone), or the reason its new content is not kept (``empty``, ``too few tokens``,
+        ``binary``, ``too large``, ``not a regular file``).
+    :param skipped: files found but not stored, and why (an entry they had is kept
+        unless listed in ``removed``).
+    :param held: how many files the corpus holds afterwards.
+    """
+
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[Skipped, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -235,14 +384,13 @@ class _Bands(_Candidates):
 
     def __init__(self, settings: LSHSettings) -> None:
         self.settings = settings
+        self.table = BucketTable(settings, "file")
 
     def tables(self) -> list[str]:
         return [
             "CREATE TABLE signatures (file INTEGER PRIMARY KEY, vals BLOB NOT NULL, "
             "crc INTEGER NOT NULL)",
-            "CREATE TABLE buckets (bucket INTEGER NOT NULL, file INTEGER NOT NULL)",
-            "CREATE INDEX buckets_bucket ON buckets (bucket)",
-            "CREATE INDEX buckets_file ON buckets (file)",
+            *self.table.statements(),
         ]
 
     def meta(self) -> list[tuple[str, str]]:
@@ -257,19 +405,16 @@ class _Bands(_Candidates):
             "INSERT INTO signatures VALUES (?, ?, ?)",
             (file_id, values, zlib.crc32(values, file_id & 0xFFFFFFFF)),
         )
-        corpus._many(
-            "INSERT INTO buckets VALUES (?, ?)",
-            [(signed64(h), file_id) for h in self._buckets(ordered, values)],
-        )
+        self.table.store(corpus._many, file_id, self._buckets(ordered, values))
 
     def delete(self, corpus: Corpus, file_id: int) -> None:
-        corpus._run("DELETE FROM buckets WHERE file = ?", (file_id,))
+        self.table.delete(corpus._run, file_id)
         corpus._run("DELETE FROM signatures WHERE file = ?", (file_id,))
 
     def _buckets(self, ordered: array[int], values: bytes) -> set[int]:
         # An empty set matches nothing: it gets no buckets (else all empty files would
         # share every bucket, and each would be a candidate of every other).
-        return set(self.settings.buckets(values)) if ordered else set()
+        return self.table.buckets(values) if ordered else set()
 
     def probe(self, corpus: Corpus, ordered: array[int], t: Fraction, measure: str) -> set[int]:
         if not ordered:
@@ -278,10 +423,7 @@ class _Bands(_Candidates):
 
     def near(self, corpus: Corpus, values: bytes) -> set[int]:
         """The files that share a bucket with a signature of these values."""
-        return corpus._lookup(
-            "SELECT DISTINCT file FROM buckets WHERE bucket IN ({})",
-            [signed64(h) for h in set(self.settings.buckets(values))],
-        )
+        return self.table.near(corpus._run, values)
 
     def stored(self, corpus: Corpus, file_id: int) -> bytes:
         """A file's stored signature values, checked."""
@@ -302,16 +444,12 @@ class _Bands(_Candidates):
             return "signature"
         if values != self._values(ordered):
             return "signature"
-        stored = sorted(
-            unsigned64(h)
-            for (h,) in corpus._run("SELECT bucket FROM buckets WHERE file = ?", (file_id,))
-        )
-        if stored != sorted(self._buckets(ordered, values)):
+        if self.table.held(corpus._run, file_id) != sorted(self._buckets(ordered, values)):
             return "LSH buckets"
         return None
 
     def stats(self, corpus: Corpus) -> dict[str, Any]:
-        (rows,) = corpus._run("SELECT count(*) FROM buckets").fetchone()
+        rows = self.table.rows(corpus._run)
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
@@ -326,8 +464,9 @@ class Corpus(StoreFile):
     Use :meth:`create` for a new file and :meth:`open` for an existing one.
 
     Runtime complexity: :meth:`add` is ``O(n)`` per file of ``n`` shingles;
-    :meth:`match` probes ``(1 - t)`` of a query's shingles, then reads and verifies each
-    candidate (``O(|y|)``).
+    :meth:`match` probes ``(1 - t)`` of the queries' shingles (once per batch of about 4M
+    shingles), reads each stored file found once per batch, and joins them as a scan
+    does; memory is bounded by the batch (about 8 bytes per shingle, query or stored).
     """
 
     def __init__(self, db: sqlite3.Connection, path: str, readonly: bool, timeout: float):
@@ -450,22 +589,23 @@ class Corpus(StoreFile):
     def __contains__(self, path: object) -> bool:
         if not isinstance(path, str):
             return False
-        return self._run("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+        row = self._run("SELECT 1 FROM files WHERE path = ?", (_db_path(path),)).fetchone()
+        return row is not None
 
     def files(self) -> Iterator[StoredFile]:
         """Iterate over the files held, by path."""
         rows = self._run(
             "SELECT path, size, mtime_ns, sha256, tokens, count FROM files ORDER BY path"
         )
-        return (StoredFile(*row) for row in rows)
+        return (StoredFile(_py_path(row[0]), *row[1:]) for row in rows)
 
     def stored(self, path: str) -> StoredFile | None:
         """What the corpus holds of ``path``, or ``None``."""
         row = self._run(
             "SELECT path, size, mtime_ns, sha256, tokens, count FROM files WHERE path = ?",
-            (path,),
+            (_db_path(path),),
         ).fetchone()
-        return None if row is None else StoredFile(*row)
+        return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
     def stats(self) -> dict[str, Any]:
         """Counts and parameters: files, shingles, prefix rows, bytes of the file, rules.
@@ -534,7 +674,7 @@ class Corpus(StoreFile):
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
-                        document.path,
+                        _db_path(document.path),
                         document.size,
                         mtime,
                         document.sha256,
@@ -561,7 +701,7 @@ class Corpus(StoreFile):
         """Record a new modification time for a file whose bytes did not change."""
         self._check_writable()
         row = self._run(
-            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (path,)
+            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (_db_path(path),)
         ).fetchone()
         if row is None:
             raise KeyError(path)
@@ -569,25 +709,200 @@ class Corpus(StoreFile):
         with self._transaction():
             self._run(
                 "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
-                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), path),
+                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), _db_path(path)),
             )
 
     def _delete(self, path: str) -> bool:
-        row = self._run("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        row = self._run("SELECT id FROM files WHERE path = ?", (_db_path(path),)).fetchone()
         if row is None:
             return False
         self._candidates.delete(self, row[0])
         self._run("DELETE FROM files WHERE id = ?", row)
         return True
 
-    def remove(self, paths: Iterable[str]) -> int:
+    def remove(self, paths: Iterable[str], *, recursive: bool = False) -> int:
         """Remove files by path (one transaction); return how many were held.
 
+        A path names an entry by any spelling: as stored, or as the same file
+        (:func:`identity`), so ``known``, ``./known`` and ``$PWD/known`` remove one entry.
+
+        :param paths: the files (or, with ``recursive``, files and folders).
+        :param recursive: remove the entries at or under each path.
         :raises PermissionError: if the corpus was opened read-only.
+
+        >>> import os, tempfile
+        >>> from samecode.scan.model import Document
+        >>> folder = tempfile.mkdtemp()
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     _ = corpus.add([Document(os.path.join(folder, "a.py"), 1, "0", 1, array("Q", [1]))])
+        ...     corpus.remove([os.path.join(folder, ".", "a.py")])
+        1
         """
-        wanted = list(paths)
+        self._check_writable()
+        wanted = [os.fspath(path) for path in paths]
+        for path in wanted:
+            if not isinstance(path, str):
+                raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
+        targets = {identity(path) for path in wanted}
+        if not recursive:  # the usual case, by index: as given, or as sync() stores it
+            direct = [p for p in {*wanted, *targets} if p in self]
+            if all(p in direct or identity(p) in direct for p in wanted):
+                with self._transaction():
+                    return sum(self._delete(path) for path in direct)
+        # Entries stored under other spellings (by add(), or an older samecode), or under
+        # a folder: every entry, by its identity.
+        stored = [f.path for f in self.files()]
+        doomed = []
+        for path in stored:
+            if path in wanted:
+                doomed.append(path)
+                continue
+            real = path if path in targets else identity(path)
+            if real in targets or (recursive and any(_under(real, t) for t in targets)):
+                doomed.append(path)
         with self._transaction():
-            return sum(self._delete(path) for path in wanted)
+            return sum(self._delete(path) for path in doomed)
+
+    def sync(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        options: ScanOptions | None = None,
+        *,
+        prune: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> SyncReport:
+        """Bring the corpus up to date with the files under ``paths``: store new files,
+        replace changed ones, keep unchanged ones, and say what changed.
+
+        Each file is kept under its :func:`identity` (its real path), whatever spelling
+        found it. A file whose size and modification time match its entry is not read;
+        one whose bytes (SHA-256) are the same gets its new time only. A stored file whose
+        new content is skipped for what it is (empty, too few tokens, binary, too large,
+        not a regular file) loses its entry; with ``prune``, so does a stored file at or
+        under ``paths`` that no longer exists. A name that is not UTF-8 is stored as its
+        bytes and named as Python names it (:func:`os.fsdecode`).
+
+        :param paths: files and folders.
+        :param options: which files and how they are read (``include``, ``exclude``,
+            ``gitignore``, ``default_excludes``, ``follow_symlinks``, ``min_tokens``,
+            ``max_size``, ``jobs``: :class:`~samecode.scan.pipeline.ScanOptions`); its
+            shingling must be the corpus's (the corpus's when ``None``).
+        :param prune: remove the entries of files under ``paths`` that are gone.
+        :param progress: called as ``progress(stage, done, total)`` while files are read.
+        :raises TypeError: if ``paths`` is a lone path, or ``options`` not ScanOptions.
+        :raises ValueError: if ``options`` shingle by other rules than the corpus.
+        :raises PermissionError: if the corpus was opened read-only.
+
+        >>> import os, tempfile
+        >>> from samecode.scan.pipeline import ScanOptions
+        >>> folder = tempfile.mkdtemp()
+        >>> with open(os.path.join(folder, "a.py"), "w") as f:
+        ...     _ = f.write(" ".join(f"word{i}" for i in range(40)))
+        >>> options = ScanOptions(gitignore=False)
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     first = corpus.sync([folder], options)
+        ...     again = corpus.sync([os.path.join(folder, ".", "a.py")], options)
+        >>> [os.path.basename(p) for p in first.added], len(again.unchanged), again.held
+        (['a.py'], 1, 1)
+        """
+        from samecode.scan.pipeline import ScanOptions as Options
+        from samecode.scan.pipeline import discover, read_all
+
+        self._check_writable()
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            raise SamecodeTypeError(f"paths must be a list of paths; got {describe(paths)}")
+        roots = [os.fspath(path) for path in paths]
+        if options is None:
+            options = Options(shingling=self._shingling)
+        if not isinstance(options, Options):
+            raise SamecodeTypeError(f"options must be ScanOptions; got {describe(options)}")
+        if options.shingling != self._shingling:
+            raise SamecodeValueError(
+                f"options shingle by {options.shingling.to_dict()}; this corpus by "
+                f"{self._shingling.to_dict()}"
+            )
+        found, skipped = discover(roots, options)
+        # Every entry by its identity (an entry stored under another spelling by an older
+        # samecode, or by add(), is found too, and replaced under its identity).
+        entries: dict[str, StoredFile] = {}
+        for held_file in self.files():
+            entries.setdefault(identity(held_file.path), held_file)
+        seen: dict[str, str] = {}  # identity -> the spelling found
+        unchanged: list[str] = []
+        to_read: list[str] = []
+        mtimes: dict[str, int] = {}
+        for path in found:
+            real = identity(path)
+            if real in seen:
+                continue
+            seen[real] = path
+            entry = entries.get(real)
+            try:
+                info = os.stat(path)
+            except OSError:
+                to_read.append(path)  # reading says why
+                continue
+            mtimes[real] = info.st_mtime_ns
+            if (
+                entry is not None
+                and entry.path == real
+                and (entry.size, entry.mtime_ns) == (info.st_size, info.st_mtime_ns)
+            ):
+                unchanged.append(real)
+            else:
+                to_read.append(path)
+        documents, read_skipped = read_all(to_read, options, progress)
+        added: list[str] = []
+        updated: list[str] = []
+        removed: list[Skipped] = []
+        fresh: list[Document] = []
+        stale: list[str] = []
+        for document in documents:
+            real = identity(document.path)
+            entry = entries.get(real)
+            if entry is not None and entry.path == real and entry.sha256 == document.sha256:
+                self.touch(real, mtimes.get(real, 0))
+                unchanged.append(real)
+                continue
+            if entry is not None and entry.path != real:
+                stale.append(entry.path)  # an older spelling, kept under its identity now
+            (added if entry is None else updated).append(real)
+            fresh.append(dataclasses.replace(document, path=real))
+        if stale:
+            with self._transaction():
+                for path in stale:
+                    self._delete(path)
+        self.add(fresh, mtimes)
+        doomed: list[Skipped] = []
+        for item in read_skipped:
+            entry = entries.get(identity(item.path))
+            if entry is not None and item.reason.split(":")[0] in _GONE_BY_CONTENT:
+                doomed.append(Skipped(entry.path, item.reason))
+            else:
+                skipped.append(item)
+        if prune:
+            real_roots = [identity(root) for root in roots]
+            for real, entry in entries.items():
+                if (
+                    real not in seen
+                    and any(_under(real, root) for root in real_roots)
+                    and not os.path.lexists(entry.path)
+                    and not os.path.lexists(real)
+                ):
+                    doomed.append(Skipped(entry.path, "missing"))
+        if doomed:
+            with self._transaction():
+                for item in doomed:
+                    if self._delete(item.path):
+                        removed.append(item)
+        return SyncReport(
+            added=tuple(added),
+            updated=tuple(updated),
+            unchanged=tuple(unchanged),
+            removed=tuple(removed),
+            skipped=tuple(skipped),
+            held=len(self),
+        )
 
     # -- queries ----------------------------------------------------------------------
 
@@ -599,7 +914,12 @@ class Corpus(StoreFile):
         ).fetchone()
         if row is None:  # rows of a damaged file
             raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
-        path, size, mtime, sha256, tokens, count, blob, crc = row
+        return self._checked(row)
+
+    def _checked(self, row: Sequence[Any]) -> tuple[str, array[int]]:
+        """A ``files`` row's path and shingles, checked against its checksum."""
+        stored_path, size, mtime, sha256, tokens, count, blob, crc = row
+        path = _py_path(stored_path)
         if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
         shingles = _shingles_of(blob)
@@ -617,8 +937,9 @@ class Corpus(StoreFile):
 
         Each :class:`~samecode.scan.pipeline.Pair` has the query's path as ``a`` and the corpus
         file's as ``b``, and the exact counts; a file does not match its own entry (the
-        same path). With ``measure="containment"`` a corpus file is reported when that
-        much of *it* is in the query (a known file copied into a new one).
+        same file, by any spelling: see :func:`identity`). With ``measure="containment"``
+        a corpus file is reported when that much of *it* is in the query (a known file
+        copied into a new one).
 
         :param threshold: at least :attr:`min_threshold` (the default).
         :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
@@ -640,6 +961,8 @@ class Corpus(StoreFile):
                 "a corpus that finds candidates by LSH answers the Jaccard measure only; "
                 f"got {measure!r} (make the corpus without LSH for containment)"
             )
+        if isinstance(self._candidates, _Prefixes):
+            return self._match_by_join(documents, t, measure)
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
         for document in documents:
@@ -649,25 +972,105 @@ class Corpus(StoreFile):
             n = len(x)
             candidates = self._candidates.probe(self, x, t, measure)
             held = set(x)
+            own = (document.path, identity(document.path))
             for file_id in sorted(candidates):
                 if file_id not in cache:
                     if len(cache) > 4096:
                         cache.clear()
                     cache[file_id] = self._load(file_id)
                 path, shingles = cache[file_id]
-                if path == document.path:
+                if path in own:
                     continue
                 ny = len(shingles)
                 if measure == "jaccard" and not (t * n <= ny and t * ny <= n):
                     continue
                 shared = len(held.intersection(shingles))
-                if measure == "jaccard":
-                    ok = reaches(shared, n, ny, t, "jaccard")
-                else:
-                    ok = shared * t.denominator >= t.numerator * ny
-                if ok:
+                if _reaches(shared, n, ny, t, measure):
                     out.append(Pair(document.path, path, shared, n, ny))
         out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def _match_by_join(
+        self, documents: Iterable[Document], t: Fraction, measure: str
+    ) -> list[Pair]:
+        """:meth:`match` for a corpus of prefixes: query files a batch at a time; the
+        stored files any of them may match, found by one probe of the batch's prefixes;
+        then the exact join of :mod:`samecode.scan.join` over both, as a scan does.
+
+        A probe per query file is slow where many files share shingles (a licence
+        header, the header of every translation file): the stored prefixes are in hash
+        order, so common shingles are in most of them, and every such file would be read
+        and verified for every query. The join orders shingles rarest first instead, and
+        filters by size and position, so such pairs are never verified. It is as exact:
+        every pair at or above ``t`` shares a prefix shingle (the probe), and
+        :func:`~samecode.scan.join.prefix_candidates` misses none.
+        """
+        out: list[Pair] = []
+        batch: list[Document] = []
+        held = 0
+        for document in documents:
+            if not isinstance(document, Document) or not len(document.shingles):
+                continue  # an empty set reaches nothing
+            batch.append(document)
+            held += len(document.shingles)
+            if held >= _JOIN_SHINGLES:
+                out += self._join_batch(batch, t, measure)
+                batch, held = [], 0
+        if batch:
+            out += self._join_batch(batch, t, measure)
+        out.sort(key=lambda p: (p.a, p.b))
+        return out
+
+    def _join_batch(self, batch: Sequence[Document], t: Fraction, measure: str) -> list[Pair]:
+        queries = [array("Q", sorted(document.shingles)) for document in batch]
+        probe: set[int] = set()
+        for x in queries:
+            # Jaccard: the query's prefix meets every stored prefix it can reach t with;
+            # stored containment: any shingle of the query may be in a stored prefix.
+            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
+        sizes = [len(x) for x in queries]
+        if measure == "jaccard":
+            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
+        else:  # shared >= t * m and shared <= n
+            low, high = 1, max(sizes) * t.denominator // t.numerator
+        values = sorted(signed64(h) for h in probe)
+        ids: set[int] = set()
+        for start in range(0, len(values), _LOOKUP_VALUES):
+            chunk = values[start : start + _LOOKUP_VALUES]
+            for file_id, count in self._run(
+                "SELECT DISTINCT p.file, f.count FROM prefixes p LEFT JOIN files f "
+                f"ON f.id = p.file WHERE p.shingle IN ({', '.join('?' * len(chunk))}) "
+                "AND (f.count IS NULL OR f.count BETWEEN ? AND ?)",
+                [*chunk, low, high],
+            ):
+                if count is None:  # rows of a damaged file
+                    raise IndexCorruptError(
+                        self._path, f"a candidate names file {file_id}, which is gone"
+                    )
+                ids.add(file_id)
+        own = [{document.path, identity(document.path)} for document in batch]
+        out: list[Pair] = []
+        wanted = sorted(ids)
+        # The stored candidates, a bounded number of shingles at a time.
+        stored: list[tuple[str, array[int]]] = []
+        count = 0
+        for start in range(0, len(wanted), _LOOKUP_VALUES):
+            chunk = wanted[start : start + _LOOKUP_VALUES]
+            rows = self._run(
+                "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+                f"WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
+                chunk,
+            ).fetchall()
+            if len(rows) != len(chunk):
+                raise IndexCorruptError(self._path, "a prefix names a file that is gone")
+            for row in rows:
+                stored.append(self._checked(row))
+                count += len(stored[-1][1])
+                if count >= _JOIN_SHINGLES:
+                    out += _join(batch, queries, own, stored, t, measure)
+                    stored, count = [], 0
+        if stored:
+            out += _join(batch, queries, own, stored, t, measure)
         return out
 
     def lsh_query(
@@ -699,7 +1102,7 @@ class Corpus(StoreFile):
             row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
             if row is None:
                 raise IndexCorruptError(self._path, f"a bucket names file {file_id}, which is gone")
-            path = row[0]
+            path = _py_path(row[0])
             estimate = bands.settings.estimate(values, bands.stored(self, file_id))
             ranked.append((str(path), estimate))
         ranked.sort(key=lambda item: (-item[1], item[0]))

@@ -30,10 +30,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from samecode import __version__
@@ -41,7 +42,22 @@ from samecode.errors import SamecodeValueError
 from samecode.scan.files import Skipped
 from samecode.scan.model import CloneClass, Pair
 
-__all__ = ["FORMATS", "Report", "printable", "render", "to_csv", "to_json", "to_jsonl", "to_sarif"]
+if TYPE_CHECKING:
+    from samecode.scan.corpus import Corpus
+    from samecode.scan.pipeline import ScanOptions
+
+__all__ = [
+    "FORMATS",
+    "Report",
+    "corpus_parameters",
+    "printable",
+    "render",
+    "scan_parameters",
+    "to_csv",
+    "to_json",
+    "to_jsonl",
+    "to_sarif",
+]
 
 #: The formats :func:`render` writes.
 FORMATS = ("table", "json", "jsonl", "csv", "sarif")
@@ -77,6 +93,36 @@ class Report:
         }
 
 
+def scan_parameters(options: ScanOptions) -> dict[str, Any]:
+    """The options that define a report's similarity, as its ``parameters`` say them:
+    threshold, measure, method (and the method's settings), the shingling rules,
+    ``min_tokens`` and ``max_size``.
+
+    >>> from samecode.scan.pipeline import ScanOptions
+    >>> scan_parameters(ScanOptions())["threshold"], scan_parameters(ScanOptions())["shingle"]
+    (0.8, 5)
+    """
+    chosen = options.chosen_method
+    rules = options.shingling.to_dict()
+    return {
+        "threshold": float(options.exact_threshold),
+        "measure": options.measure,
+        "method": options.method_name,
+        **{("shingle" if key == "size" else key): value for key, value in rules.items()},
+        "min_tokens": options.min_tokens,
+        "max_size": options.max_size,
+        **chosen.parameters(options.exact_threshold),
+    }
+
+
+def corpus_parameters(name: str, corpus: Corpus) -> dict[str, Any]:
+    """The corpus a report matched against (as ``name``), and how it finds candidates
+    (``corpus_lsh``: ``None`` for exact prefixes; an LSH corpus may miss a pair, and its
+    settings say how likely that was)."""
+    lsh = corpus.lsh
+    return {"corpus": name, "corpus_lsh": None if lsh is None else lsh.to_dict()}
+
+
 def printable(path: str) -> str:
     """A path as people can read it: bytes that are not UTF-8 shown as ``\\xXX``.
 
@@ -84,6 +130,20 @@ def printable(path: str) -> str:
     'caf\\\\xc3.py'
     """
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _visible(path: str) -> str:
+    """A path as the table shows it: :func:`printable`, and control characters (an
+    escape sequence, a new line, a tab) shown as ``\\xXX``, so a name cannot move the
+    cursor, colour the terminal or break a row.
+
+    >>> print(_visible("evil\\x1b[31m\\n.py"))
+    evil\\x1b[31m\\x0a.py
+    """
+    return printable(path).translate(_CONTROL)
 
 
 def _pair_record(
@@ -164,20 +224,24 @@ def to_jsonl(report: Report) -> str:
 
 
 def to_csv(report: Report) -> str:
-    """The pairs as CSV, with a header row."""
+    """The pairs as CSV, with a header row: the pair's counts, its clone ``class`` (the
+    number of :func:`to_json`'s classes; empty for a corpus match), the method's notes,
+    and whether it matched a ``corpus`` file."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     header = ["a", "b", "jaccard", "shared", "a_shingles", "b_shingles"]
     if report.containment:
         header += ["containment_a", "containment_b"]
     notes = list(dict.fromkeys(name for pair in report.pairs for name, _ in pair.notes))
-    writer.writerow([*header, *notes, "corpus"])
+    writer.writerow([*header, "class", *notes, "corpus"])
+    classes = report.class_of()
     for pairs, corpus in ((report.pairs, ""), (report.corpus_pairs, "yes")):
         for pair in pairs:
             row: list[Any] = [pair.a, pair.b, repr(pair.jaccard), pair.shared, pair.a_shingles]
             row.append(pair.b_shingles)
             if report.containment:
                 row += [repr(pair.containment_a), repr(pair.containment_b)]
+            row.append("" if corpus else classes.get(pair.a, ""))
             said = dict(pair.notes)
             row += [_csv_note(said.get(name)) for name in notes]
             writer.writerow([*row, corpus])
@@ -191,7 +255,15 @@ def _csv_note(value: Any) -> str:
 
 
 def _uri(path: str) -> str:
-    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/:@")
+    """A path as a SARIF URI: percent-encoded, with ``/`` between folders. A backslash is
+    a separator on Windows only; elsewhere it is a character of a name (``%5C``).
+
+    >>> _uri("a b/c\\\\d.py") == ("a%20b/c/d.py" if os.sep == "\\\\" else "a%20b/c%5Cd.py")
+    True
+    """
+    if os.sep == "\\":  # pragma: no cover - Windows
+        path = path.replace("\\", "/")
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/:@")
 
 
 def to_sarif(report: Report) -> str:
@@ -271,10 +343,10 @@ def to_table(report: Report, width: int | None = None) -> Any:
     shown = [p for c in report.classes for p in c.members]
     shown += [p for pair in report.corpus_pairs for p in (pair.a, pair.b)]
     base = _common_folder(shown)
-    where = f" (paths under {printable(base)})" if base else ""
+    where = f" (paths under {_visible(base)})" if base else ""
 
     def short(path: str) -> str:
-        return printable(path[len(base) :].lstrip("/\\") if base else path)
+        return _visible(path[len(base) :].lstrip("/\\") if base else path)
 
     if report.classes:
         table = Table(
@@ -285,8 +357,8 @@ def to_table(report: Report, width: int | None = None) -> Any:
         table.add_column("shingles", justify="right")
         table.add_column("Jaccard with the first", justify="right")
         best: dict[tuple[str, str], float] = {(p.a, p.b): p.jaccard for p in report.pairs}
+        sizes = _sizes(report.pairs)  # once: the table is linear in pairs and members
         for number, clone in enumerate(report.classes, 1):
-            sizes = _sizes(report.pairs)
             first = clone.representative
             rows = [first, *(m for m in clone.members if m != first)]
             for index, member in enumerate(rows):

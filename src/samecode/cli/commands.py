@@ -1,0 +1,340 @@
+"""The commands: each parses nothing and decides little, calling the library
+(:func:`~samecode.scan.pipeline.scan`, :class:`~samecode.scan.corpus.Corpus`,
+:func:`~samecode.scan.comparison.compare_files`, :mod:`samecode.scan.report`) with the options
+:mod:`samecode.cli.parser` read, and :mod:`samecode.cli.output` to write what it found.
+
+>>> sorted(COMMANDS)
+['compare', 'fingerprint', 'index', 'match', 'scan']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from samecode.cli.output import (
+    Feedback,
+    counted,
+    emit,
+    files_text,
+    shown,
+    skipped_text,
+    write,
+)
+from samecode.cli.parser import KINDS, UsageError, option
+from samecode.scan.corpus import Corpus
+from samecode.scan.files import Skipped
+from samecode.scan.pipeline import ScanOptions
+from samecode.scan.report import corpus_parameters, scan_parameters
+from samecode.scan.shingling import Shingling
+
+__all__ = [
+    "COMMANDS",
+    "run_compare",
+    "run_fingerprint",
+    "run_index",
+    "run_match",
+    "run_scan",
+]
+
+
+def _shingling(args: argparse.Namespace, stored: Shingling | None = None) -> Shingling:
+    if stored is not None:
+        asked = {
+            "size": getattr(args, "shingle", None),
+            "tokens": getattr(args, "tokens", None),
+            "normalize": getattr(args, "normalize", None),
+        }
+        for name, value in asked.items():
+            if value is not None and value != getattr(stored, name):
+                raise UsageError(
+                    f"the corpus was made with {name}={getattr(stored, name)!r}; got {value!r} "
+                    "(leave it out to use the corpus's)"
+                )
+        return stored
+    return Shingling(
+        tokens=option(args, "tokens"),
+        size=option(args, "shingle"),
+        normalize=option(args, "normalize"),
+    )
+
+
+def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions:
+    return ScanOptions(
+        threshold=option(args, "threshold"),
+        measure="containment" if option(args, "containment") else "jaccard",
+        method=option(args, "method"),
+        num_perm=option(args, "num_perm"),
+        lsh_threshold=option(args, "lsh_threshold"),
+        shingling=shingling,
+        min_tokens=option(args, "min_tokens"),
+        max_size=option(args, "max_size") or None,  # 0: no limit
+        include=tuple(option(args, "include")),
+        exclude=tuple(option(args, "exclude")),
+        gitignore=option(args, "gitignore"),
+        default_excludes=option(args, "default_excludes"),
+        follow_symlinks=option(args, "follow_symlinks"),
+        jobs=option(args, "jobs"),
+        batch_size=option(args, "batch_size"),
+    )
+
+
+def _check_roots(paths: Sequence[str]) -> None:
+    """A path named on the command line must exist: a typo is a usage error."""
+    for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"{shown(path)}: no such file or folder")
+
+
+def _open_corpus(path: str, readonly: bool) -> Corpus:
+    return Corpus.open(path, readonly=readonly)
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    from samecode.scan.pipeline import scan
+    from samecode.scan.report import Report
+
+    _check_roots(args.paths)
+    corpus = _open_corpus(args.against, True) if args.against else None
+    try:
+        shingling = _shingling(args, corpus.shingling if corpus else None)
+        options = _scan_options(args, shingling)
+        parameters = scan_parameters(options)
+        if corpus is not None:
+            parameters.update(corpus_parameters(args.against, corpus))
+        with Feedback(args.quiet) as feedback:
+            result = scan(args.paths, options, feedback)
+            corpus_pairs = (
+                corpus.match(result.documents, options.exact_threshold, options.measure)
+                if corpus
+                else []
+            )
+    finally:
+        if corpus is not None:
+            corpus.close()
+    report = Report(
+        parameters,
+        result.pairs,
+        result.classes,
+        result.skipped,
+        len(result.documents),
+        corpus_pairs,
+        options.measure == "containment",
+    )
+    emit(report, option(args, "format"), args.output)
+    matches = len(result.pairs) + len(corpus_pairs)
+    extra = (
+        f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
+        if corpus is not None
+        else ""
+    )
+    feedback.summary(
+        f"compared {files_text(len(result.documents))}, {skipped_text(result.skipped)}; "
+        f"{counted(len(result.pairs), 'pair')} in "
+        f"{counted(len(result.classes), 'class', 'classes')}{extra}"
+    )
+    return 1 if args.fail_on_match and matches else 0
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from samecode.scan.pipeline import discover, read_all
+    from samecode.scan.report import Report
+
+    _check_roots(args.paths)
+    db = option(args, "db")
+    with _open_corpus(db, True) as corpus:
+        options = _scan_options(args, _shingling(args, corpus.shingling))
+        parameters = {**scan_parameters(options), **corpus_parameters(db, corpus)}
+        with Feedback(args.quiet) as feedback:
+            paths, walk_skipped = discover(args.paths, options)
+            documents, read_skipped = read_all(paths, options, feedback)
+            pairs = corpus.match(documents, options.exact_threshold, options.measure)
+    skipped = walk_skipped + read_skipped
+    report = Report(
+        parameters,
+        [],
+        [],
+        skipped,
+        len(documents),
+        pairs,
+        options.measure == "containment",
+    )
+    emit(report, option(args, "format"), args.output)
+    matched = len({p.a for p in pairs})
+    feedback.summary(
+        f"matched {files_text(len(documents))} against {db}, {skipped_text(skipped)}; "
+        f"{files_text(matched)} matched {files_text(len(pairs))} of the corpus"
+    )
+    return 1 if args.fail_on_match and pairs else 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    db = option(args, "db")
+    if args.action == "add":
+        return _index_add(args, db)
+    if args.action == "remove":
+        with _open_corpus(db, False) as corpus:
+            removed = corpus.remove(args.paths, recursive=True)
+        print(f"samecode: removed {files_text(removed)} from {db}", file=sys.stderr)
+        return 0
+    with _open_corpus(db, True) as corpus:
+        if args.action == "stats":
+            write(json.dumps(corpus.stats(), indent=2, ensure_ascii=True), None)
+            return 0
+        problems = corpus.check()
+    for problem in problems:
+        print(f"samecode: {db}: {problem}", file=sys.stderr)
+    if problems:
+        return 2
+    print(f"samecode: {db} is sound", file=sys.stderr)
+    return 0
+
+
+def _index_add(args: argparse.Namespace, db: str) -> int:
+
+    _check_roots(args.paths)
+    if os.path.exists(db):
+        corpus = Corpus.open(db)
+        refusal = _corpus_refusal(args, corpus)
+        if refusal:
+            corpus.close()
+            raise UsageError(f"{db} {refusal}")
+    else:
+        lowest = option(args, "min_threshold")
+        lsh = None
+        if args.corpus_method == "minhash":
+            from samecode.minhash.lsh import LSHSettings
+            from samecode.scan.candidates import default_lsh_threshold
+
+            lsh = LSHSettings(
+                num_perm=option(args, "num_perm"),
+                threshold=float(option(args, "lsh_threshold") or default_lsh_threshold(lowest)),
+            )
+        elif args.num_perm is not None or args.lsh_threshold is not None:
+            raise UsageError("--num-perm and --lsh-threshold need --method minhash")
+        corpus = Corpus.create(db, _shingling(args), min_threshold=lowest, lsh=lsh)
+    with corpus, Feedback(args.quiet) as feedback:
+        options = _scan_options(args, _shingling(args, corpus.shingling))
+        report = corpus.sync(args.paths, options, prune=args.prune, progress=feedback)
+    feedback.summary(_sync_text(db, report))
+    return 0
+
+
+def _sync_text(db: str, report: Any) -> str:
+    removed = Counter(item.reason.split(":")[0] for item in report.removed)
+    why = ", ".join(f"{count:,} {reason}" for reason, count in sorted(removed.items()))
+    return (
+        f"{db}: {len(report.added):,} added, {len(report.updated):,} updated, "
+        f"{len(report.unchanged):,} unchanged, {len(report.removed):,} removed"
+        f"{f' ({why})' if why else ''}, {skipped_text(report.skipped)}; "
+        f"{files_text(report.held)} held"
+    )
+
+
+def _corpus_refusal(args: argparse.Namespace, corpus: Any) -> str:
+    """Why options given for a new corpus do not fit an existing one ("" if they do)."""
+    if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
+        return (
+            f"answers thresholds from {float(corpus.min_threshold):g}; "
+            "--min-threshold is set when a corpus is made"
+        )
+    lsh = corpus.lsh
+    held = "exact" if lsh is None else "minhash"
+    if args.corpus_method is not None and args.corpus_method != held:
+        return f"finds candidates by --method {held}; --method is set when a corpus is made"
+    wanted = {"--num-perm": args.num_perm, "--lsh-threshold": args.lsh_threshold}
+    for flag, value in wanted.items():
+        if value is None:
+            continue
+        if lsh is None:
+            return f"finds candidates by --method exact; {flag} is for a minhash corpus"
+        stored = lsh.num_perm if flag == "--num-perm" else lsh.threshold
+        if float(value) != stored:
+            return f"was made with {flag} {stored:g}; it is set when a corpus is made"
+    return ""
+
+
+def run_fingerprint(args: argparse.Namespace) -> int:
+    from samecode.fingerprints.simhash import compute
+    from samecode.halohash import (
+        BitAverageHaloHash,
+        BucketAverageHaloHash,
+        BucketedBitAverageHaloHash,
+    )
+    from samecode.scan.pipeline import discover, read_documents
+
+    _check_roots(args.paths)
+    shingling = _shingling(args)
+    options = _scan_options(args, shingling)
+    kinds = args.kind or [KINDS[0]]
+    paths, skipped = discover(args.paths, options)
+    lines = [json.dumps({"path": s.path, "skipped": s.reason}, ensure_ascii=True) for s in skipped]
+
+    def features(shingles: Any) -> list[memoryview]:
+        blob = memoryview(shingles.tobytes())
+        return [blob[i : i + 8] for i in range(0, len(blob), 8)]
+
+    makers: dict[str, Callable[[Any], str]] = {
+        "simhash": lambda s: f"{compute(s):016x}",
+        "halo": lambda s: BitAverageHaloHash(features(s), 128).hexdigest().decode(),
+        "bucket": lambda s: BucketAverageHaloHash(features(s), 128).hexdigest().decode(),
+        "bucketed": lambda s: BucketedBitAverageHaloHash(features(s), 128).hexdigest().decode(),
+    }
+    for path in paths:
+        (item,) = read_documents([path], shingling, options.max_size, 1)
+        if isinstance(item, Skipped):
+            record: dict[str, Any] = {"path": item.path, "skipped": item.reason}
+        else:
+            record = {
+                "path": item.path,
+                "size": item.size,
+                "sha256": item.sha256,
+                "tokens": item.tokens,
+                "shingles": len(item.shingles),
+            }
+            record.update({kind: makers[kind](item.shingles) for kind in kinds})
+        lines.append(json.dumps(record, ensure_ascii=True))
+    write("\n".join(lines), args.output)
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from samecode.scan.comparison import compare_files
+
+    found = compare_files(args.first, args.second, _shingling(args))
+    if args.format == "json":
+        write(json.dumps(found.to_dict(), ensure_ascii=True), None)
+        return 0
+    lines = [
+        f"{shown(path)}: {tokens:,} tokens, {shingles:,} shingles"
+        for path, tokens, shingles in (
+            (found.a, found.a_tokens, found.a_shingles),
+            (found.b, found.b_tokens, found.b_shingles),
+        )
+    ]
+    if found.jaccard is None or found.containment_a is None or found.containment_b is None:
+        empty = " and ".join(shown(path) for path in found.empty)
+        verb = "has" if len(found.empty) == 1 else "have"
+        lines.append(f"not comparable: {empty} {verb} no shingles (empty)")
+    else:
+        lines.append(
+            f"jaccard {float(found.jaccard):.3f} ({found.shared:,} shared of {found.union:,}); "
+            f"containment {float(found.containment_a):.3f} and {float(found.containment_b):.3f}"
+        )
+    write("\n".join(lines), None)
+    return 0
+
+
+#: Each command's function, by name.
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "scan": run_scan,
+    "match": run_match,
+    "index": run_index,
+    "fingerprint": run_fingerprint,
+    "compare": run_compare,
+}

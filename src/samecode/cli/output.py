@@ -1,0 +1,281 @@
+"""What the command line writes: reports to stdout or a file, progress and the summary
+on stderr, paths made printable, errors as one line.
+
+>>> files_text(1), files_text(2), one_line("a\\n  b")
+('1 file', '2 files', 'a b')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from samecode.errors import SamecodeError, SamecodeValueError
+from samecode.scan.model import Skipped
+from samecode.scan.report import printable
+
+__all__ = [
+    "Feedback",
+    "OutputError",
+    "console",
+    "counted",
+    "describe_error",
+    "emit",
+    "files_text",
+    "one_line",
+    "shown",
+    "silence_stdout",
+    "skipped_text",
+    "to_stdout",
+    "tolerate_any_name",
+    "write",
+]
+
+
+def shown(path: str) -> str:
+    """A path as people can read it (:func:`samecode.scan.report.printable`)."""
+    return printable(path)
+
+
+#: What each stage of the pipeline is called on the progress bar.
+STAGES = {
+    "read": "reading files",
+    "count": "counting shingles",
+    "key": "keying documents",
+    "join": "joining groups",
+    "verify": "verifying candidates",
+    "probe": "probing the corpus",
+}
+
+
+class Feedback:
+    """Progress on stderr (on a terminal), a bar per stage with its own count, and the
+    closing line."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.started = time.perf_counter()
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> Feedback:
+        if not self.quiet and sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True, console=console(sys.stderr))
+            self.bar.start()
+        return self
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        task = self.tasks.get(stage)
+        if task is None:
+            task = self.tasks[stage] = self.bar.add_task(STAGES.get(stage, stage), total=total)
+        self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def summary(self, text: str) -> None:
+        if not self.quiet:
+            seconds = time.perf_counter() - self.started
+            print(f"samecode: {text}, in {seconds:.1f} s", file=sys.stderr)
+
+
+def console(file: Any) -> Any:
+    from rich.console import Console
+
+    return Console(file=file, highlight=False, soft_wrap=False)
+
+
+def skipped_text(skipped: Sequence[Skipped]) -> str:
+    if not skipped:
+        return "none skipped"
+    reasons = Counter(s.reason.split(":")[0] for s in skipped)
+    detail = ", ".join(f"{count:,} {reason}" for reason, count in sorted(reasons.items()))
+    return f"skipped {len(skipped):,}: {detail}"
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` things, in the grammar of English: ``1 pair``, ``2 pairs``, ``1 class``.
+
+    >>> counted(1, "pair"), counted(1_000, "class", "classes")
+    ('1 pair', '1,000 classes')
+    """
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+def files_text(count: int) -> str:
+    """``1 file``, ``2 files``."""
+    return counted(count, "file")
+
+
+class OutputError(SamecodeError, OSError):
+    """Standard output cannot be written (a full disk, a closed device)."""
+
+
+def to_stdout(action: Callable[[], None]) -> None:
+    """Run ``action`` (writing to stdout); a failure other than a closed pipe is an
+    :class:`OutputError`."""
+    try:
+        action()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(error.errno, error.strerror) from error
+
+
+def write(text: str, output: str | None) -> None:
+    """Write ``text`` and a newline to stdout, or to the file ``output`` (see
+    :func:`_write_file`)."""
+    if output is None:
+        text += "\n"
+        for start in range(0, len(text), 1 << 16):  # a closed pipe is seen at the next piece
+
+            def piece(start: int = start) -> None:
+                sys.stdout.write(text[start : start + (1 << 16)])
+                sys.stdout.flush()
+
+            to_stdout(piece)
+        return
+    _write_file(text + "\n", output)
+
+
+def _write_file(text: str, output: str) -> None:
+    """Write ``text`` to the file ``output`` names, as people expect of ``-o``:
+
+    * a regular file (or a new one) is replaced atomically (a temporary file beside it,
+      renamed over it), keeping the mode of the file it replaces;
+    * a symbolic link is followed: its target is replaced so, and the link kept;
+    * a device or a pipe (``/dev/null``, a FIFO) is written to as it is, never replaced.
+
+    Errors name ``output``, never the temporary file.
+    """
+    if output == "":
+        raise SamecodeValueError("--output must name a file; got ''")
+    target = os.path.realpath(output)
+    try:
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, output) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise OSError(errno.EISDIR, "is a folder", output)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:
+            with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
+                file.write(text)
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, output) from None
+        return
+    folder = os.path.dirname(target)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".samecode-", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, output) from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
+            file.write(text)
+            if info is not None:
+                os.fchmod(file.fileno(), stat.S_IMODE(info.st_mode))
+            else:  # a new file gets the mode any new file gets (umask applied)
+                mask = os.umask(0)
+                os.umask(mask)
+                os.fchmod(file.fileno(), 0o666 & ~mask)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        if isinstance(error, OSError) and not isinstance(error, OutputError):
+            raise OSError(error.errno, error.strerror, output) from None
+        raise
+
+
+def emit(report: Any, fmt: str, output: str | None) -> None:
+    """Write ``report`` in ``fmt`` (the table drawn by ``rich``) to stdout or ``output``."""
+    from samecode.scan.report import render, to_table
+
+    if fmt == "table":
+        if output is None:
+
+            def table() -> None:
+                console(sys.stdout).print(to_table(report))
+                sys.stdout.flush()
+
+            to_stdout(table)
+        else:
+            buffer = _StringIO()
+            console(buffer).print(to_table(report))
+            write(buffer.getvalue().rstrip("\n"), output)
+        return
+    write(render(report, fmt), output)
+
+
+class _StringIO:
+    """A text buffer rich can print to."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+def tolerate_any_name() -> None:
+    """Write names that are not UTF-8 back as their bytes, instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream that cannot
+                reconfigure(
+                    errors="surrogateescape" if stream is sys.stdout else "backslashreplace"
+                )
+
+
+def describe_error(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        filename = (
+            error.filename if isinstance(error.filename, str) else os.fsdecode(error.filename)
+        )
+        if type(error).__str__ is not OSError.__str__:
+            return str(error)
+        return f"{shown(filename)}: {error.strerror}"
+    if isinstance(error, OSError) and error.strerror:
+        return f"cannot write the output: {error.strerror}" if error.errno == 28 else error.strerror
+    if isinstance(error, MemoryError):
+        return "out of memory (lower --jobs or --max-size, or scan fewer files at once)"
+    return str(error) or type(error).__name__
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def silence_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so that Python's last flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass

@@ -1,0 +1,150 @@
+"""Corpus.sync: what an incremental ``index add`` changes, one entry per file whatever
+its spelling, names that are not UTF-8, and entries whose files became unusable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.scan.corpus import Corpus, SyncReport, identity
+from samecode.scan.pipeline import ScanOptions, read_documents
+from samecode.scan.shingling import Shingling
+
+CODE = "\n".join(f"def handler_{i}(request):\n    return respond(request, {i})" for i in range(40))
+OPTIONS = ScanOptions(gitignore=False)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path):
+    with Corpus.create(tmp_path / "corpus.db") as opened:
+        yield opened
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_sync_says_what_changed(tmp_path, corpus):
+    tree = tmp_path / "tree"
+    a = write(tree / "a.py", CODE)
+    b = write(tree / "b.py", CODE.replace("request", "req"))
+    write(tree / "tiny.py", "x = 1")
+    first = corpus.sync([str(tree)], OPTIONS)
+    assert isinstance(first, SyncReport)
+    assert sorted(first.added) == [identity(str(a)), identity(str(b))]
+    assert (first.updated, first.unchanged, first.removed) == ((), (), ())
+    assert [(Path(s.path).name, s.reason) for s in first.skipped] == [("tiny.py", "too few tokens")]
+    assert first.held == 2
+
+    os.utime(a, ns=(1, 1))  # touched, same bytes: unchanged
+    write(b, CODE.replace("request", "r"))
+    second = corpus.sync([str(tree)], OPTIONS)
+    assert second.added == ()
+    assert second.updated == (identity(str(b)),)
+    assert sorted(second.unchanged) == [identity(str(a))]
+    assert corpus.stored(identity(str(a))).mtime_ns == 1
+
+    b.unlink()
+    assert corpus.sync([str(tree)], OPTIONS).removed == ()  # no prune: kept
+    pruned = corpus.sync([str(tree)], OPTIONS, prune=True)
+    assert [(s.path, s.reason) for s in pruned.removed] == [(identity(str(b)), "missing")]
+    assert pruned.held == 1
+
+
+def test_a_file_is_one_entry_whatever_its_spelling(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "known", CODE)
+    for spelling in ("known", "./known", str(tmp_path / "known"), str(tmp_path / "." / "known")):
+        report = corpus.sync([spelling], OPTIONS)
+        assert report.held == 1
+    assert [f.path for f in corpus.files()] == [identity("known")]
+    (tmp_path / "link").symlink_to(tmp_path / "known")
+    assert corpus.sync(["link"], OPTIONS).unchanged == (identity("known"),)
+    # the query is not reported as matching its own entry, by any spelling
+    for spelling in ("known", "./known", "link"):
+        query = read_documents([spelling], corpus.shingling, None, 1)
+        assert corpus.match(query) == []
+    assert corpus.remove(["./known"]) == 1
+    assert len(corpus) == 0
+
+
+def test_remove_by_any_spelling_and_under_folders(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pkg" / "a.py", CODE)
+    write(tmp_path / "pkg" / "b.py", CODE.replace("request", "req"))
+    write(tmp_path / "pkgs.py", CODE.replace("request", "r"))
+    corpus.sync(["."], OPTIONS)
+    assert corpus.remove(["pkg"]) == 0  # a folder is not a file
+    assert corpus.remove([str(tmp_path / "pkg") + "/"], recursive=True) == 2
+    assert [Path(f.path).name for f in corpus.files()] == ["pkgs.py"]  # not under pkg/
+    assert corpus.remove([str(tmp_path / "pkgs.py")]) == 1
+
+
+def test_an_older_spelling_is_replaced_by_the_identity(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "known", CODE)
+    corpus.add(read_documents(["known"], corpus.shingling, None, 1))  # stored as given
+    assert [f.path for f in corpus.files()] == ["known"]
+    report = corpus.sync(["known"], OPTIONS)
+    assert report.updated == (identity("known"),)
+    assert [f.path for f in corpus.files()] == [identity("known")]
+
+
+def test_a_name_that_is_not_utf8_is_stored(tmp_path, corpus):
+    folder = os.fsencode(tmp_path / "tree")
+    os.mkdir(folder)
+    odd = os.path.join(folder, b"caf\xff.py")
+    with open(odd, "wb") as file:
+        file.write(CODE.encode())
+    write(tmp_path / "tree" / "plain.py", CODE.replace("request", "req"))
+    report = corpus.sync([str(tmp_path / "tree")], OPTIONS)
+    name = identity(os.fsdecode(odd))
+    assert sorted(report.added) == sorted([name, identity(str(tmp_path / "tree" / "plain.py"))])
+    assert name in corpus
+    assert corpus.stored(name).path == name
+    assert os.fsencode(name) == os.path.realpath(odd)
+    assert corpus.check() == []
+    query = write(tmp_path / "query.py", CODE.replace("handler_7", "h7"))
+    (pair,) = corpus.match(read_documents([str(query)], corpus.shingling, None, 1))
+    assert pair.b == name
+    assert corpus.sync([str(tmp_path / "tree")], OPTIONS).unchanged != ()
+    os.remove(odd)
+    assert [s.path for s in corpus.sync([str(tmp_path / "tree")], OPTIONS, prune=True).removed] == [
+        name
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [(b"x = 1", "too few tokens"), (b"", "empty"), (b"\x00\x01\x02" * 10, "binary")],
+)
+def test_an_entry_rewritten_into_something_skipped_is_removed(tmp_path, corpus, content, reason):
+    path = write(tmp_path / "tree" / "a.py", CODE)
+    write(tmp_path / "tree" / "b.py", CODE.replace("request", "req"))
+    assert corpus.sync([str(tmp_path / "tree")], OPTIONS).held == 2
+    path.write_bytes(content)
+    report = corpus.sync([str(tmp_path / "tree")], OPTIONS)
+    assert [(s.path, s.reason) for s in report.removed] == [(identity(str(path)), reason)]
+    assert report.skipped == ()
+    assert report.held == 1
+    assert identity(str(path)) not in corpus
+
+
+def test_sync_refuses_bad_arguments(tmp_path, corpus):
+    with pytest.raises(SamecodeTypeError, match="list of paths"):
+        corpus.sync(str(tmp_path))  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match="ScanOptions"):
+        corpus.sync([str(tmp_path)], {"gitignore": False})  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match="this corpus by"):
+        corpus.sync([str(tmp_path)], ScanOptions(shingling=Shingling(size=3)))
+    Corpus.create(tmp_path / "other.db").close()
+    with (
+        Corpus.open(tmp_path / "other.db", readonly=True) as readonly,
+        pytest.raises(PermissionError),
+    ):
+        readonly.sync([str(tmp_path)], OPTIONS)
