@@ -526,10 +526,16 @@ def _pair(
 
 def discover(roots: Sequence[str], options: ScanOptions) -> tuple[list[str], list[Skipped]]:
     """The files to read under ``roots`` (in the order found, each once) and the paths
-    that could not be walked."""
+    that could not be walked.
+
+    A file is one file however it is reached (``t`` and ``./t``, a relative and an
+    absolute path, ``src`` and ``src/lib``, a link and its target): files are told apart
+    by their device and inode, and each is shown by the first path that reached it (as
+    the user spelled it).
+    """
     paths: list[str] = []
     skipped: list[Skipped] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | str] = set()
     for found in find_files(
         roots,
         include=options.include,
@@ -540,10 +546,22 @@ def discover(roots: Sequence[str], options: ScanOptions) -> tuple[list[str], lis
     ):
         if isinstance(found, Skipped):
             skipped.append(found)
-        elif found not in seen:
-            seen.add(found)
+            continue
+        identity = _identity(found)
+        if identity not in seen:
+            seen.add(identity)
             paths.append(found)
     return paths, skipped
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    """A file's identity: its device and inode (the path itself if it cannot be
+    stat'ed: reading it will say why)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.abspath(path)
+    return info.st_dev, info.st_ino
 
 
 def read_all(

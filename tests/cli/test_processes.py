@@ -1,8 +1,10 @@
-"""Ctrl-C and SIGTERM end every process of ``samecode scan --jobs 2`` within seconds, with
-one line, no traceback and the conventional status (130, 143)."""
+"""The command as processes: Ctrl-C and SIGTERM end every process of ``samecode scan
+--jobs 2`` within seconds (one line, no traceback, status 130 or 143), and one file
+reached by several spellings is scanned once."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -58,3 +60,35 @@ def test_a_signal_ends_every_process_at_once(tmp_path: Path, number: int, status
     assert len(err.strip().splitlines()) == 1, err
     time.sleep(0.2)
     assert not [w for w in workers if Path(f"/proc/{w}").exists()]
+
+
+def test_one_file_reached_by_two_spellings_is_scanned_once(tmp_path: Path) -> None:
+    # issue 20, item 2: t and ./t, relative and absolute, a folder and its subfolder
+    tree = tmp_path / "t"
+    (tree / "lib").mkdir(parents=True)
+    body = " ".join(f"word{i}" for i in range(80))
+    (tree / "lib" / "a.txt").write_text(body)
+    (tree / "b.txt").write_text(body + " tail")
+    env = {**os.environ, "PYTHONPATH": SRC}
+    command = [
+        sys.executable,
+        "-m",
+        "samecode",
+        "scan",
+        "t",
+        "./t",
+        str(tree),
+        "t/lib",
+        "--format",
+        "jsonl",
+        "--no-gitignore",
+        "-j",
+        "1",
+    ]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    pairs = [(r["a"], r["b"]) for r in records if r["type"] == "pair"]
+    assert pairs == [("t/b.txt", "t/lib/a.txt")]
+    header = next(r for r in records if r["type"] == "scan")
+    assert header["summary"]["compared"] == 2
