@@ -148,3 +148,20 @@ def test_sync_refuses_bad_arguments(tmp_path, corpus):
         pytest.raises(PermissionError),
     ):
         readonly.sync([str(tmp_path)], OPTIONS)
+
+
+def test_match_reports_its_progress(tmp_path):
+    from samecode.scan import ScanOptions
+    from samecode.scan.corpus import Corpus
+    from samecode.scan.pipeline import discover, read_all
+
+    for i in range(5):
+        (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 50)))
+    options = ScanOptions(gitignore=False)
+    documents, _ = read_all(discover([str(tmp_path)], options)[0], options)
+    seen = []
+    with Corpus.create(tmp_path / "c.db") as corpus:
+        corpus.add(documents)
+        corpus.match(documents, progress=lambda *a: seen.append(a))
+    assert seen[0] == ("probe", 0, 5)
+    assert seen[-1] == ("probe", 5, 5)

@@ -110,7 +110,7 @@ def run_scan(args: argparse.Namespace) -> int:
         with Feedback(args.quiet) as feedback:
             result = scan(args.paths, options, feedback)
             corpus_pairs = (
-                corpus.match(result.documents, options.exact_threshold, options.measure)
+                corpus.match(result.documents, options.exact_threshold, options.measure, feedback)
                 if corpus
                 else []
             )
@@ -153,7 +153,7 @@ def run_match(args: argparse.Namespace) -> int:
         with Feedback(args.quiet) as feedback:
             paths, walk_skipped = discover(args.paths, options)
             documents, read_skipped = read_all(paths, options, feedback)
-            pairs = corpus.match(documents, options.exact_threshold, options.measure)
+            pairs = corpus.match(documents, options.exact_threshold, options.measure, feedback)
     skipped = walk_skipped + read_skipped
     report = Report(
         parameters,

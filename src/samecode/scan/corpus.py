@@ -932,6 +932,7 @@ class Corpus(StoreFile):
         documents: Iterable[Document],
         threshold: Fraction | float | str | None = None,
         measure: str = "jaccard",
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> list[Pair]:
         """Return, for every query document, the corpus files at or above ``threshold``.
 
@@ -942,10 +943,20 @@ class Corpus(StoreFile):
         copied into a new one).
 
         :param threshold: at least :attr:`min_threshold` (the default).
+        :param progress: called as ``progress("probe", done, total)`` as query documents
+            are matched.
         :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
             measure.
         :raises IndexCorruptError: if a candidate's entry fails its checksum.
         """
+        documents = [d for d in documents if isinstance(d, Document)]
+        total = len(documents)
+
+        def tick(done: int) -> None:
+            if progress is not None:
+                progress("probe", done, total)
+
+        tick(0)
         t = self._min_threshold if threshold is None else exact_threshold(threshold)
         if t < self._min_threshold:
             raise SamecodeValueError(
@@ -962,12 +973,11 @@ class Corpus(StoreFile):
                 f"got {measure!r} (make the corpus without LSH for containment)"
             )
         if isinstance(self._candidates, _Prefixes):
-            return self._match_by_join(documents, t, measure)
+            return self._match_by_join(documents, t, measure, tick)
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
-        for document in documents:
-            if not isinstance(document, Document):
-                continue
+        for done, document in enumerate(documents, 1):
+            tick(done)
             x = array("Q", sorted(document.shingles))
             n = len(x)
             candidates = self._candidates.probe(self, x, t, measure)
@@ -991,7 +1001,11 @@ class Corpus(StoreFile):
         return out
 
     def _match_by_join(
-        self, documents: Iterable[Document], t: Fraction, measure: str
+        self,
+        documents: Sequence[Document],
+        t: Fraction,
+        measure: str,
+        tick: Callable[[int], None],
     ) -> list[Pair]:
         """:meth:`match` for a corpus of prefixes: query files a batch at a time; the
         stored files any of them may match, found by one probe of the batch's prefixes;
@@ -1008,16 +1022,18 @@ class Corpus(StoreFile):
         out: list[Pair] = []
         batch: list[Document] = []
         held = 0
-        for document in documents:
-            if not isinstance(document, Document) or not len(document.shingles):
+        for done, document in enumerate(documents, 1):
+            if not len(document.shingles):
                 continue  # an empty set reaches nothing
             batch.append(document)
             held += len(document.shingles)
             if held >= _JOIN_SHINGLES:
                 out += self._join_batch(batch, t, measure)
                 batch, held = [], 0
+                tick(done)
         if batch:
             out += self._join_batch(batch, t, measure)
+        tick(len(documents))
         out.sort(key=lambda p: (p.a, p.b))
         return out
 
