@@ -42,5 +42,9 @@ def test_the_bucket_tables_are_laid_out_as_before(tmp_path):
 def test_a_bucket_table_refuses_other_owner_names():
     with pytest.raises(SamecodeValueError, match="owner must be"):
         BucketTable(SETTINGS, "id; DROP TABLE x")
-    with pytest.raises(SamecodeValueError, match="owners must be"):
-        BucketTable(SETTINGS, "id").orphans(sqlite3.connect(":memory:").execute, "files")
+    db = sqlite3.connect(":memory:")
+    try:
+        with pytest.raises(SamecodeValueError, match="owners must be"):
+            BucketTable(SETTINGS, "id").orphans(db.execute, "files")
+    finally:
+        db.close()

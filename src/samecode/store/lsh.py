@@ -20,6 +20,7 @@ LSH file, ``file`` in a corpus), so the files it reads are laid out exactly as b
 >>> table.store(db.executemany, 7, table.buckets(values))
 >>> table.near(db.execute, values), len(table.held(db.execute, 7)) == len(table.buckets(values))
 ({7}, True)
+>>> db.close()
 """
 
 from __future__ import annotations
