@@ -15,6 +15,7 @@ from typing import ClassVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_scan import brute
 
 from samecode.errors import SamecodeError
 from samecode.scan import Document, ScanOptions, scan
@@ -28,18 +29,6 @@ from samecode.scan.pipeline import (
     run_pipeline,
     verify_pairs,
 )
-from samecode.scan.similarity import reaches
-
-
-def brute(sets, threshold, measure):
-    out = []
-    for i, j in itertools.combinations(range(len(sets)), 2):
-        a, b = set(sets[i]), set(sets[j])
-        shared = len(a & b)
-        if a and b and reaches(shared, len(a), len(b), threshold, measure):
-            out.append((i, j, shared))
-    return out
-
 
 # Small alphabets make many shared shingles, ties and near-copies.
 set_lists = st.lists(
