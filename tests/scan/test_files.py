@@ -278,3 +278,16 @@ def test_cheap_stars_match_exactly_as_pathspec(pattern, path):
     ours = _spec([pattern])
     for name in (path, path + "/"):
         assert ours.check_file(name).include == expected.check_file(name).include, name
+
+
+def test_a_root_inside_a_folder_its_repository_ignores_is_walked(tmp_path):
+    # pyenv keeps every Python under versions/, which its repository ignores: a scan of
+    # one of their standard libraries (the README's main job) must still see its files.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("/versions/\n*.log\n")
+    library = tmp_path / "versions" / "3.11" / "lib"
+    library.mkdir(parents=True)
+    (library / "a.py").write_text("x = 1\n")
+    (library / "b.log").write_text("kept: the rules above do not apply here\n")
+    found = sorted(os.path.basename(p) for p in find_files([str(library)]) if isinstance(p, str))
+    assert found == ["a.py", "b.log"]

@@ -392,7 +392,19 @@ def _repository_rules(root: str) -> _Rules:
         lines = _read_rules(os.path.join(folder, ".gitignore"))
         if lines:
             specs.append(("", _up(folder, here), _spec(lines)))
+    if any(_excludes_a_folder_on_the_way(up, spec) for _, up, spec in specs):
+        # The root lies in a folder the repository ignores (git would see nothing in
+        # it); the user named it, so it is walked by its own rules, as outside a
+        # repository.
+        return _Rules(())
     return _Rules(tuple(specs))
+
+
+def _excludes_a_folder_on_the_way(up: str, spec: Any) -> bool:
+    """Whether ``spec`` ignores the root (``up``: its path from the rules' folder) or a
+    folder on the way down to it."""
+    parts = up.split("/")[:-1]
+    return any(_verdict(spec, "/".join(parts[: k + 1]) + "/") for k in range(len(parts)))
 
 
 def _up(folder: str, root: str) -> str:
