@@ -131,13 +131,20 @@ class ShingleCounts:
 
     def add(self, shingles: array[int]) -> None:
         """Count one set (distinct shingle hashes)."""
-        buckets = self.buckets(shingles)
+        # Every read before any write (a bucket twice in one set counts once); level k+1
+        # only ever holds buckets of level k, so each level is read for the buckets the
+        # level below holds. Lists, not arrays, of indexes: bitarray reads them faster.
+        buckets = self.buckets(shingles).tolist()
         levels = self.levels
-        for level in range(_LEVELS - 1, 0, -1):  # promote, from the top down
-            hits = levels[level - 1][buckets]
-            if hits.any():
-                levels[level][list(compress(buckets, hits))] = 1
-        levels[0][buckets] = 1
+        promoted = [buckets]
+        for level in range(_LEVELS - 1):
+            held = promoted[-1]
+            held = list(compress(held, levels[level][held]))
+            if not held:
+                break
+            promoted.append(held)
+        for level, held in enumerate(promoted):
+            levels[level][held] = 1
 
     def merge(self, other: ShingleCounts) -> ShingleCounts:
         """The counts of both parts (capped sums), as a new object.
@@ -213,7 +220,7 @@ class RarityOrder:
         among its first ``length`` in the order, in that order.
         """
         counts = self.counts
-        buckets = counts.buckets(shingles)
+        buckets = counts.buckets(shingles).tolist()
         seen = [counts.levels[level][buckets] for level in range(1, _LEVELS)]
         unique = len(shingles) - seen[0].count()
         room = length - unique
@@ -323,7 +330,7 @@ def propose_prefix_pairs(
 
 
 def propose_prefix_groups(
-    groups: Iterable[Sequence[tuple[int, int]]],
+    groups: Mapping[int, Sequence[int]],
     table: Mapping[int, PrefixKeys],
     threshold: Fraction,
     measure: Measure = "jaccard",
@@ -332,42 +339,47 @@ def propose_prefix_groups(
     """:func:`propose_prefix_pairs` for many whole groups at once: the same pairs, with
     each pair judged once however many of these groups it is in.
 
-    Each set, as the smaller of its pairs, walks its groups in the order of its keys; the
-    first group where it meets a larger set is the first key they share among these
-    groups, so that is where the pair is judged (and proposed only if no earlier key is
-    shared anywhere: :func:`first_shared`); later meetings cost one set look-up.
+    :param groups: each key's group, by key, as one flat sequence ``id, index, id, index,
+        ...`` (``index``: where the key is in that set's keys); a key may be missing (its
+        group is elsewhere, or is handled in blocks).
 
-    Runtime complexity: a look-up per (pair, shared key) within the size bounds, and the
-    checks of :func:`propose_prefix_pairs` once per pair.
+    Each set, as the smaller of its pairs, walks its own keys in order and looks each up
+    in ``groups``; the first group where it meets a larger set holds the first key they
+    share among these groups, so that is where the pair is judged (and proposed only if
+    no earlier key is shared anywhere: :func:`first_shared`).
+
+    Runtime complexity: a dictionary look-up per key a set can pair by, ``O(g)`` in C per
+    group of ``g`` met this way, and the checks of :func:`propose_prefix_pairs` once per
+    pair within the size bounds. Memory: the sets met by one set at a time.
     """
     cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
-    ordered: list[list[tuple[int, int, int]]] = []
-    memberships: dict[int, list[tuple[int, int, int]]] = {}
-    for members in groups:
-        if len(members) < 2:
-            continue
-        entries = sorted([(table[doc][1], doc, index) for doc, index in members])
-        number = len(ordered)
-        ordered.append(entries)
-        for position, (_, doc, index) in enumerate(entries):
-            memberships.setdefault(doc, []).append((index, number, position))
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
     a, b = (num, den + num) if jaccard else (num, den)
+    walkers: set[int] = set()
+    for flat in groups.values():
+        if len(flat) > 2:
+            walkers.update(flat[::2])
     found: list[tuple[int, int]] = []
-    for x, mine in memberships.items():
+    lookup = groups.get
+    for x in sorted(walkers):
         keys_x, nx, ux, lx, ex = table[x]
-        mine.sort()
-        met: set[int] = set()
-        for ix, number, position in mine:
-            if ix >= lx:
-                break  # as the smaller of a pair, x has no key left that could pair it
-            for ny, y, iy in ordered[number][position + 1 :]:
-                if jaccard and ny * num > nx * den:  # |y| > |x| / t, and the next ones
-                    break
+        met = {x}
+        for ix, key in enumerate(keys_x[:lx]):
+            group = lookup(key)
+            if group is None or len(group) < 4:
+                continue
+            ids = group[::2]
+            if met.issuperset(ids):
+                continue  # near copies share their keys: most groups meet no one new
+            for position, y in enumerate(ids):
                 if y in met:
                     continue
                 met.add(y)
+                ny = table[y][1]
+                if ny < nx or (ny == nx and y < x) or (jaccard and ny * num > nx * den):
+                    continue  # x is not the smaller, or |y| > |x| / t
+                iy = group[2 * position + 1]
                 if _judge(x, ix, nx, ux, ex, keys_x, y, iy, table, a, b, jaccard, cache):
                     found.append((x, y) if x < y else (y, x))
     return found
@@ -497,14 +509,14 @@ def prefix_candidates(
         counts.add(shingles)
     order = RarityOrder(counts)
     table: dict[int, PrefixKeys] = {}
-    groups: dict[int, list[tuple[int, int]]] = {}
+    groups: dict[int, list[int]] = {}
     for doc, shingles in enumerate(sets):
         if not shingles:
             continue
         table[doc] = keyed = prefix_keys(shingles, order, threshold, measure)
         for index, key in enumerate(keyed[0]):
-            groups.setdefault(key, []).append((doc, index))
-    found = propose_prefix_groups(groups.values(), table, threshold, measure)
+            groups.setdefault(key, []).extend((doc, index))
+    found = propose_prefix_groups(groups, table, threshold, measure)
     found.sort()
     return found
 

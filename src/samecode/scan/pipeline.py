@@ -10,6 +10,7 @@ same code:
     -> :func:`key_documents` (per document: keys, sent to partitions by key)
     -> :func:`propose_partition` (per partition: each key's group proposes its pairs)
     -> :func:`verify_pairs` (exact intersections) -> :class:`~samecode.scan.model.Pair`
+       (these four driven by :func:`join_sets`, which a corpus's match runs too)
     -> :func:`~samecode.scan.classes.clone_classes` -> a report.
 
 :func:`run_pipeline` drives the stages on an :class:`~samecode.scan.engine.Engine`;
@@ -74,6 +75,7 @@ __all__ = [
     "compare",
     "count_shingles",
     "discover",
+    "join_sets",
     "key_documents",
     "propose_partition",
     "read_documents",
@@ -273,18 +275,44 @@ def key_documents(
 ) -> tuple[list[tuple[int, Keyed]], list[Records]]:
     """Key a batch of documents ``(id, shingles)`` with a prepared method: each
     document's :meth:`~samecode.scan.candidates.Method.keys`, and the records of every
-    key, split into ``partitions`` by key."""
+    key, split into ``partitions`` by key.
+
+    :raises ValueError: for a key that is not an int from 0 to ``2**64 - 1``.
+    """
     keyed: list[tuple[int, Keyed]] = []
     parts: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
     for doc, shingles in items:
         entry = prepared.keys(shingles)
         keyed.append((doc, entry))
-        for index, key in enumerate(entry[0]):
-            keys, docs, indexes = parts[_partition(key, partitions)]
-            keys.append(key & 0xFFFFFFFFFFFFFFFF)
-            docs.append(doc)
-            indexes.append(index)
+        keys = entry[0]
+        try:
+            _records(doc, keys, parts)
+        except (OverflowError, TypeError):
+            raise SamecodeValueError(
+                f"the keys of method {prepared.name!r} must be ints from 0 to 2**64 - 1;"
+                f" got {describe(next(k for k in keys if not _is_key(k)))}"
+            ) from None
     return keyed, parts
+
+
+def _records(doc: int, keys: Sequence[int], parts: list[Records]) -> None:
+    """Append a document's records to the partitions of its keys."""
+    partitions = len(parts)
+    spread: dict[int, Sequence[int]] = {0: range(len(keys))} if keys else {}
+    if partitions > 1:
+        lists: dict[int, list[int]] = {}
+        for index, key in enumerate(keys):
+            lists.setdefault(_partition(key, partitions), []).append(index)
+        spread = dict(lists)
+    for number, indexes in spread.items():
+        part = parts[number]
+        part[0].extend(map(keys.__getitem__, indexes))
+        part[1].extend(array("q", [doc]) * len(indexes))
+        part[2].extend(indexes)
+
+
+def _is_key(key: object) -> bool:
+    return isinstance(key, int) and 0 <= key < 1 << 64
 
 
 def propose_partition(
@@ -293,33 +321,29 @@ def propose_partition(
     """The candidate pairs of one partition: its records grouped by key, and each group
     (split into blocks of :attr:`~samecode.scan.candidates.Method.block` when larger)
     asked for its pairs (each pair is proposed by one group only)."""
-    groups: dict[int, list[tuple[int, int]]] = {}
+    groups: dict[int, list[int]] = {}
     keys, docs, indexes = records
+    lookup = groups.get
     for key, doc, index in zip(keys, docs, indexes):
-        members = groups.get(key)
-        if members is None:
-            groups[key] = [(doc, index)]
+        group = lookup(key)
+        if group is None:
+            groups[key] = [doc, index]
         else:
-            members.append((doc, index))
-    cache: dict[int, frozenset[int]] = {}
+            group += (doc, index)
     block = prepared.block
-    whole = [
-        members
-        for members in groups.values()
-        if len(members) > 1 and (block is None or len(members) <= block)
-    ]
-    found = prepared.propose_groups(whole, table, cache)
-    for key in sorted(groups):
-        members = groups[key]
-        if block is None or len(members) <= block:
-            continue
-        members.sort()
-        blocks = [members[i : i + block] for i in range(0, len(members), block)]
-        for i, first in enumerate(blocks):
-            found += prepared.propose(first, table, None, cache)
-            for second in blocks[i + 1 :]:
-                found += prepared.propose(first, table, second, cache)
-    return found
+    found: list[tuple[int, int]] = []
+    if block is not None:
+        oversized = sorted(key for key, flat in groups.items() if len(flat) > 2 * block)
+        cache: dict[int, frozenset[int]] = {}
+        for key in oversized:
+            flat = groups.pop(key)
+            members: list[tuple[int, int]] = sorted(zip(flat[::2], flat[1::2]))
+            blocks = [members[i : i + block] for i in range(0, len(members), block)]
+            for i, first in enumerate(blocks):
+                found += prepared.propose(first, table, None, cache)
+                for second in blocks[i + 1 :]:
+                    found += prepared.propose(first, table, second, cache)
+    return found + prepared.propose_groups(groups, table)
 
 
 def verify_pairs(
@@ -388,42 +412,42 @@ def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], 
     return tick
 
 
-def run_pipeline(
-    documents: Sequence[Document],
-    options: ScanOptions,
+def join_sets(
+    sets: Mapping[int, array[int]],
+    threshold: Fraction,
+    measure: Measure,
+    chosen: Method,
     engine: Engine | None = None,
     progress: Progress | None = None,
-) -> list[Pair]:
-    """Every pair of ``documents`` at or above the threshold, sorted by paths, computed
-    by the keyed stages on ``engine`` (this process by default).
+    keep: Callable[[int, int], bool] | None = None,
+) -> list[tuple[int, int, int]]:
+    """``(a, b, shared)``, sorted, for every pair of distinct sets (by id, ``a < b``)
+    that ``chosen`` proposes and that reaches ``threshold``: the keyed stages (count,
+    key, join, verify) on ``engine`` (this process by default).
 
-    Identical shingle sets are grouped first (a thousand copies of one file cost one
-    representative, then their pairs); the method keys the representatives and proposes
-    candidates within each key's group; each candidate is verified exactly.
+    :param sets: distinct shingle sets (ascending ``array("Q")``), by id.
+    :param chosen: the method that proposes the candidates (not yet prepared).
+    :param keep: which candidate pairs to verify (all by default): a join of two sides
+        keeps the pairs across them.
 
-    Runtime complexity: ``O(N)`` to sort, digest and count the ``N`` shingles, the
-    method's keys and groups (for ``exact``: ``O(p)`` per document of prefix ``p``, and
-    per group of ``g`` at most ``g**2 / 2`` pair steps, split in blocks), ``O(|b|)`` per
-    candidate, ``O(1)`` per pair returned. Memory: the documents' shingles, their keys,
-    and the candidates.
+    >>> sets = {1: array("Q", [1, 2, 3, 4, 5]), 2: array("Q", [1, 2, 3, 4, 6])}
+    >>> sets[3] = array("Q", [7, 8])
+    >>> join_sets(sets, Fraction(3, 5), "jaccard", method("exact"))
+    [(1, 2, 4)]
+
+    Runtime complexity: ``O(N)`` to count the ``N`` shingles, the method's keys and groups
+    (for ``exact``: ``O(p)`` per set of prefix ``p``, a look-up per key a set can pair by,
+    and per group of ``g`` at most ``g**2 / 2`` pair steps in C), ``O(|b|)`` per candidate
+    kept. Memory: the keys of every set and the candidates.
     """
     engine = engine or Serial()
-    threshold = options.exact_threshold
-    measure: Measure = options.measure  # type: ignore[assignment]
-    chosen = options.chosen_method
-    groups = _identical(documents)
-    ids = [group[0] for group in groups]
-    sets = {doc: documents[doc].shingles for doc in ids}
+    ids = sorted(sets)
     # One task per worker for the stages whose tasks carry the job's counts, cut where
     # the shingles split evenly; their number never changes the answer.
     batches = _balanced(ids, [len(sets[doc]) for doc in ids], engine.workers)
-
-    # A method that reports every pair has them found exactly, then says its notes.
-    proposer = method("exact") if chosen.reports_all else chosen
     counts = None
-    if proposer.needs_counts:
-        total = sum(len(sets[doc]) for doc in ids)
-        bits = ShingleCounts.for_total(total).bits
+    if chosen.needs_counts:
+        bits = ShingleCounts.for_total(sum(len(sets[doc]) for doc in ids)).bits
         tick = _tick(progress, "count", len(ids))
         for number, part in enumerate(
             engine.map(count_shingles, [([sets[d] for d in b], bits) for b in batches])
@@ -432,7 +456,7 @@ def run_pipeline(
             tick(len(batches[number]))
         if counts is None:
             counts = ShingleCounts(bits)
-    prepared = proposer.prepare(threshold, measure, counts=counts, documents=len(ids))
+    prepared = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
 
     partitions = engine.workers
     table: dict[int, Keyed] = {}
@@ -447,11 +471,11 @@ def run_pipeline(
         tick(len(batches[number]))
 
     tick = _tick(progress, "join", partitions)
-    # Groups are built here from the partition's records, and most have two members.
     candidates: list[tuple[int, int]] = []
     for found in engine.map(propose_partition, [(prepared, part, table) for part in records]):
-        candidates += found
+        candidates += found if keep is None else [pair for pair in found if keep(*pair)]
         tick(1)
+    del table, records
     candidates.sort()
 
     tick = _tick(progress, "verify", len(candidates))
@@ -466,9 +490,37 @@ def run_pipeline(
     for number, checked in enumerate(engine.map(verify_pairs, verify_tasks)):
         verified += checked
         tick(len(pair_batches[number]))
+    return verified
+
+
+def run_pipeline(
+    documents: Sequence[Document],
+    options: ScanOptions,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> list[Pair]:
+    """Every pair of ``documents`` at or above the threshold, sorted by paths, computed
+    by the keyed stages on ``engine`` (this process by default).
+
+    Identical shingle sets are grouped first (a thousand copies of one file cost one
+    representative, then their pairs); :func:`join_sets` finds the pairs of the
+    representatives.
+
+    Runtime complexity: ``O(N)`` to digest the ``N`` shingles, :func:`join_sets`, and
+    ``O(1)`` per pair returned. Memory: the documents' shingles, the cost of
+    :func:`join_sets`, and the pairs.
+    """
+    threshold = options.exact_threshold
+    measure: Measure = options.measure  # type: ignore[assignment]
+    chosen = options.chosen_method
+    groups = _identical(documents)
+    sets = {group[0]: documents[group[0]].shingles for group in groups}
+    # A method that reports every pair has them found exactly, then says its notes.
+    proposer = method("exact") if chosen.reports_all else chosen
+    verified = join_sets(sets, threshold, measure, proposer, engine, progress)
 
     if chosen.reports_all:  # every pair, found exactly, with what the method says of it
-        noting = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
+        noting = chosen.prepare(threshold, measure, documents=len(sets))
         said = {d: noting.keys(sets[d]) for pair in verified for d in pair[:2]}
         notes = [tuple(noting.notes(said[i], said[j]).items()) for i, j, _ in verified]
         copies = tuple(noting.copy_notes().items())
