@@ -47,7 +47,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from array import array
@@ -63,7 +62,7 @@ from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import clone_classes
 from samecode.scan.engine import Engine, Serial, engine_for
 from samecode.scan.files import find_files, read_text
-from samecode.scan.join import ShingleCounts, verify
+from samecode.scan.join import ShingleCounts, distinct_sets, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import MEASURES, Measure, exact_threshold
@@ -235,10 +234,9 @@ class ScanResult:
 def read_documents(
     paths: Sequence[str], shingling: Shingling, max_size: int | None, min_tokens: int
 ) -> list[Document | Skipped]:
-    """Read and shingle a batch of files: a :class:`Document` per file (its shingles
-    sorted), or why it was skipped (as :func:`samecode.scan.files.read_text`, or
-    ``empty``, or ``too few tokens``).
-    """
+    """Read and shingle a batch of files: a :class:`Document` per file, or why it was
+    skipped (as :func:`samecode.scan.files.read_text`, or ``empty``, or ``too few
+    tokens``)."""
     out: list[Document | Skipped] = []
     for path in paths:
         text = read_text(path, max_size)
@@ -251,8 +249,7 @@ def read_documents(
         elif tokens < min_tokens:
             out.append(Skipped(path, "too few tokens"))
         else:
-            ordered = array("Q", sorted(shingles))
-            out.append(Document(path, text.size, text.sha256, tokens, ordered))
+            out.append(Document(path, text.size, text.sha256, tokens, shingles))
     return out
 
 
@@ -321,15 +318,15 @@ def propose_partition(
     """The candidate pairs of one partition: its records grouped by key, and each group
     (split into blocks of :attr:`~samecode.scan.candidates.Method.block` when larger)
     asked for its pairs (each pair is proposed by one group only)."""
-    groups: dict[int, list[int]] = {}
+    groups: dict[int, array[int]] = {}
     keys, docs, indexes = records
     lookup = groups.get
     for key, doc, index in zip(keys, docs, indexes):
         group = lookup(key)
         if group is None:
-            groups[key] = [doc, index]
+            groups[key] = array("q", (doc, index))
         else:
-            group += (doc, index)
+            group.extend((doc, index))
     block = prepared.block
     found: list[tuple[int, int]] = []
     if block is not None:
@@ -382,23 +379,6 @@ def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[
     return out
 
 
-def _identical(documents: Sequence[Document]) -> list[list[int]]:
-    """Documents grouped by identical shingle sets (positions, in order; by digest, then
-    compared whole)."""
-    by_digest: dict[bytes, list[list[int]]] = {}
-    for position, document in enumerate(documents):
-        shingles = document.shingles
-        digest = hashlib.blake2b(shingles, digest_size=16).digest()
-        groups = by_digest.setdefault(digest, [])
-        for group in groups:
-            if documents[group[0]].shingles == shingles:
-                group.append(position)
-                break
-        else:
-            groups.append([position])
-    return sorted((g for groups in by_digest.values() for g in groups), key=lambda g: g[0])
-
-
 def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
     done = [0]
 
@@ -425,7 +405,7 @@ def join_sets(
     that ``chosen`` proposes and that reaches ``threshold``: the keyed stages (count,
     key, join, verify) on ``engine`` (this process by default).
 
-    :param sets: distinct shingle sets (ascending ``array("Q")``), by id.
+    :param sets: distinct shingle sets (``array("Q")``), by id.
     :param chosen: the method that proposes the candidates (not yet prepared).
     :param keep: which candidate pairs to verify (all by default): a join of two sides
         keeps the pairs across them.
@@ -460,15 +440,19 @@ def join_sets(
 
     partitions = engine.workers
     table: dict[int, Keyed] = {}
-    records: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    records: list[Records] = []
     tick = _tick(progress, "key", len(ids))
     key_tasks = [(prepared, [(d, sets[d]) for d in b], partitions) for b in batches]
     for number, (keyed, parts) in enumerate(engine.map(key_documents, key_tasks)):
         table.update(keyed)
-        for mine, theirs in zip(records, parts):
-            for column, more in zip(mine, theirs):
-                column.extend(more)
+        if not records:
+            records = parts  # the first batch's arrays, extended by the others'
+        else:
+            for mine, theirs in zip(records, parts):
+                for column, more in zip(mine, theirs):
+                    column.extend(more)
         tick(len(batches[number]))
+    records = records or [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
 
     tick = _tick(progress, "join", partitions)
     candidates: list[tuple[int, int]] = []
@@ -513,7 +497,7 @@ def run_pipeline(
     threshold = options.exact_threshold
     measure: Measure = options.measure  # type: ignore[assignment]
     chosen = options.chosen_method
-    groups = _identical(documents)
+    _, groups = distinct_sets([document.shingles for document in documents])
     sets = {group[0]: documents[group[0]].shingles for group in groups}
     # A method that reports every pair has them found exactly, then says its notes.
     proposer = method("exact") if chosen.reports_all else chosen
