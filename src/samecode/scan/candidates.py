@@ -380,12 +380,8 @@ class _Sketched(Method):
         others: Sequence[Member] | None = None,
         cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        if others is not None:  # pragma: no cover - block is None: groups come whole
-            return [
-                pair
-                for pair in all_pairs(members, others, table, cache)
-                if (table[pair[0]][1] ^ table[pair[1]][1]).bit_count() <= self.distance
-            ]
+        if others is not None:
+            raise SamecodeValueError(f"the {self.name} method takes whole groups, not blocks")
         values = [table[doc][1] for doc, _ in members]
         distinct, groups = distinct_groups(values)
         at = (lambda v: [v]) if groups is None else groups.__getitem__
