@@ -190,7 +190,7 @@ def test_progress_counts_every_stage(tmp_path):
         (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 60)))
     seen = {}
     scan([str(tmp_path)], ScanOptions(gitignore=False), lambda s, d, t: seen.__setitem__(s, (d, t)))
-    assert list(seen) == ["read", "count", "key", "join", "verify"]
+    assert list(seen) == ["read", "count", "key", "join", "verify", "classes"]
     assert all(done == total for done, total in seen.values())
     assert seen["read"] == (6, 6)
 

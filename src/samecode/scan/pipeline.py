@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 #: How a progress callback is called: ``(stage, done, total)``, stages ``read``,
-#: ``count``, ``key``, ``join`` and ``verify``, each with its own count.
+#: ``count``, ``key``, ``join``, ``verify`` and ``classes``, each with its own count.
 Progress = Callable[[str, int, int], None]
 
 #: Records of one partition: every key, the id of its document and where the key is in
@@ -654,7 +654,9 @@ def scan(
     with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
         documents, read_skipped = read_all(paths, options, progress, engine)
         pairs = run_pipeline(documents, options, engine, progress)
+    tick = _tick(progress, "classes", len(pairs))
     classes = clone_classes(documents, pairs)
+    tick(len(pairs))
     return ScanResult(
         options,
         documents,
