@@ -510,19 +510,34 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
 
     >>> distinct_sets([array("Q", [1]), array("Q", [2]), array("Q", [1])])
     ([0, 1], [[0, 2], [1]])
+
+    Runtime complexity: ``O(1)`` per set of a size no other has; else ``O(n)`` in C for
+    its sum, and for each set that matches a representative's size and sum, ``O(n)`` in
+    C to compare them (as arrays, then, if their orders differ, as sets).
     """
-    by_digest: dict[tuple[int, int], list[list[int]]] = {}
+    by_size: dict[int, list[int]] = {}
     for position, shingles in enumerate(sets):
-        # Order does not matter: sets are told apart by size and sum, then compared whole
-        # (same size, and every element of one in the other).
-        groups = by_digest.setdefault((len(shingles), sum(shingles)), [])
-        for group in groups:
-            if set(sets[group[0]]).issuperset(shingles):
-                group.append(position)
-                break
-        else:
-            groups.append([position])
-    members = sorted((g for groups in by_digest.values() for g in groups), key=lambda g: g[0])
+        by_size.setdefault(len(shingles), []).append(position)
+    members: list[list[int]] = []
+    for positions in by_size.values():
+        if len(positions) == 1:
+            members.append(positions)
+            continue
+        # Order does not matter: same size and sum, then compared whole (the same array,
+        # as the copies of one file are, or every element of one in the other).
+        by_sum: dict[int, list[list[int]]] = {}
+        for position in positions:
+            shingles = sets[position]
+            groups = by_sum.setdefault(sum(shingles), [])
+            for group in groups:
+                first = sets[group[0]]
+                if first == shingles or set(first).issuperset(shingles):
+                    group.append(position)
+                    break
+            else:
+                groups.append([position])
+        members += [group for groups in by_sum.values() for group in groups]
+    members.sort(key=lambda group: group[0])
     return [group[0] for group in members], members
 
 
