@@ -295,3 +295,19 @@ def test_join_sets_verifies_only_the_pairs_it_keeps():
     assert odd_even == [p for p in everything if (p[0] + p[1]) % 2 == 1]
     with ProcessPool(2) as engine:
         assert join_sets(sets, Fraction(7, 10), "jaccard", method("exact"), engine) == everything
+
+
+def test_tasks_and_partitions_bounded_by_shingles_give_the_same_answer(monkeypatch):
+    from samecode.scan import pipeline
+
+    documents = documents_of(near_copies(4, 30))
+    options = ScanOptions(threshold=Fraction(7, 10), jobs=2)
+    expected = answer(run_pipeline(documents, options))
+    cut = []
+    real = pipeline._balanced
+    monkeypatch.setattr(pipeline, "_TASK_SHINGLES", 500)
+    monkeypatch.setattr(pipeline, "_PARTITION_SHINGLES", 2000)
+    monkeypatch.setattr(pipeline, "_balanced", lambda *a: cut.append(a[2]) or real(*a))
+    with ProcessPool(2) as engine:
+        assert answer(run_pipeline(documents, options, engine)) == expected
+    assert max(cut) > 10  # the tasks were many, not one per worker

@@ -10,8 +10,10 @@ same code:
     -> :func:`key_documents` (per document: keys, sent to partitions by key)
     -> :func:`propose_partition` (per partition: each key's group proposes its pairs)
     -> :func:`verify_pairs` (exact intersections) -> :class:`~samecode.scan.model.Pair`
-       (these four driven by :func:`join_sets`, which a corpus's match runs too)
     -> :func:`~samecode.scan.classes.clone_classes` -> a report.
+
+:func:`join_sets` drives the four stages from count to verify (a corpus's match runs it
+too).
 
 :func:`run_pipeline` drives the stages on an :class:`~samecode.scan.engine.Engine`;
 :func:`scan` walks the roots and runs it. Every stage's result is merged in the order of
@@ -86,6 +88,11 @@ __all__ = [
 #: How a progress callback is called: ``(stage, done, total)``, stages ``read``,
 #: ``count``, ``key``, ``join``, ``verify`` and ``classes``, each with its own count.
 Progress = Callable[[str, int, int], None]
+
+#: Shingles a task of a process pool carries at most (8 bytes each), and shingles of the
+#: documents whose keys one partition holds: what bounds a worker's memory.
+_TASK_SHINGLES = 1 << 22
+_PARTITION_SHINGLES = 1 << 24
 
 #: Records of one partition: every key, the id of its document and where the key is in
 #: the document's keys, as three parallel arrays.
@@ -362,6 +369,15 @@ def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+def _parts(engine: Engine, shingles: int, bound: int) -> int:
+    """How many tasks to cut a stage's ``shingles`` into on ``engine``: one per worker,
+    and at most ``bound`` shingles each where there are several processes (this process
+    holds everything anyway)."""
+    if engine.workers == 1:
+        return 1
+    return max(engine.workers, -(-shingles // bound))
+
+
 def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[Sequence[Any]]:
     """``items`` cut into at most ``parts`` runs of about equal total weight."""
     total = sum(weights)
@@ -422,12 +438,14 @@ def join_sets(
     """
     engine = engine or Serial()
     ids = sorted(sets)
-    # One task per worker for the stages whose tasks carry the job's counts, cut where
-    # the shingles split evenly; their number never changes the answer.
-    batches = _balanced(ids, [len(sets[doc]) for doc in ids], engine.workers)
+    weights = [len(sets[doc]) for doc in ids]
+    total = sum(weights)
+    # Tasks cut where the shingles split evenly: one per worker, or more where that
+    # bounds what each process holds at once; their number never changes the answer.
+    batches = _balanced(ids, weights, _parts(engine, total, _TASK_SHINGLES))
     counts = None
     if chosen.needs_counts:
-        bits = ShingleCounts.for_total(sum(len(sets[doc]) for doc in ids)).bits
+        bits = ShingleCounts.for_total(total).bits
         tick = _tick(progress, "count", len(ids))
         for number, part in enumerate(
             engine.map(count_shingles, [([sets[d] for d in b], bits) for b in batches])
@@ -438,7 +456,7 @@ def join_sets(
             counts = ShingleCounts(bits)
     prepared = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
 
-    partitions = engine.workers
+    partitions = _parts(engine, total, _PARTITION_SHINGLES)
     table: dict[int, Keyed] = {}
     records: list[Records] = []
     tick = _tick(progress, "key", len(ids))
@@ -464,9 +482,9 @@ def join_sets(
 
     tick = _tick(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
-    pair_batches = _balanced(
-        candidates, [len(sets[a]) + len(sets[b]) for a, b in candidates], engine.workers * 2
-    )
+    pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
+    pieces = max(engine.workers * 2, _parts(engine, sum(pair_weights), _TASK_SHINGLES))
+    pair_batches = _balanced(candidates, pair_weights, pieces)
     verify_tasks = [
         (pairs, {d: sets[d] for pair in pairs for d in pair}, threshold, measure)
         for pairs in pair_batches
