@@ -61,7 +61,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import clone_classes
 from samecode.scan.engine import Engine, Serial, engine_for
-from samecode.scan.files import find_files, read_text
+from samecode.scan.files import Text, decode_text, find_files, read_text
 from samecode.scan.join import ShingleCounts, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
@@ -74,8 +74,11 @@ __all__ = [
     "compare",
     "count_shingles",
     "discover",
+    "document_of",
+    "identical_groups",
     "key_documents",
     "propose_partition",
+    "read_contents",
     "read_documents",
     "run_pipeline",
     "scan",
@@ -240,18 +243,47 @@ def read_documents(
     out: list[Document | Skipped] = []
     for path in paths:
         text = read_text(path, max_size)
-        if isinstance(text, Skipped):
-            out.append(text)
-            continue
-        tokens, shingles = shingling.measure(text.text, path)
-        if tokens == 0:
-            out.append(Skipped(path, "empty"))
-        elif tokens < min_tokens:
-            out.append(Skipped(path, "too few tokens"))
-        else:
-            ordered = array("Q", sorted(shingles))
-            out.append(Document(path, text.size, text.sha256, tokens, ordered))
+        out.append(text if isinstance(text, Skipped) else document_of(text, shingling, min_tokens))
     return out
+
+
+def read_contents(
+    items: Sequence[tuple[str, bytes | str | None]],
+    shingling: Shingling,
+    max_size: int | None,
+    min_tokens: int,
+) -> list[Document | Skipped]:
+    """:func:`read_documents` for contents already read: ``(path, bytes or text)`` pairs
+    (a text is taken as its UTF-8 bytes), each by the same policy as a file of those
+    bytes; ``None`` is skipped as ``no content``.
+
+    >>> body = " ".join(f"w{i}" for i in range(20))
+    >>> [type(d).__name__ for d in read_contents([("a", body), ("b", None)], Shingling(), None, 10)]
+    ['Document', 'Skipped']
+    """
+    out: list[Document | Skipped] = []
+    for path, content in items:
+        if content is None:
+            out.append(Skipped(path, "no content"))
+            continue
+        data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
+        if max_size is not None and len(data) > max_size:
+            out.append(Skipped(path, "too large"))
+            continue
+        text = decode_text(path, bytes(data))
+        out.append(text if isinstance(text, Skipped) else document_of(text, shingling, min_tokens))
+    return out
+
+
+def document_of(text: Text, shingling: Shingling, min_tokens: int) -> Document | Skipped:
+    """A text shingled: its :class:`Document` (shingles sorted), or ``empty`` or ``too
+    few tokens``."""
+    tokens, shingles = shingling.measure(text.text, text.path)
+    if tokens == 0:
+        return Skipped(text.path, "empty")
+    if tokens < min_tokens:
+        return Skipped(text.path, "too few tokens")
+    return Document(text.path, text.size, text.sha256, tokens, array("Q", sorted(shingles)))
 
 
 def count_shingles(sets: Sequence[array[int]], bits: int) -> ShingleCounts:
@@ -358,9 +390,15 @@ def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[
     return out
 
 
-def _identical(documents: Sequence[Document]) -> list[list[int]]:
+def identical_groups(documents: Sequence[Document]) -> list[list[int]]:
     """Documents grouped by identical shingle sets (positions, in order; by digest, then
-    compared whole)."""
+    compared whole).
+
+    >>> sets = [("a", [1]), ("b", [2]), ("c", [1])]
+    >>> docs = [Document(name, 0, "", 1, array("Q", s)) for name, s in sets]
+    >>> identical_groups(docs)
+    [[0, 2], [1]]
+    """
     by_digest: dict[bytes, list[list[int]]] = {}
     for position, document in enumerate(documents):
         shingles = document.shingles
@@ -411,7 +449,7 @@ def run_pipeline(
     threshold = options.exact_threshold
     measure: Measure = options.measure  # type: ignore[assignment]
     chosen = options.chosen_method
-    groups = _identical(documents)
+    groups = identical_groups(documents)
     ids = [group[0] for group in groups]
     sets = {doc: documents[doc].shingles for doc in ids}
     # One task per worker for the stages whose tasks carry the job's counts, cut where
@@ -516,9 +554,9 @@ def compare(
 def _pair(
     first: Document, second: Document, shared: int, notes: tuple[tuple[str, Any], ...] = ()
 ) -> Pair:
-    if second.path < first.path:
-        first, second = second, first
-    return Pair(first.path, second.path, shared, len(first.shingles), len(second.shingles), notes)
+    return Pair.ordered(
+        first.path, len(first.shingles), second.path, len(second.shingles), shared, notes
+    )
 
 
 # -- the whole job -----------------------------------------------------------------------
