@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samecode._groups import linked_groups
+from samecode.cli import main
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Method, method
 from samecode.scan.pipeline import ScanOptions, scan
@@ -211,3 +212,17 @@ def test_components_are_those_of_union_find(spark, edges):
     groups = linked_groups([(a, b) for a, b in edges if a != b])
     expected = {node: min(group) for group in groups for node in group}
     assert labels == expected
+
+
+def test_the_command_line_writes_the_same_report(spark, corpus, tmp_path, capsys):
+    out = {}
+    for engine in ("local", "spark"):
+        target = tmp_path / f"{engine}.jsonl"
+        args = ["scan", corpus, "--no-gitignore", "-t", "0.7", "--min-tokens", "5", "--quiet"]
+        args += ["--engine", engine, "--format", "jsonl", "-o", str(target)]
+        if engine == "spark":
+            args += ["--spark-master", "local[2]", "--spark-partitions", "2"]
+        assert main(args) == 0
+        out[engine] = target.read_bytes()
+    assert out["spark"] == out["local"]
+    assert b'"type": "pair"' in out["local"]

@@ -8,10 +8,10 @@ component. Each round's edges are checkpointed locally, so the lineage (and the 
 Spark keeps) does not grow with the rounds, and no result depends on an input being
 cached (the answer is a function of the set of edges only).
 
->>> from samecode.spark.session import local_session  # doctest: +SKIP
->>> spark = local_session("local[2]")  # doctest: +SKIP
->>> edges = spark.sparkContext.parallelize([(1, 2), (2, 3), (7, 8)])  # doctest: +SKIP
->>> sorted(connected_components(edges, 2).collect())  # doctest: +SKIP
+>>> from samecode.spark.session import session
+>>> spark = session("local[2]")
+>>> edges = spark.sparkContext.parallelize([(3, 2), (2, 1), (7, 8), (8, 8)])
+>>> sorted(connected_components(edges, 2).collect())
 [(1, 1), (2, 1), (3, 1), (7, 7), (8, 7)]
 """
 
