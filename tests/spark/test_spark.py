@@ -136,19 +136,24 @@ def _check_frames(found: Any, local: Any) -> None:
 
 
 CASES = [
-    ("exact", 0.7, 1),
-    ("exact", 0.7, 4),
-    ("minhash", 0.7, 2),
-    ("simhash", 0.6, 3),
-    ("halo", 0.6, 2),
-    (Blocked(), 0.5, 3),
-    (Blocked(base="minhash"), 0.5, 2),
+    ("exact", "jaccard", 0.7, 1),
+    ("exact", "jaccard", 0.7, 4),
+    ("exact", "containment", 0.8, 3),
+    ("minhash", "jaccard", 0.7, 2),
+    ("simhash", "jaccard", 0.6, 3),
+    ("halo", "jaccard", 0.6, 2),
+    (Blocked(), "jaccard", 0.5, 3),
+    (Blocked(base="minhash"), "jaccard", 0.5, 2),
 ]
 
 
-@pytest.mark.parametrize(("chosen", "threshold", "partitions"), CASES)
-def test_spark_gives_the_jsonl_of_one_machine(spark, corpus, chosen, threshold, partitions):
-    options = ScanOptions(method=chosen, threshold=threshold, gitignore=False, min_tokens=5)
+@pytest.mark.parametrize(("chosen", "measure", "threshold", "partitions"), CASES)
+def test_spark_gives_the_jsonl_of_one_machine(
+    spark, corpus, chosen, measure, threshold, partitions
+):
+    options = ScanOptions(
+        method=chosen, measure=measure, threshold=threshold, gitignore=False, min_tokens=5
+    )
     local = scan([corpus], options)
     found = scan_files([corpus], options, partitions=partitions)
     answer = found.collect()
@@ -160,6 +165,8 @@ def test_spark_gives_the_jsonl_of_one_machine(spark, corpus, chosen, threshold, 
     assert len(local.classes[0].members) >= 8, "one class is large"
     if partitions == 4:
         _check_frames(found, local)
+        found.release()  # what was cached is computed again
+        assert found.pairs.count() == len(local.pairs)
     if isinstance(chosen, Blocked) and chosen.base == "exact":
         assert found.stats["oversized_keys"] >= 1
         assert found.stats["block_tasks"] >= 10

@@ -138,8 +138,11 @@ class SparkScan:
     """What a Spark scan found, as DataFrames (:data:`PAIR_SCHEMA`,
     :data:`CLASS_SCHEMA`, :data:`DECISION_SCHEMA`, :data:`SKIPPED_SCHEMA`), how many
     documents were compared, and the job's counts (``stats``: ``representatives``,
-    ``records``, ``groups``, ``oversized_keys``, ``block_tasks``, ``candidates``,
-    ``verified``)."""
+    ``groups``, ``oversized_keys``, ``block_tasks``, ``candidates``, ``verified``).
+
+    The job keeps what its DataFrames are computed from cached in the executors;
+    :meth:`release` frees it (the DataFrames can still be read, at the cost of computing
+    them again)."""
 
     pairs: Any
     classes: Any
@@ -148,6 +151,13 @@ class SparkScan:
     compared: int
     stats: dict[str, int] = field(default_factory=dict)
     _skipped_order: Any = field(default=None, repr=False)
+    _held: list[Any] = field(default_factory=list, repr=False)
+
+    def release(self) -> None:
+        """Free the executors' cached data and broadcast copies of this job."""
+        for kept in self._held:
+            kept.unpersist()
+        self._held = []
 
     def collect(self) -> Collected:
         """The answer on the driver (the pairs and classes are the job's output: only
@@ -337,8 +347,9 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
     measure: Measure = options.measure  # type: ignore[assignment]
     chosen = options.chosen_method
 
-    read = read.persist()
-    documents = read.filter(lambda item: isinstance(item[1], Document)).values().persist()
+    held: list[Any] = []
+    read = _hold(held, read)
+    documents = _hold(held, read.filter(lambda item: isinstance(item[1], Document)).values())
     skipped = read.filter(lambda item: isinstance(item[1], Skipped))
     compared = documents.count()
 
@@ -356,11 +367,8 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
             f"paths {twice[0]!r} and {twice[1]!r} share an id; rename one"
         )
 
-    reps = (
-        documents.map(lambda d: (_digest(d), d))
-        .groupByKey(parts)
-        .flatMap(_representatives)
-        .persist()
+    reps = _hold(
+        held, documents.map(lambda d: (_digest(d), d)).groupByKey(parts).flatMap(_representatives)
     )
     count = reps.count()
     stats = {"representatives": count}
@@ -383,27 +391,31 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
         if chosen.reports_all
         else None
     )
-    shared_method = _Shared(context, prepared)
+    shared_method = _hold(held, _Shared(context, prepared))
 
-    candidates = _candidates(reps, shared_method, prepared, parts, stats)
-    verified = _verified(reps, candidates, _Shared(context, noting), options, parts).persist()
+    candidates = _candidates(reps, shared_method, prepared, parts, stats, held)
+    shared_noting = _hold(held, _Shared(context, noting))
+    verified = _hold(held, _verified(reps, candidates, shared_noting, options, parts))
     stats["verified"] = verified.count()
 
     members = reps.map(lambda r: (r[0], (r[2], len(r[1]))))
     copies = tuple(noting.copy_notes().items()) if noting is not None else ()
     pairs = _pairs(verified, members, reps, copies, parts)
-    classes = _classes(verified, members, parts)
+    classes = _classes(verified, members, parts, held)
     numbered = classes.sortBy(_class_order, numPartitions=parts).zipWithIndex()
-    class_rows = numbered.map(
-        lambda item: (
-            item[1] + 1,
-            list(item[0].members),
-            item[0].representative,
-            len(item[0].members),
-            item[0].min_jaccard,
-            item[0].max_jaccard,
-        )
-    ).persist()
+    class_rows = _hold(
+        held,
+        numbered.map(
+            lambda item: (
+                item[1] + 1,
+                list(item[0].members),
+                item[0].representative,
+                len(item[0].members),
+                item[0].min_jaccard,
+                item[0].max_jaccard,
+            )
+        ),
+    )
     decisions = (
         documents.map(lambda d: (d.path, None))
         .leftOuterJoin(class_rows.flatMap(_memberships), parts)
@@ -419,6 +431,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
         compared=compared,
         stats=stats,
         _skipped_order=skipped,
+        _held=held,
     )
 
 
@@ -437,9 +450,27 @@ class _Shared:
 
         return cloudpickle.loads(self._broadcast.value)
 
+    def unpersist(self) -> None:
+        """Drop the executors' copies (sent again if a task needs it)."""
+        self._broadcast.unpersist()
+
+
+def _hold(held: list[Any], kept: Any) -> Any:
+    """``kept`` (an RDD, persisted here, or a :class:`_Shared`), listed for
+    :meth:`SparkScan.release`."""
+    if not isinstance(kept, _Shared):
+        kept.persist()
+    held.append(kept)
+    return kept
+
 
 def _candidates(
-    reps: Any, shared_method: _Shared, prepared: Method, parts: int, stats: dict[str, int]
+    reps: Any,
+    shared_method: _Shared,
+    prepared: Method,
+    parts: int,
+    stats: dict[str, int],
+    held: list[Any],
 ) -> Any:
     """The candidate pairs ``(a, b)`` of the representatives, by key."""
 
@@ -451,7 +482,7 @@ def _candidates(
         for item in keyed:
             yield 1, item
 
-    keyed = reps.mapPartitions(key).persist()
+    keyed = _hold(held, reps.mapPartitions(key))
     records = keyed.filter(lambda item: item[0] == 0).values()
     entries = keyed.filter(lambda item: item[0] == 1).values()
     block = prepared.block
@@ -473,9 +504,8 @@ def _candidates(
                     place = (index + i * len(blocks) + j) % parts
                     yield place, ("blocks", group_key, first, None if i == j else blocks[j])
 
-    work = records.groupByKey(parts).mapPartitionsWithIndex(units).persist()
+    work = _hold(held, records.groupByKey(parts).mapPartitionsWithIndex(units))
     kinds = work.map(lambda item: (item[1][0], item[1][1])).countByValue()
-    stats["records"] = records.count()
     stats["groups"] = sum(1 for kind, _ in kinds if kind == "group")
     stats["oversized_keys"] = len({k for kind, k in kinds if kind == "blocks"})
     stats["block_tasks"] = sum(n for (kind, _), n in kinds.items() if kind == "blocks")
@@ -508,7 +538,7 @@ def _candidates(
         return found
 
     candidates = together.partitionBy(parts, lambda place: place).mapPartitions(propose)
-    candidates = candidates.persist()
+    candidates = _hold(held, candidates)
     stats["candidates"] = candidates.count()
     return candidates
 
@@ -587,10 +617,10 @@ def _pairs(
     return across.union(reps.filter(lambda r: len(r[2]) > 1).flatMap(inside))
 
 
-def _classes(verified: Any, members: Any, parts: int) -> Any:
+def _classes(verified: Any, members: Any, parts: int, held: list[Any]) -> Any:
     """The clone classes (unnumbered): components of the representatives' pairs, and
     each identical set of two or more that is in no pair."""
-    labels = connected_components(verified.map(lambda v: (v[0], v[1])), parts).persist()
+    labels = _hold(held, connected_components(verified.map(lambda v: (v[0], v[1])), parts))
     nodes = labels.join(members, parts).map(lambda item: (item[1][0], (0, item[1][1])))
     alone = members.filter(lambda m: len(m[1][0]) > 1).subtractByKey(labels, parts)
     jaccards = (
