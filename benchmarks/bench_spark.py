@@ -83,11 +83,8 @@ def mllib(spark: Any, documents: list[Document], threshold: float, tables: int) 
     frame = spark.createDataFrame(rows, ["path", "features"])
     model = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=tables).fit(frame)
     joined = model.approxSimilarityJoin(frame, frame, 1 - threshold, distCol="distance")
-    return {
-        (row.datasetA.path, row.datasetB.path)
-        for row in joined.select("datasetA.path", "datasetB.path").collect()
-        if row.datasetA.path < row.datasetB.path
-    }
+    pairs = joined.selectExpr("datasetA.path AS a", "datasetB.path AS b").collect()
+    return {(row.a, row.b) for row in pairs if row.a < row.b}
 
 
 def main() -> None:
