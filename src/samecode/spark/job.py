@@ -192,6 +192,10 @@ def _skipped_key(item: tuple[int, Skipped]) -> tuple[int, str]:
 def _partitions(spark: Any, partitions: int | None) -> int:
     if partitions is None:
         return max(2, 2 * int(spark.sparkContext.defaultParallelism))
+    return _checked_partitions(partitions)
+
+
+def _checked_partitions(partitions: int) -> int:
     check_int(partitions, "partitions")
     if not 1 <= partitions <= 1 << 20:
         raise SamecodeValueError(f"partitions must be from 1 to {1 << 20}; got {partitions}")
@@ -297,8 +301,8 @@ def scan_dataframe(
     args = (options.shingling, options.max_size, options.min_tokens)
 
     def read(rows: Iterable[Any]) -> Iterator[_Read]:
-        items = [(row[0], None if row[1] is None else row[1]) for row in rows]
-        return ((0, found) for found in read_contents(items, *args))
+        found = read_contents([(row[0], row[1]) for row in rows], *args)
+        return ((0, item) for item in found)
 
     rows = frame.select(path, content).rdd
     return scan_documents(rows.mapPartitions(read), options, parts)
@@ -330,15 +334,25 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
     :param read: the RDD.
     :param options: what to compare and how.
     :param partitions: partitions of every stage.
-    :raises ValueError: if two documents have one path (or, once in about 2**64 / n**2
-        jobs of ``n`` paths, two paths share an id).
+    :raises ValueError: for ``partitions`` out of 1 to 2**20; if two documents have one
+        path (or, once in about 2**64 / n**2 jobs of ``n`` paths, two paths share an id).
+
+    >>> from samecode.scan.pipeline import read_contents
+    >>> from samecode.spark.session import session
+    >>> options = ScanOptions()
+    >>> body = " ".join(f"n{i}" for i in range(30))
+    >>> read = read_contents([("p", body), ("q", body + " n99")], options.shingling, None, 10)
+    >>> rdd = session("local[2]").sparkContext.parallelize(list(enumerate(read)), 2)
+    >>> [(r.a, r.b, r.shared, r.a_shingles, r.b_shingles)
+    ...  for r in scan_documents(rdd, options, 2).pairs.collect()]
+    [('p', 'q', 26, 26, 27)]
 
     Runtime complexity: the single machine's (:func:`~samecode.scan.pipeline.run_pipeline`)
     spread over the tasks, plus the shuffles the module lists and ``O(log(r)**2)`` rounds
     of the classes' components over the ``r`` representatives that are in pairs.
     """
     options = _check_options(options)
-    parts = check_int(partitions, "partitions")
+    parts = _checked_partitions(partitions)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
