@@ -456,7 +456,7 @@ class _Shared:
     def __init__(self, context: Any, value: Any) -> None:
         from pyspark import cloudpickle
 
-        self._broadcast = context.broadcast(cloudpickle.dumps(value))  # type: ignore[no-untyped-call]
+        self._broadcast = context.broadcast(cloudpickle.dumps(value))  # type: ignore[no-untyped-call,unused-ignore]
 
     @property
     def value(self) -> Any:
