@@ -3,6 +3,7 @@ every stored file returns, and files that share a header do not make it slow."""
 
 from __future__ import annotations
 
+import random
 import time
 from array import array
 from fractions import Fraction
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from samecode.scan import corpus as corpus_module
 from samecode.scan.corpus import Corpus
+from samecode.scan.engine import ProcessPool
 from samecode.scan.model import Document, Pair
 from samecode.scan.shingling import token_id
 from samecode.scan.similarity import reaches, reaches_stored
@@ -104,3 +106,27 @@ def test_a_shared_header_does_not_make_every_file_a_candidate(tmp_path):
         seconds = time.perf_counter() - started
     assert [(p.a, p.b) for p in found] == sorted((f"/q/{i}", f"/k/{i}") for i in range(200))
     assert seconds < 15, seconds  # was 40 s and more, verifying 3,000 files per query
+
+
+def test_match_on_a_process_pool_and_a_read_only_corpus(tmp_path):
+    # The join runs on the engine; the probe's temporary table is the connection's own,
+    # so a corpus opened read-only answers too, and the file is left as it was.
+    rng = random.Random(7)
+    base = [rng.getrandbits(64) for _ in range(400)]
+    known = [document(f"/k/{i}", {v for v in base if rng.random() < 0.9}) for i in range(30)]
+    asked = [document(f"/q/{i}", {v for v in base if rng.random() < 0.9}) for i in range(20)]
+    asked.append(document("/q/new", {rng.getrandbits(64) for _ in range(50)}))
+    path = tmp_path / "c.db"
+    with Corpus.create(path, min_threshold=Fraction(1, 2)) as corpus:
+        corpus.add(known)
+    before = path.read_bytes()
+    expected = brute_force(asked, known, Fraction(4, 5), "jaccard")
+    assert expected
+    with Corpus.open(path, readonly=True) as corpus:
+        assert corpus.match(asked, Fraction(4, 5)) == expected
+        with ProcessPool(2) as engine:
+            assert corpus.match(asked, Fraction(4, 5), engine=engine) == expected
+            assert corpus.match(asked, Fraction(4, 5), "containment", engine=engine) == (
+                brute_force(asked, known, Fraction(4, 5), "containment")
+            )
+    assert path.read_bytes() == before

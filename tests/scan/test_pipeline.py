@@ -24,6 +24,7 @@ from samecode.scan.engine import ProcessPool, Serial, WorkerError, engine_for
 from samecode.scan.join import ShingleCounts
 from samecode.scan.pipeline import (
     count_shingles,
+    join_sets,
     key_documents,
     propose_partition,
     run_pipeline,
@@ -189,7 +190,7 @@ def test_progress_counts_every_stage(tmp_path):
         (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 60)))
     seen = {}
     scan([str(tmp_path)], ScanOptions(gitignore=False), lambda s, d, t: seen.__setitem__(s, (d, t)))
-    assert list(seen) == ["read", "count", "key", "join", "verify"]
+    assert list(seen) == ["read", "count", "key", "join", "verify", "classes"]
     assert all(done == total for done, total in seen.values())
     assert seen["read"] == (6, 6)
 
@@ -238,3 +239,59 @@ def test_flags_must_be_booleans():
         ScanOptions(batch_size=0)
     with pytest.raises(TypeError, match="method must be a name or a Method"):
         ScanOptions(method=3)  # type: ignore[arg-type]
+
+
+def test_keys_must_be_unsigned_64_bit_ints():
+    class Negative(Everything):
+        name = "negative"
+
+        def keys(self, shingles):
+            return ([5, -1],)
+
+    with pytest.raises(ValueError, match=r"keys of method 'negative' must be ints from 0 to "):
+        key_documents(Negative(), [(0, array("Q", [1]))], 1)
+    with pytest.raises(ValueError, match=r"got int -1"):
+        key_documents(Negative(), [(0, array("Q", [1]))], 3)
+
+    class Named(Everything):
+        name = "named"
+
+        def keys(self, shingles):
+            return ([5, "five"],)
+
+    for partitions in (1, 2):
+        with pytest.raises(ValueError, match=r"keys of method 'named' .* got str 'five'"):
+            key_documents(Named(), [(0, array("Q", [1]))], partitions)
+
+
+def test_wide_table_keys_are_digested_to_64_bits_one_per_table_and_key():
+    from samecode.hamming.plan import Plan, even_blocks
+
+    halo = method("halo").prepare(Fraction(4, 5), "jaccard", documents=2)
+    wide = dataclasses.replace(halo, plan=Plan(128, 1, even_blocks(128, 2), ((0,), (1,))))
+
+    class Fixed(type(wide)):  # a 128-bit fingerprint of our choosing: its two blocks
+        def fingerprint(self, shingles):
+            return int(shingles[0]) << 64 | int(shingles[1])
+
+    fixed = Fixed(wide.distance, wide.plan)
+    a = fixed.keys(array("Q", [1, 12345]))[0]
+    b = fixed.keys(array("Q", [7, 12345]))[0]  # same low block, other high block
+    c = fixed.keys(array("Q", [12345, 1]))[0]  # the blocks swapped between tables
+    assert all(0 <= k < 1 << 64 for k in a + b + c)
+    assert a[0] == b[0]
+    assert a[1] != b[1]
+    assert not set(a) & set(c)
+
+
+def test_join_sets_verifies_only_the_pairs_it_keeps():
+    sets = dict(enumerate(near_copies(3, 6)))
+    everything = join_sets(sets, Fraction(7, 10), "jaccard", method("exact"))
+    assert everything == sorted(everything)
+    assert len(everything) > 3
+    odd_even = join_sets(
+        sets, Fraction(7, 10), "jaccard", method("exact"), keep=lambda a, b: (a + b) % 2 == 1
+    )
+    assert odd_even == [p for p in everything if (p[0] + p[1]) % 2 == 1]
+    with ProcessPool(2) as engine:
+        assert join_sets(sets, Fraction(7, 10), "jaccard", method("exact"), engine) == everything

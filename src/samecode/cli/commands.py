@@ -29,7 +29,9 @@ from samecode.cli.output import (
 )
 from samecode.cli.parser import KINDS, UsageError, option
 from samecode.scan.corpus import Corpus
+from samecode.scan.engine import engine_for
 from samecode.scan.files import Skipped
+from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import corpus_parameters, scan_parameters
 from samecode.scan.shingling import Shingling
@@ -142,11 +144,12 @@ def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
         if corpus is not None:
             parameters.update(corpus_parameters(args.against, corpus))
         result = scan(args.paths, options, feedback)
-        corpus_pairs = (
-            corpus.match(result.documents, options.exact_threshold, options.measure, feedback)
-            if corpus
-            else None
-        )
+        corpus_pairs: list[Pair] | None = None
+        if corpus is not None:
+            with engine_for(options.jobs) as engine:
+                corpus_pairs = corpus.match(
+                    result.documents, options.exact_threshold, options.measure, feedback, engine
+                )
     finally:
         if corpus is not None:
             corpus.close()
@@ -206,8 +209,11 @@ def run_match(args: argparse.Namespace) -> int:
         parameters = {**scan_parameters(options), **corpus_parameters(db, corpus)}
         with Feedback(args.quiet) as feedback:
             paths, walk_skipped = discover(args.paths, options)
-            documents, read_skipped = read_all(paths, options, feedback)
-            pairs = corpus.match(documents, options.exact_threshold, options.measure, feedback)
+            with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
+                documents, read_skipped = read_all(paths, options, feedback, engine)
+                pairs = corpus.match(
+                    documents, options.exact_threshold, options.measure, feedback, engine
+                )
     skipped = walk_skipped + read_skipped
     report = Report(
         parameters,

@@ -52,6 +52,7 @@ STAGES = {
     "key": "keying documents",
     "join": "joining groups",
     "verify": "verifying candidates",
+    "classes": "linking classes",
     "probe": "probing the corpus",
 }
 

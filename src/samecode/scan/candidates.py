@@ -57,6 +57,7 @@ from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from hashlib import blake2b
 from itertools import combinations, product
 from typing import Any, ClassVar
 
@@ -141,8 +142,9 @@ class Method(ABC):
 
     @abstractmethod
     def keys(self, shingles: array[int]) -> Keyed:
-        """One document's keys (ints, in the method's global order) as the first item of
-        a tuple, followed by anything :meth:`propose` needs of the document.
+        """One document's keys (ints from 0 to ``2**64 - 1``, in the method's global
+        order) as the first item of a tuple, followed by anything :meth:`propose` needs
+        of the document.
 
         A document with no key is never proposed.
         """
@@ -167,16 +169,20 @@ class Method(ABC):
 
     def propose_groups(
         self,
-        groups: Iterable[Sequence[Member]],
+        groups: Mapping[int, Sequence[int]],
         table: Mapping[int, Keyed],
-        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
         """:meth:`propose` for many whole groups at once (a method may do it with less
-        work per group; the default asks each group)."""
-        cache = {} if cache is None else cache
+        work per group; the default asks each group of two or more).
+
+        :param groups: each key's group, by key, as one flat sequence ``id, index, id,
+            index, ...``.
+        """
+        cache: dict[int, frozenset[int]] = {}
         found: list[tuple[int, int]] = []
-        for members in groups:
-            found += self.propose(members, table, None, cache)
+        for flat in groups.values():
+            if len(flat) > 2:
+                found += self.propose(list(zip(flat[::2], flat[1::2])), table, None, cache)
         return found
 
     def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
@@ -318,17 +324,10 @@ class _Exact(Method):
 
     def propose_groups(
         self,
-        groups: Iterable[Sequence[Member]],
+        groups: Mapping[int, Sequence[int]],
         table: Mapping[int, Keyed],
-        cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        return propose_prefix_groups(
-            groups,
-            table,
-            self.threshold,
-            self.measure,
-            cache,
-        )
+        return propose_prefix_groups(groups, table, self.threshold, self.measure)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,8 +361,17 @@ class _Sketched(Method):
         value = self.fingerprint(shingles)
         if self.plan is None:
             return [0], value
-        width = self.size
-        return [(table << width) | key for table, key in enumerate(self.plan.keys(value))], value
+        width = max(self.plan.key_bits)
+        keys = self.plan.keys(value)
+        if (len(keys) - 1).bit_length() + width <= 64:
+            return [(table << width) | key for table, key in enumerate(keys)], value
+        # Too wide to pack: a 64-bit digest of (table, key). Two different keys with one
+        # digest only merge their groups (more candidates, each pair still once).
+        size = (width + 7) // 8 + 2
+        return [
+            int.from_bytes(_digest((table << width) | key, size), "big")
+            for table, key in enumerate(keys)
+        ], value
 
     def propose(
         self,
@@ -372,12 +380,8 @@ class _Sketched(Method):
         others: Sequence[Member] | None = None,
         cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
-        if others is not None:  # pragma: no cover - block is None: groups come whole
-            return [
-                pair
-                for pair in all_pairs(members, others, table, cache)
-                if (table[pair[0]][1] ^ table[pair[1]][1]).bit_count() <= self.distance
-            ]
+        if others is not None:
+            raise SamecodeValueError(f"the {self.name} method takes whole groups, not blocks")
         values = [table[doc][1] for doc, _ in members]
         distinct, groups = distinct_groups(values)
         at = (lambda v: [v]) if groups is None else groups.__getitem__
@@ -394,6 +398,10 @@ class _Sketched(Method):
             if self.plan is None or owned(a, b, table, cache):
                 found.append((a[0], b[0]) if a[0] < b[0] else (b[0], a[0]))
         return found
+
+
+def _digest(value: int, size: int) -> bytes:
+    return blake2b(value.to_bytes(size, "big"), digest_size=8).digest()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -473,20 +481,6 @@ class _MinHash(Method):
         cache: dict[int, frozenset[int]] | None = None,
     ) -> list[tuple[int, int]]:
         return all_pairs(members, others, table, cache)
-
-    def propose_groups(
-        self,
-        groups: Iterable[Sequence[Member]],
-        table: Mapping[int, Keyed],
-        cache: dict[int, frozenset[int]] | None = None,
-    ) -> list[tuple[int, int]]:
-        """:meth:`propose` for many whole groups at once (a method may do it with less
-        work per group; the default asks each group)."""
-        cache = {} if cache is None else cache
-        found: list[tuple[int, int]] = []
-        for members in groups:
-            found += self.propose(members, table, None, cache)
-        return found
 
     def notes(self, first: Keyed, second: Keyed) -> dict[str, Any]:
         if self.settings is None:  # pragma: no cover - prepared before notes are asked

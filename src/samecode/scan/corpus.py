@@ -66,8 +66,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.lsh import LSHSettings, Signature
-from samecode.scan.join import distinct_sets, prefix_candidates
+from samecode.scan.candidates import method
+from samecode.scan.engine import Engine
+from samecode.scan.join import distinct_sets
 from samecode.scan.model import Document, Pair, Skipped
+from samecode.scan.pipeline import join_sets
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import (
     MEASURES,
@@ -113,7 +116,7 @@ HASH_SCHEME = "blake2b64-tuplehash64/1"
 _BATCH = 100
 #: How many shingles (query or stored) one join of :meth:`Corpus.match` holds, about
 #: 8 bytes each (and the join's index): the memory bound of a match.
-_JOIN_SHINGLES = 4 << 20
+_JOIN_SHINGLES = 16 << 20
 #: Values per ``IN (...)`` list.
 _LOOKUP_VALUES = 900
 #: Why a stored file's new content is not kept (the reasons of
@@ -170,46 +173,47 @@ def _join(
     stored: Sequence[tuple[str, array[int]]],
     t: Fraction,
     measure: str,
+    engine: Engine | None,
 ) -> list[Pair]:
     """Every pair of a query (``batch``, its ascending ``queries``) and a ``stored``
-    file that reaches ``t``, exactly, by the join of :mod:`samecode.scan.join` over
-    both (a query never matches its ``own`` names)."""
+    file that reaches ``t``, exactly, by the scan's keyed join
+    (:func:`~samecode.scan.pipeline.join_sets`) over both, on ``engine``, verifying the
+    pairs across the two sides only (a query never matches its ``own`` names)."""
     sets = [*queries, *(shingles for _, shingles in stored)]
     split = len(queries)
     representatives, groups = distinct_sets(sets)
-    distinct = [sets[r] for r in representatives]
-    # Stored containment >= t implies containment of the smaller set >= t: the join of
-    # the smaller set's containment proposes a superset.
-    candidates = prefix_candidates(
-        distinct, t, "jaccard" if measure == "jaccard" else "containment"
-    )
-    out: list[Pair] = []
-
-    def pairs(i: int, j: int, shared: int) -> None:
-        for a in groups[i]:
-            if a >= split:
-                continue
-            for b in groups[j]:
-                if b < split:
-                    continue
-                path, shingles = stored[b - split]
-                if path in own[a]:
-                    continue
-                n, m = len(queries[a]), len(shingles)
-                if _reaches(shared, n, m, t, measure):
-                    out.append(Pair(batch[a].path, path, shared, n, m))
 
     def mixed(i: int, j: int) -> bool:
         return groups[i][0] < split and groups[j][-1] >= split
 
-    for i, j in candidates:
-        for first, second in ((i, j), (j, i)):
-            if mixed(first, second):
-                shared = len(set(distinct[first]).intersection(distinct[second]))
-                pairs(first, second, shared)
-    for i in range(len(groups)):  # identical sets: a query and a stored copy of it
-        if mixed(i, i):
-            pairs(i, i, len(distinct[i]))
+    # Stored containment >= t implies containment of the smaller set >= t: the join of
+    # the smaller set's containment finds a superset.
+    verified = join_sets(
+        {number: sets[r] for number, r in enumerate(representatives)},
+        t,
+        "jaccard" if measure == "jaccard" else "containment",
+        method("exact"),
+        engine,
+        keep=lambda i, j: mixed(i, j) or mixed(j, i),
+    )
+    verified += [(i, i, len(sets[r])) for i, r in enumerate(representatives) if mixed(i, i)]
+    out: list[Pair] = []
+    for i, j, shared in verified:
+        for first, second in ((i, j), (j, i)) if i != j else ((i, i),):
+            if not mixed(first, second):
+                continue
+            for a in groups[first]:
+                if a >= split:
+                    continue
+                for b in groups[second]:
+                    if b < split:
+                        continue
+                    path, shingles = stored[b - split]
+                    if path in own[a]:
+                        continue
+                    n, m = len(queries[a]), len(shingles)
+                    if _reaches(shared, n, m, t, measure):
+                        out.append(Pair(batch[a].path, path, shared, n, m))
     return out
 
 
@@ -933,6 +937,7 @@ class Corpus(StoreFile):
         threshold: Fraction | float | str | None = None,
         measure: str = "jaccard",
         progress: Callable[[str, int, int], None] | None = None,
+        engine: Engine | None = None,
     ) -> list[Pair]:
         """Return, for every query document, the corpus files at or above ``threshold``.
 
@@ -945,6 +950,8 @@ class Corpus(StoreFile):
         :param threshold: at least :attr:`min_threshold` (the default).
         :param progress: called as ``progress("probe", done, total)`` as query documents
             are matched.
+        :param engine: where the join of a corpus of prefixes runs (this process by
+            default; a :class:`~samecode.scan.engine.ProcessPool` spreads it).
         :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
             measure.
         :raises IndexCorruptError: if a candidate's entry fails its checksum.
@@ -973,7 +980,7 @@ class Corpus(StoreFile):
                 f"got {measure!r} (make the corpus without LSH for containment)"
             )
         if isinstance(self._candidates, _Prefixes):
-            return self._match_by_join(documents, t, measure, tick)
+            return self._match_by_join(documents, t, measure, tick, engine)
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
         for done, document in enumerate(documents, 1):
@@ -1006,6 +1013,7 @@ class Corpus(StoreFile):
         t: Fraction,
         measure: str,
         tick: Callable[[int], None],
+        engine: Engine | None,
     ) -> list[Pair]:
         """:meth:`match` for a corpus of prefixes: query files a batch at a time; the
         stored files any of them may match, found by one probe of the batch's prefixes;
@@ -1028,16 +1036,18 @@ class Corpus(StoreFile):
             batch.append(document)
             held += len(document.shingles)
             if held >= _JOIN_SHINGLES:
-                out += self._join_batch(batch, t, measure)
+                out += self._join_batch(batch, t, measure, engine)
                 batch, held = [], 0
                 tick(done)
         if batch:
-            out += self._join_batch(batch, t, measure)
+            out += self._join_batch(batch, t, measure, engine)
         tick(len(documents))
         out.sort(key=lambda p: (p.a, p.b))
         return out
 
-    def _join_batch(self, batch: Sequence[Document], t: Fraction, measure: str) -> list[Pair]:
+    def _join_batch(
+        self, batch: Sequence[Document], t: Fraction, measure: str, engine: Engine | None
+    ) -> list[Pair]:
         queries = [array("Q", sorted(document.shingles)) for document in batch]
         probe: set[int] = set()
         for x in queries:
@@ -1049,21 +1059,31 @@ class Corpus(StoreFile):
             low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
         else:  # shared >= t * m and shared <= n
             low, high = 1, max(sizes) * t.denominator // t.numerator
-        values = sorted(signed64(h) for h in probe)
-        ids: set[int] = set()
-        for start in range(0, len(values), _LOOKUP_VALUES):
-            chunk = values[start : start + _LOOKUP_VALUES]
+        # One statement for the whole batch: the probe's values in a table of this
+        # connection's own (temporary, so a read-only corpus takes it too).
+        self._run("CREATE TEMP TABLE IF NOT EXISTS probe (value INTEGER)")
+        try:
+            self._run("BEGIN")  # one transaction for every row
+            # In order: every row is appended to the table's last page.
+            values = sorted(map(signed64, probe))
+            self._many("INSERT INTO temp.probe VALUES (?)", zip(values))
+            self._run("COMMIT")
+            ids: set[int] = set()
             for file_id, count in self._run(
-                "SELECT DISTINCT p.file, f.count FROM prefixes p LEFT JOIN files f "
-                f"ON f.id = p.file WHERE p.shingle IN ({', '.join('?' * len(chunk))}) "
-                "AND (f.count IS NULL OR f.count BETWEEN ? AND ?)",
-                [*chunk, low, high],
+                "SELECT DISTINCT p.file, f.count FROM temp.probe q "
+                "JOIN prefixes p ON p.shingle = q.value LEFT JOIN files f ON f.id = p.file "
+                "WHERE f.count IS NULL OR f.count BETWEEN ? AND ?",
+                [low, high],
             ):
                 if count is None:  # rows of a damaged file
                     raise IndexCorruptError(
                         self._path, f"a candidate names file {file_id}, which is gone"
                     )
                 ids.add(file_id)
+        finally:
+            if self._db.in_transaction:  # the insert failed
+                self._db.execute("ROLLBACK")
+            self._run("DELETE FROM temp.probe")
         own = [{document.path, identity(document.path)} for document in batch]
         out: list[Pair] = []
         wanted = sorted(ids)
@@ -1083,10 +1103,10 @@ class Corpus(StoreFile):
                 stored.append(self._checked(row))
                 count += len(stored[-1][1])
                 if count >= _JOIN_SHINGLES:
-                    out += _join(batch, queries, own, stored, t, measure)
+                    out += _join(batch, queries, own, stored, t, measure, engine)
                     stored, count = [], 0
         if stored:
-            out += _join(batch, queries, own, stored, t, measure)
+            out += _join(batch, queries, own, stored, t, measure, engine)
         return out
 
     def lsh_query(

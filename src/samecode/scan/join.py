@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import compress
 from math import isqrt
+from typing import TypeAlias
 
 from bitarray import bitarray
 from bitarray.util import zeros
@@ -131,13 +132,20 @@ class ShingleCounts:
 
     def add(self, shingles: array[int]) -> None:
         """Count one set (distinct shingle hashes)."""
-        buckets = self.buckets(shingles)
+        # Every read before any write (a bucket twice in one set counts once); level k+1
+        # only ever holds buckets of level k, so each level is read for the buckets the
+        # level below holds. Lists, not arrays, of indexes: bitarray reads them faster.
+        buckets = self.buckets(shingles).tolist()
         levels = self.levels
-        for level in range(_LEVELS - 1, 0, -1):  # promote, from the top down
-            hits = levels[level - 1][buckets]
-            if hits.any():
-                levels[level][list(compress(buckets, hits))] = 1
-        levels[0][buckets] = 1
+        promoted = [buckets]
+        for level in range(_LEVELS - 1):
+            held = promoted[-1]
+            held = list(compress(held, levels[level][held]))
+            if not held:
+                break
+            promoted.append(held)
+        for level, held in enumerate(promoted):
+            levels[level][held] = 1
 
     def merge(self, other: ShingleCounts) -> ShingleCounts:
         """The counts of both parts (capped sums), as a new object.
@@ -213,7 +221,7 @@ class RarityOrder:
         among its first ``length`` in the order, in that order.
         """
         counts = self.counts
-        buckets = counts.buckets(shingles)
+        buckets = counts.buckets(shingles).tolist()
         seen = [counts.levels[level][buckets] for level in range(1, _LEVELS)]
         unique = len(shingles) - seen[0].count()
         room = length - unique
@@ -252,7 +260,7 @@ def _smallest(values: list[int], count: int) -> list[int]:
 #: :func:`~samecode.scan.similarity.smaller_prefix_length`; for containment, its prefix),
 #: and the rank of its last key in the order (:data:`WHOLE` when the keys hold every
 #: shingle the set can share).
-PrefixKeys = tuple[list[int], int, int, int, int]
+PrefixKeys: TypeAlias = "tuple[array[int], int, int, int, int]"
 
 #: The rank after every shingle's: keys that reach it hold the whole set.
 WHOLE = 5 << 64
@@ -269,7 +277,7 @@ def prefix_keys(
     A plain function of the set and the global order: any engine computes it per set.
 
     >>> prefix_keys(array("Q", [9, 3, 7, 5, 1]), HashOrder(), Fraction(3, 5))
-    ([1, 3, 5], 5, 0, 2, 5)
+    (array('Q', [1, 3, 5]), 5, 0, 2, 5)
     """
     size = len(shingles)
     length = prefix_length(size, threshold, measure)
@@ -280,7 +288,8 @@ def prefix_keys(
         unique, keys = order.arrange(shingles, size)
         limit = max(0, length - unique)
     whole = unique + len(keys) >= size
-    return keys, size, unique, limit, WHOLE if whole or not keys else order.rank(keys[-1])
+    last = WHOLE if whole or not keys else order.rank(keys[-1])
+    return array("Q", keys), size, unique, limit, last
 
 
 def first_shared(keys: Sequence[int], index: int, other: frozenset[int] | set[int]) -> bool:
@@ -323,95 +332,90 @@ def propose_prefix_pairs(
 
 
 def propose_prefix_groups(
-    groups: Iterable[Sequence[tuple[int, int]]],
+    groups: Mapping[int, Sequence[int]],
     table: Mapping[int, PrefixKeys],
     threshold: Fraction,
     measure: Measure = "jaccard",
-    keysets: dict[int, frozenset[int]] | None = None,
 ) -> list[tuple[int, int]]:
     """:func:`propose_prefix_pairs` for many whole groups at once: the same pairs, with
     each pair judged once however many of these groups it is in.
 
-    Each set, as the smaller of its pairs, walks its groups in the order of its keys; the
-    first group where it meets a larger set is the first key they share among these
-    groups, so that is where the pair is judged (and proposed only if no earlier key is
-    shared anywhere: :func:`first_shared`); later meetings cost one set look-up.
+    :param groups: each key's group, by key, as one flat sequence ``id, index, id, index,
+        ...`` (``index``: where the key is in that set's keys); a key may be missing (its
+        group is elsewhere, or is handled in blocks).
 
-    Runtime complexity: a look-up per (pair, shared key) within the size bounds, and the
-    checks of :func:`propose_prefix_pairs` once per pair.
+    Each set, as the smaller of its pairs, walks its own keys in order and looks each up
+    in ``groups``; the first group where it meets a larger set holds the first key they
+    share among these groups, so that is where the pair is judged (and proposed only if
+    no earlier key is shared anywhere: :func:`first_shared`).
+
+    Runtime complexity: a dictionary look-up per key a set can pair by, ``O(g)`` in C per
+    group of ``g`` met this way, and the checks of :func:`propose_prefix_pairs` once per
+    pair within the size bounds. Memory: the sets met by one set at a time.
     """
-    cache: dict[int, frozenset[int]] = {} if keysets is None else keysets
-    ordered: list[list[tuple[int, int, int]]] = []
-    memberships: dict[int, list[tuple[int, int, int]]] = {}
-    for members in groups:
-        if len(members) < 2:
-            continue
-        entries = sorted([(table[doc][1], doc, index) for doc, index in members])
-        number = len(ordered)
-        ordered.append(entries)
-        for position, (_, doc, index) in enumerate(entries):
-            memberships.setdefault(doc, []).append((index, number, position))
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
     a, b = (num, den + num) if jaccard else (num, den)
+    walkers: set[int] = set()
+    for flat in groups.values():
+        if len(flat) > 2:
+            walkers.update(flat[::2])
     found: list[tuple[int, int]] = []
-    for x, mine in memberships.items():
+    lookup = groups.get
+    for x in sorted(walkers):
         keys_x, nx, ux, lx, ex = table[x]
-        mine.sort()
-        met: set[int] = set()
-        for ix, number, position in mine:
-            if ix >= lx:
-                break  # as the smaller of a pair, x has no key left that could pair it
-            for ny, y, iy in ordered[number][position + 1 :]:
-                if jaccard and ny * num > nx * den:  # |y| > |x| / t, and the next ones
-                    break
+        met = {x}
+        set_x: frozenset[int] | None = None
+        for ix, key in enumerate(keys_x[:lx]):
+            group = lookup(key)
+            if group is None or len(group) < 4:
+                continue
+            ids = group[::2]
+            if met.issuperset(ids):
+                continue  # near copies share their keys: most groups meet no one new
+            for position, y in enumerate(ids):
                 if y in met:
                     continue
                 met.add(y)
-                if _judge(x, ix, nx, ux, ex, keys_x, y, iy, table, a, b, jaccard, cache):
+                ny = table[y][1]
+                if ny < nx or (ny == nx and y < x) or (jaccard and ny * num > nx * den):
+                    continue  # x is not the smaller, or |y| > |x| / t
+                iy = group[2 * position + 1]
+                set_x = set_x or frozenset(keys_x)
+                if _judge(ix, nx, ux, ex, keys_x, set_x, iy, table[y], a, b, jaccard):
                     found.append((x, y) if x < y else (y, x))
     return found
 
 
 def _judge(
-    x: int,
     ix: int,
     nx: int,
     ux: int,
     ex: int,
-    keys_x: list[int],
-    y: int,
+    keys_x: Sequence[int],
+    set_x: frozenset[int],
     iy: int,
-    table: Mapping[int, PrefixKeys],
+    entry_y: PrefixKeys,
     a: int,
     b: int,
     jaccard: bool,
-    cache: dict[int, frozenset[int]],
 ) -> bool:
-    """Whether the pair of ``x`` (the smaller, its key at ``ix``) and ``y`` (at ``iy``),
-    meeting in the group of their first shared key here, is proposed by it."""
-    keys_y, ny, uy, _, ey = table[y]
+    """Whether the pair of ``x`` (the smaller, this key at ``ix`` of its keys, which
+    ``set_x`` holds) and ``y`` (its :data:`PrefixKeys`, this key at ``iy``) is proposed
+    here: this is the first key they share, and the rest of each leaves room for the
+    overlap needed."""
+    keys_y, ny, uy, _, ey = entry_y
     need = -(-a * (nx + ny) // b) if jaccard else -(-a * min(nx, ny) // b)
     if nx - ux - ix < need or ny - uy - iy < need:
         return False  # too few shingles after the first shared one
-    set_x = cache.get(x)
-    if set_x is None:
-        set_x = cache[x] = frozenset(keys_x)
-    set_y = cache.get(y)
-    if set_y is None:
-        set_y = cache[y] = frozenset(keys_y)
-    # is an earlier key of the one with fewer before it in the other? (near copies
-    # share their first keys: one look-up settles most)
-    if ix and iy:
-        if ix <= iy:
-            if keys_x[0] in set_y or not set_y.isdisjoint(keys_x[1:ix]):
-                return False
-        elif keys_y[0] in set_x or not set_x.isdisjoint(keys_y[1:iy]):
-            return False
+    # An earlier shared key would be among the first keys of both; look in y's (near
+    # copies share their first keys: one look-up settles most).
+    if ix and iy and (keys_y[0] in set_x or not set_x.isdisjoint(keys_y[1:iy])):
+        return False
     # Shared shingles ranked up to the earlier of the two keys' ends are shared keys; any
     # other is past that end, in the suffix of the set ending there.
     rest = nx - ux - len(keys_x) if ex <= ey else ny - uy - len(keys_y)
-    return len(set_x & set_y) + rest >= need
+    return len(set_x.intersection(keys_y)) + rest >= need
 
 
 def _propose(
@@ -456,20 +460,11 @@ def _propose(
                 if small[2] >= table[small[1]][3]:
                     continue  # the key must be among the smaller set's first keys
                 keys_s, _, us, _, es = table[small[1]]
+                set_s = cache.get(small[1])
+                if set_s is None:
+                    set_s = cache[small[1]] = frozenset(keys_s)
                 if _judge(
-                    small[1],
-                    small[2],
-                    small[0],
-                    us,
-                    es,
-                    keys_s,
-                    big[1],
-                    big[2],
-                    table,
-                    a,
-                    b,
-                    jaccard,
-                    cache,
+                    small[2], small[0], us, es, keys_s, set_s, big[2], table[big[1]], a, b, jaccard
                 ):
                     found.append((x, y) if x < y else (y, x))
     return found
@@ -497,14 +492,14 @@ def prefix_candidates(
         counts.add(shingles)
     order = RarityOrder(counts)
     table: dict[int, PrefixKeys] = {}
-    groups: dict[int, list[tuple[int, int]]] = {}
+    groups: dict[int, list[int]] = {}
     for doc, shingles in enumerate(sets):
         if not shingles:
             continue
         table[doc] = keyed = prefix_keys(shingles, order, threshold, measure)
         for index, key in enumerate(keyed[0]):
-            groups.setdefault(key, []).append((doc, index))
-    found = propose_prefix_groups(groups.values(), table, threshold, measure)
+            groups.setdefault(key, []).extend((doc, index))
+    found = propose_prefix_groups(groups, table, threshold, measure)
     found.sort()
     return found
 

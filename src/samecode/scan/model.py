@@ -21,7 +21,7 @@ from typing import Any
 __all__ = ["CloneClass", "Document", "Pair", "Skipped"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Skipped:
     """A path that was not compared, and why (see the module's list of reasons)."""
 
@@ -29,7 +29,7 @@ class Skipped:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     """A file read and shingled: its path as found, size and SHA-256 of its bytes, how
     many tokens it has, and its distinct shingle hashes (in no particular order)."""
@@ -41,7 +41,7 @@ class Document:
     shingles: array[int] = field(repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     """Two files at or above the threshold, with the exact counts behind their similarity.
 
@@ -103,7 +103,7 @@ class Pair:
         return self.shared / self.b_shingles
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CloneClass:
     """Files linked by chains of pairs: its members (sorted), a representative (the
     member with the most shingles), and the lowest and highest Jaccard of its pairs."""

@@ -10,6 +10,7 @@ same code:
     -> :func:`key_documents` (per document: keys, sent to partitions by key)
     -> :func:`propose_partition` (per partition: each key's group proposes its pairs)
     -> :func:`verify_pairs` (exact intersections) -> :class:`~samecode.scan.model.Pair`
+       (these four driven by :func:`join_sets`, which a corpus's match runs too)
     -> :func:`~samecode.scan.classes.clone_classes` -> a report.
 
 :func:`run_pipeline` drives the stages on an :class:`~samecode.scan.engine.Engine`;
@@ -46,7 +47,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from array import array
@@ -62,7 +62,7 @@ from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import clone_classes
 from samecode.scan.engine import Engine, Serial, engine_for
 from samecode.scan.files import Text, decode_text, find_files, read_text
-from samecode.scan.join import ShingleCounts, verify
+from samecode.scan.join import ShingleCounts, distinct_sets, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import MEASURES, Measure, exact_threshold
@@ -75,7 +75,7 @@ __all__ = [
     "count_shingles",
     "discover",
     "document_of",
-    "identical_groups",
+    "join_sets",
     "key_documents",
     "propose_partition",
     "read_contents",
@@ -86,7 +86,7 @@ __all__ = [
 ]
 
 #: How a progress callback is called: ``(stage, done, total)``, stages ``read``,
-#: ``count``, ``key``, ``join`` and ``verify``, each with its own count.
+#: ``count``, ``key``, ``join``, ``verify`` and ``classes``, each with its own count.
 Progress = Callable[[str, int, int], None]
 
 #: Records of one partition: every key, the id of its document and where the key is in
@@ -236,10 +236,9 @@ class ScanResult:
 def read_documents(
     paths: Sequence[str], shingling: Shingling, max_size: int | None, min_tokens: int
 ) -> list[Document | Skipped]:
-    """Read and shingle a batch of files: a :class:`Document` per file (its shingles
-    sorted), or why it was skipped (as :func:`samecode.scan.files.read_text`, or
-    ``empty``, or ``too few tokens``).
-    """
+    """Read and shingle a batch of files: a :class:`Document` per file, or why it was
+    skipped (as :func:`samecode.scan.files.read_text`, or ``empty``, or ``too few
+    tokens``)."""
     out: list[Document | Skipped] = []
     for path in paths:
         text = read_text(path, max_size)
@@ -276,14 +275,13 @@ def read_contents(
 
 
 def document_of(text: Text, shingling: Shingling, min_tokens: int) -> Document | Skipped:
-    """A text shingled: its :class:`Document` (shingles sorted), or ``empty`` or ``too
-    few tokens``."""
+    """A text shingled: its :class:`Document`, or ``empty`` or ``too few tokens``."""
     tokens, shingles = shingling.measure(text.text, text.path)
     if tokens == 0:
         return Skipped(text.path, "empty")
     if tokens < min_tokens:
         return Skipped(text.path, "too few tokens")
-    return Document(text.path, text.size, text.sha256, tokens, array("Q", sorted(shingles)))
+    return Document(text.path, text.size, text.sha256, tokens, shingles)
 
 
 def count_shingles(sets: Sequence[array[int]], bits: int) -> ShingleCounts:
@@ -305,18 +303,44 @@ def key_documents(
 ) -> tuple[list[tuple[int, Keyed]], list[Records]]:
     """Key a batch of documents ``(id, shingles)`` with a prepared method: each
     document's :meth:`~samecode.scan.candidates.Method.keys`, and the records of every
-    key, split into ``partitions`` by key."""
+    key, split into ``partitions`` by key.
+
+    :raises ValueError: for a key that is not an int from 0 to ``2**64 - 1``.
+    """
     keyed: list[tuple[int, Keyed]] = []
     parts: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
     for doc, shingles in items:
         entry = prepared.keys(shingles)
         keyed.append((doc, entry))
-        for index, key in enumerate(entry[0]):
-            keys, docs, indexes = parts[_partition(key, partitions)]
-            keys.append(key & 0xFFFFFFFFFFFFFFFF)
-            docs.append(doc)
-            indexes.append(index)
+        keys = entry[0]
+        try:
+            _records(doc, keys, parts)
+        except (OverflowError, TypeError):
+            raise SamecodeValueError(
+                f"the keys of method {prepared.name!r} must be ints from 0 to 2**64 - 1;"
+                f" got {describe(next(k for k in keys if not _is_key(k)))}"
+            ) from None
     return keyed, parts
+
+
+def _records(doc: int, keys: Sequence[int], parts: list[Records]) -> None:
+    """Append a document's records to the partitions of its keys."""
+    partitions = len(parts)
+    spread: dict[int, Sequence[int]] = {0: range(len(keys))} if keys else {}
+    if partitions > 1:
+        lists: dict[int, list[int]] = {}
+        for index, key in enumerate(keys):
+            lists.setdefault(_partition(key, partitions), []).append(index)
+        spread = dict(lists)
+    for number, indexes in spread.items():
+        part = parts[number]
+        part[0].extend(map(keys.__getitem__, indexes))
+        part[1].extend(array("q", [doc]) * len(indexes))
+        part[2].extend(indexes)
+
+
+def _is_key(key: object) -> bool:
+    return isinstance(key, int) and 0 <= key < 1 << 64
 
 
 def propose_partition(
@@ -325,33 +349,29 @@ def propose_partition(
     """The candidate pairs of one partition: its records grouped by key, and each group
     (split into blocks of :attr:`~samecode.scan.candidates.Method.block` when larger)
     asked for its pairs (each pair is proposed by one group only)."""
-    groups: dict[int, list[tuple[int, int]]] = {}
+    groups: dict[int, array[int]] = {}
     keys, docs, indexes = records
+    lookup = groups.get
     for key, doc, index in zip(keys, docs, indexes):
-        members = groups.get(key)
-        if members is None:
-            groups[key] = [(doc, index)]
+        group = lookup(key)
+        if group is None:
+            groups[key] = array("q", (doc, index))
         else:
-            members.append((doc, index))
-    cache: dict[int, frozenset[int]] = {}
+            group.extend((doc, index))
     block = prepared.block
-    whole = [
-        members
-        for members in groups.values()
-        if len(members) > 1 and (block is None or len(members) <= block)
-    ]
-    found = prepared.propose_groups(whole, table, cache)
-    for key in sorted(groups):
-        members = groups[key]
-        if block is None or len(members) <= block:
-            continue
-        members.sort()
-        blocks = [members[i : i + block] for i in range(0, len(members), block)]
-        for i, first in enumerate(blocks):
-            found += prepared.propose(first, table, None, cache)
-            for second in blocks[i + 1 :]:
-                found += prepared.propose(first, table, second, cache)
-    return found
+    found: list[tuple[int, int]] = []
+    if block is not None:
+        oversized = sorted(key for key, flat in groups.items() if len(flat) > 2 * block)
+        cache: dict[int, frozenset[int]] = {}
+        for key in oversized:
+            flat = groups.pop(key)
+            members: list[tuple[int, int]] = sorted(zip(flat[::2], flat[1::2]))
+            blocks = [members[i : i + block] for i in range(0, len(members), block)]
+            for i, first in enumerate(blocks):
+                found += prepared.propose(first, table, None, cache)
+                for second in blocks[i + 1 :]:
+                    found += prepared.propose(first, table, second, cache)
+    return found + prepared.propose_groups(groups, table)
 
 
 def verify_pairs(
@@ -390,29 +410,6 @@ def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[
     return out
 
 
-def identical_groups(documents: Sequence[Document]) -> list[list[int]]:
-    """Documents grouped by identical shingle sets (positions, in order; by digest, then
-    compared whole).
-
-    >>> sets = [("a", [1]), ("b", [2]), ("c", [1])]
-    >>> docs = [Document(name, 0, "", 1, array("Q", s)) for name, s in sets]
-    >>> identical_groups(docs)
-    [[0, 2], [1]]
-    """
-    by_digest: dict[bytes, list[list[int]]] = {}
-    for position, document in enumerate(documents):
-        shingles = document.shingles
-        digest = hashlib.blake2b(shingles, digest_size=16).digest()
-        groups = by_digest.setdefault(digest, [])
-        for group in groups:
-            if documents[group[0]].shingles == shingles:
-                group.append(position)
-                break
-        else:
-            groups.append([position])
-    return sorted((g for groups in by_digest.values() for g in groups), key=lambda g: g[0])
-
-
 def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
     done = [0]
 
@@ -426,42 +423,42 @@ def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], 
     return tick
 
 
-def run_pipeline(
-    documents: Sequence[Document],
-    options: ScanOptions,
+def join_sets(
+    sets: Mapping[int, array[int]],
+    threshold: Fraction,
+    measure: Measure,
+    chosen: Method,
     engine: Engine | None = None,
     progress: Progress | None = None,
-) -> list[Pair]:
-    """Every pair of ``documents`` at or above the threshold, sorted by paths, computed
-    by the keyed stages on ``engine`` (this process by default).
+    keep: Callable[[int, int], bool] | None = None,
+) -> list[tuple[int, int, int]]:
+    """``(a, b, shared)``, sorted, for every pair of distinct sets (by id, ``a < b``)
+    that ``chosen`` proposes and that reaches ``threshold``: the keyed stages (count,
+    key, join, verify) on ``engine`` (this process by default).
 
-    Identical shingle sets are grouped first (a thousand copies of one file cost one
-    representative, then their pairs); the method keys the representatives and proposes
-    candidates within each key's group; each candidate is verified exactly.
+    :param sets: distinct shingle sets (``array("Q")``), by id.
+    :param chosen: the method that proposes the candidates (not yet prepared).
+    :param keep: which candidate pairs to verify (all by default): a join of two sides
+        keeps the pairs across them.
 
-    Runtime complexity: ``O(N)`` to sort, digest and count the ``N`` shingles, the
-    method's keys and groups (for ``exact``: ``O(p)`` per document of prefix ``p``, and
-    per group of ``g`` at most ``g**2 / 2`` pair steps, split in blocks), ``O(|b|)`` per
-    candidate, ``O(1)`` per pair returned. Memory: the documents' shingles, their keys,
-    and the candidates.
+    >>> sets = {1: array("Q", [1, 2, 3, 4, 5]), 2: array("Q", [1, 2, 3, 4, 6])}
+    >>> sets[3] = array("Q", [7, 8])
+    >>> join_sets(sets, Fraction(3, 5), "jaccard", method("exact"))
+    [(1, 2, 4)]
+
+    Runtime complexity: ``O(N)`` to count the ``N`` shingles, the method's keys and groups
+    (for ``exact``: ``O(p)`` per set of prefix ``p``, a look-up per key a set can pair by,
+    and per group of ``g`` at most ``g**2 / 2`` pair steps in C), ``O(|b|)`` per candidate
+    kept. Memory: the keys of every set and the candidates.
     """
     engine = engine or Serial()
-    threshold = options.exact_threshold
-    measure: Measure = options.measure  # type: ignore[assignment]
-    chosen = options.chosen_method
-    groups = identical_groups(documents)
-    ids = [group[0] for group in groups]
-    sets = {doc: documents[doc].shingles for doc in ids}
+    ids = sorted(sets)
     # One task per worker for the stages whose tasks carry the job's counts, cut where
     # the shingles split evenly; their number never changes the answer.
     batches = _balanced(ids, [len(sets[doc]) for doc in ids], engine.workers)
-
-    # A method that reports every pair has them found exactly, then says its notes.
-    proposer = method("exact") if chosen.reports_all else chosen
     counts = None
-    if proposer.needs_counts:
-        total = sum(len(sets[doc]) for doc in ids)
-        bits = ShingleCounts.for_total(total).bits
+    if chosen.needs_counts:
+        bits = ShingleCounts.for_total(sum(len(sets[doc]) for doc in ids)).bits
         tick = _tick(progress, "count", len(ids))
         for number, part in enumerate(
             engine.map(count_shingles, [([sets[d] for d in b], bits) for b in batches])
@@ -470,26 +467,30 @@ def run_pipeline(
             tick(len(batches[number]))
         if counts is None:
             counts = ShingleCounts(bits)
-    prepared = proposer.prepare(threshold, measure, counts=counts, documents=len(ids))
+    prepared = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
 
     partitions = engine.workers
     table: dict[int, Keyed] = {}
-    records: list[Records] = [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    records: list[Records] = []
     tick = _tick(progress, "key", len(ids))
     key_tasks = [(prepared, [(d, sets[d]) for d in b], partitions) for b in batches]
     for number, (keyed, parts) in enumerate(engine.map(key_documents, key_tasks)):
         table.update(keyed)
-        for mine, theirs in zip(records, parts):
-            for column, more in zip(mine, theirs):
-                column.extend(more)
+        if not records:
+            records = parts  # the first batch's arrays, extended by the others'
+        else:
+            for mine, theirs in zip(records, parts):
+                for column, more in zip(mine, theirs):
+                    column.extend(more)
         tick(len(batches[number]))
+    records = records or [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
 
     tick = _tick(progress, "join", partitions)
-    # Groups are built here from the partition's records, and most have two members.
     candidates: list[tuple[int, int]] = []
     for found in engine.map(propose_partition, [(prepared, part, table) for part in records]):
-        candidates += found
+        candidates += found if keep is None else [pair for pair in found if keep(*pair)]
         tick(1)
+    del table, records
     candidates.sort()
 
     tick = _tick(progress, "verify", len(candidates))
@@ -504,9 +505,37 @@ def run_pipeline(
     for number, checked in enumerate(engine.map(verify_pairs, verify_tasks)):
         verified += checked
         tick(len(pair_batches[number]))
+    return verified
+
+
+def run_pipeline(
+    documents: Sequence[Document],
+    options: ScanOptions,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> list[Pair]:
+    """Every pair of ``documents`` at or above the threshold, sorted by paths, computed
+    by the keyed stages on ``engine`` (this process by default).
+
+    Identical shingle sets are grouped first (a thousand copies of one file cost one
+    representative, then their pairs); :func:`join_sets` finds the pairs of the
+    representatives.
+
+    Runtime complexity: ``O(N)`` to digest the ``N`` shingles, :func:`join_sets`, and
+    ``O(1)`` per pair returned. Memory: the documents' shingles, the cost of
+    :func:`join_sets`, and the pairs.
+    """
+    threshold = options.exact_threshold
+    measure: Measure = options.measure  # type: ignore[assignment]
+    chosen = options.chosen_method
+    _, groups = distinct_sets([document.shingles for document in documents])
+    sets = {group[0]: documents[group[0]].shingles for group in groups}
+    # A method that reports every pair has them found exactly, then says its notes.
+    proposer = method("exact") if chosen.reports_all else chosen
+    verified = join_sets(sets, threshold, measure, proposer, engine, progress)
 
     if chosen.reports_all:  # every pair, found exactly, with what the method says of it
-        noting = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
+        noting = chosen.prepare(threshold, measure, documents=len(sets))
         said = {d: noting.keys(sets[d]) for pair in verified for d in pair[:2]}
         notes = [tuple(noting.notes(said[i], said[j]).items()) for i, j, _ in verified]
         copies = tuple(noting.copy_notes().items())
@@ -656,7 +685,9 @@ def scan(
     with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
         documents, read_skipped = read_all(paths, options, progress, engine)
         pairs = run_pipeline(documents, options, engine, progress)
+    tick = _tick(progress, "classes", len(pairs))
     classes = clone_classes(documents, pairs)
+    tick(len(pairs))
     return ScanResult(
         options,
         documents,

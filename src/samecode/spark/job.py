@@ -7,9 +7,9 @@ The stages, and what each shuffles (``P``: :attr:`partitions`):
 1. **read** (:func:`~samecode.scan.pipeline.read_documents` or
    :func:`~samecode.scan.pipeline.read_contents` per partition): files or a column's
    contents -> :class:`~samecode.scan.model.Document` (path, sorted distinct shingles).
-2. **identical sets** (:func:`~samecode.scan.pipeline.identical_groups` per digest):
-   every document shuffled once by the digest of its shingles; one representative per
-   set, named by the 64-bit hash of its path (paths are checked unique and the hashes
+2. **identical sets** (:func:`~samecode.scan.join.distinct_sets` per size and sum):
+   every document shuffled once by the size and sum of its shingles; one representative
+   per set, named by the 64-bit hash of its path (paths are checked unique and the hashes
    free of collisions first: one shuffle of ids and paths).
 3. **count** (:func:`~samecode.scan.pipeline.count_shingles` per partition; the counts
    merged by a tree reduce): the method prepared once, on the driver, and broadcast.
@@ -59,13 +59,12 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Member, Method, method
-from samecode.scan.join import ShingleCounts
+from samecode.scan.join import ShingleCounts, distinct_sets
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.pipeline import (
     ScanOptions,
     count_shingles,
     discover,
-    identical_groups,
     key_documents,
     propose_partition,
     read_contents,
@@ -311,14 +310,17 @@ def scan_dataframe(
 # -- the job ----------------------------------------------------------------------------
 
 
-def _digest(document: Document) -> bytes:
-    return hashlib.blake2b(document.shingles, digest_size=16).digest()
+def _bucket(document: Document) -> tuple[tuple[int, int], Document]:
+    # Identical sets have one size and one sum, whatever the order of their shingles.
+    shingles = document.shingles
+    return (len(shingles), sum(shingles)), document
 
 
-def _representatives(item: tuple[bytes, Iterable[Document]]) -> Iterator[Any]:
-    """One representative per identical set of a digest: ``(id, shingles, paths)``."""
+def _representatives(item: tuple[tuple[int, int], Iterable[Document]]) -> Iterator[Any]:
+    """One representative per identical set of a bucket: ``(id, shingles, paths)``."""
     documents = sorted(item[1], key=lambda d: d.path)
-    for positions in identical_groups(documents):
+    _, groups = distinct_sets([d.shingles for d in documents])
+    for positions in groups:
         first = documents[positions[0]]
         yield path_id(first.path), first.shingles, tuple(documents[p].path for p in positions)
 
@@ -381,9 +383,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
             f"paths {twice[0]!r} and {twice[1]!r} share an id; rename one"
         )
 
-    reps = _hold(
-        held, documents.map(lambda d: (_digest(d), d)).groupByKey(parts).flatMap(_representatives)
-    )
+    reps = _hold(held, documents.map(_bucket).groupByKey(parts).flatMap(_representatives))
     count = reps.count()
     stats = {"representatives": count}
 
@@ -400,11 +400,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
             else ShingleCounts(bits)
         )
     prepared = proposer.prepare(threshold, measure, counts=counts, documents=count)
-    noting = (
-        chosen.prepare(threshold, measure, counts=counts, documents=count)
-        if chosen.reports_all
-        else None
-    )
+    noting = chosen.prepare(threshold, measure, documents=count) if chosen.reports_all else None
     shared_method = _hold(held, _Shared(context, prepared))
 
     candidates = _candidates(reps, shared_method, prepared, parts, stats, held)

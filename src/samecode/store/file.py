@@ -208,7 +208,7 @@ class StoreFile:
             raise file_error(self._path, error, self._timeout) from None
         return cursor
 
-    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    def _many(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         """Execute one statement for many rows, with SQLite's errors as
         :class:`IndexFileError`."""
         try:
