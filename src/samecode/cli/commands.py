@@ -15,6 +15,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from samecode.cli.output import (
@@ -97,53 +98,102 @@ def _open_corpus(path: str, readonly: bool) -> Corpus:
     return Corpus.open(path, readonly=readonly)
 
 
-def run_scan(args: argparse.Namespace) -> int:
-    from samecode.scan.pipeline import scan
-    from samecode.scan.report import Report
+@dataclass
+class _Found:
+    """What a scan found, whichever engine ran it, and what its report says of it."""
 
-    _check_roots(args.paths)
+    options: ScanOptions
+    parameters: dict[str, Any]
+    pairs: list[Any]
+    classes: list[Any]
+    skipped: list[Skipped]
+    compared: int
+    corpus_pairs: list[Any] | None = None  # None: no corpus
+
+
+def _spark_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
+    if args.against:
+        raise UsageError("--against needs --engine local (the corpus is a file here)")
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise UsageError("--engine spark needs its extra: pip install 'samecode[spark]'") from None
+    from samecode.spark import scan_files
+
+    options = _scan_options(args, _shingling(args))
+    found = scan_files(
+        args.paths, options, master=args.spark_master, partitions=args.spark_partitions
+    ).collect()
+    return _Found(
+        options,
+        scan_parameters(options),
+        found.pairs,
+        found.classes,
+        found.skipped,
+        found.compared,
+    )
+
+
+def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
+    from samecode.scan.pipeline import scan
+
     corpus = _open_corpus(args.against, True) if args.against else None
     try:
-        shingling = _shingling(args, corpus.shingling if corpus else None)
-        options = _scan_options(args, shingling)
+        options = _scan_options(args, _shingling(args, corpus.shingling if corpus else None))
         parameters = scan_parameters(options)
         if corpus is not None:
             parameters.update(corpus_parameters(args.against, corpus))
-        with Feedback(args.quiet) as feedback:
-            result = scan(args.paths, options, feedback)
-            corpus_pairs: list[Pair] = []
-            if corpus is not None:
-                with engine_for(options.jobs) as engine:
-                    corpus_pairs = corpus.match(
-                        result.documents,
-                        options.exact_threshold,
-                        options.measure,
-                        feedback,
-                        engine,
-                    )
+        result = scan(args.paths, options, feedback)
+        corpus_pairs: list[Pair] | None = None
+        if corpus is not None:
+            with engine_for(options.jobs) as engine:
+                corpus_pairs = corpus.match(
+                    result.documents, options.exact_threshold, options.measure, feedback, engine
+                )
     finally:
         if corpus is not None:
             corpus.close()
-    report = Report(
+    return _Found(
+        options,
         parameters,
         result.pairs,
         result.classes,
         result.skipped,
         len(result.documents),
         corpus_pairs,
-        options.measure == "containment",
+    )
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    from samecode.scan.report import Report
+
+    _check_roots(args.paths)
+    spark = option(args, "engine") == "spark"
+    if not spark and (args.spark_master or args.spark_partitions):
+        raise UsageError("--spark-master and --spark-partitions need --engine spark")
+    with Feedback(args.quiet) as feedback:
+        found = (_spark_scan if spark else _local_scan)(args, feedback)
+    corpus_pairs = found.corpus_pairs or []
+    report = Report(
+        found.parameters,
+        found.pairs,
+        found.classes,
+        found.skipped,
+        found.compared,
+        corpus_pairs,
+        found.options.measure == "containment",
     )
     emit(report, option(args, "format"), args.output)
-    matches = len(result.pairs) + len(corpus_pairs)
+    matches = len(found.pairs) + len(corpus_pairs)
     extra = (
         f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
-        if corpus is not None
+        if found.corpus_pairs is not None
         else ""
     )
     feedback.summary(
-        f"compared {files_text(len(result.documents))}, {skipped_text(result.skipped)}; "
-        f"{counted(len(result.pairs), 'pair')} in "
-        f"{counted(len(result.classes), 'class', 'classes')}{extra}"
+        f"compared {files_text(found.compared)}, {skipped_text(found.skipped)}; "
+        f"{counted(len(found.pairs), 'pair')} in "
+        f"{counted(len(found.classes), 'class', 'classes')}{extra}"
     )
     return 1 if args.fail_on_match and matches else 0
 

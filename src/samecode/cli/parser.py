@@ -86,8 +86,12 @@ def _defaults() -> dict[str, Any]:
             inspect.signature(Corpus.create).parameters["min_threshold"].default
         ),
         "corpus_method": "exact",
+        "engine": ENGINES[0],
     }
 
+
+#: Where ``scan`` runs its stages.
+ENGINES = ("local", "spark")
 
 #: Every option's default (see :func:`_defaults`).
 DEFAULTS: dict[str, Any] = _defaults()
@@ -302,6 +306,27 @@ def _minhash_options(parser: argparse.ArgumentParser, base: str) -> None:
     )
 
 
+def _engine_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("engine")
+    group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="where the stages run: processes here (local) or an Apache Spark job (spark, "
+        "pip install 'samecode[spark]'); the output is the same (default local)",
+    )
+    group.add_argument(
+        "--spark-master",
+        metavar="URL",
+        help="the Spark master (default $SPARK_MASTER, else local[*])",
+    )
+    group.add_argument(
+        "--spark-partitions",
+        type=_bounded("--spark-partitions", 1, 1 << 20),
+        metavar="N",
+        help="partitions of each Spark stage (default twice Spark's default parallelism)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: a sub-parser per command, the defaults in the help read
     from the library (:data:`DEFAULTS`)."""
@@ -325,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _minhash_options(scan, "--threshold")
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
+    _engine_options(scan)
     _shingling_options(scan)
     _walk_options(scan)
     _output_options(scan, FORMATS)
@@ -425,6 +451,7 @@ _CONFIG_KEYS: dict[str, tuple[type, Callable[[str], Any] | None]] = {
     "jobs": (int, _bounded("jobs", 1, 1024)),
     "batch-size": (int, _bounded("batch-size", 1, 1 << 20)),
     "format": (str, None),
+    "engine": (str, None),
     "db": (str, None),
     "min-threshold": (object, _threshold),
 }

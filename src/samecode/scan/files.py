@@ -52,6 +52,7 @@ __all__ = [
     "DEFAULT_EXCLUDES",
     "Skipped",
     "Text",
+    "decode_text",
     "find_files",
     "read_text",
 ]
@@ -663,6 +664,21 @@ def read_text(path: str, max_size: int | None = None) -> Text | Skipped:
         return Skipped(path, _reason(error))
     if max_size is not None and len(data) > max_size:  # it grew while read
         return Skipped(path, "too large")
+    return decode_text(path, data)
+
+
+def decode_text(path: str, data: bytes) -> Text | Skipped:
+    """A file's bytes by the text policy (what :func:`read_text` does once it has read
+    them, for bytes that come from elsewhere: a column, an object store): its
+    :class:`Text`, or ``binary``.
+
+    Runtime complexity: ``O(len(data))``.
+
+    >>> decode_text("a.txt", b"\\xef\\xbb\\xbfcaf\\xc3\\xa9").text
+    'café'
+    >>> decode_text("b.bin", b"\\x00\\x01")
+    Skipped(path='b.bin', reason='binary')
+    """
     if b"\x00" in data[:_SNIFF]:
         return Skipped(path, "binary")
     digest = hashlib.sha256(data).hexdigest()

@@ -57,6 +57,31 @@ class Pair:
     #: Notes of the method that found it (``signature_similarity``, ``lsh_candidate``).
     notes: tuple[tuple[str, Any], ...] = ()
 
+    @classmethod
+    def ordered(
+        cls,
+        first: str,
+        first_shingles: int,
+        second: str,
+        second_shingles: int,
+        shared: int,
+        notes: tuple[tuple[str, Any], ...] = (),
+    ) -> Pair:
+        """The pair of two files given in either order (``a`` is the one whose path
+        sorts first).
+
+        >>> Pair.ordered("b.py", 9, "a.py", 10, 8)
+        Pair(a='a.py', b='b.py', shared=8, a_shingles=10, b_shingles=9, notes=())
+        """
+        if second < first:
+            first, first_shingles, second, second_shingles = (
+                second,
+                second_shingles,
+                first,
+                first_shingles,
+            )
+        return cls(first, second, shared, first_shingles, second_shingles, notes)
+
     @property
     def exact_jaccard(self) -> Fraction:
         """``shared / (a_shingles + b_shingles - shared)``, exactly."""

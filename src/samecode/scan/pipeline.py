@@ -63,7 +63,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import clone_classes
 from samecode.scan.engine import Engine, Serial, engine_for
-from samecode.scan.files import find_files, read_text
+from samecode.scan.files import Text, decode_text, find_files, read_text
 from samecode.scan.join import ShingleCounts, distinct_sets, verify
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.shingling import Shingling
@@ -76,9 +76,11 @@ __all__ = [
     "compare",
     "count_shingles",
     "discover",
+    "document_of",
     "join_sets",
     "key_documents",
     "propose_partition",
+    "read_contents",
     "read_documents",
     "run_pipeline",
     "scan",
@@ -247,17 +249,46 @@ def read_documents(
     out: list[Document | Skipped] = []
     for path in paths:
         text = read_text(path, max_size)
-        if isinstance(text, Skipped):
-            out.append(text)
-            continue
-        tokens, shingles = shingling.measure(text.text, path)
-        if tokens == 0:
-            out.append(Skipped(path, "empty"))
-        elif tokens < min_tokens:
-            out.append(Skipped(path, "too few tokens"))
-        else:
-            out.append(Document(path, text.size, text.sha256, tokens, shingles))
+        out.append(text if isinstance(text, Skipped) else document_of(text, shingling, min_tokens))
     return out
+
+
+def read_contents(
+    items: Sequence[tuple[str, bytes | str | None]],
+    shingling: Shingling,
+    max_size: int | None,
+    min_tokens: int,
+) -> list[Document | Skipped]:
+    """:func:`read_documents` for contents already read: ``(path, bytes or text)`` pairs
+    (a text is taken as its UTF-8 bytes), each by the same policy as a file of those
+    bytes; ``None`` is skipped as ``no content``.
+
+    >>> body = " ".join(f"w{i}" for i in range(20))
+    >>> [type(d).__name__ for d in read_contents([("a", body), ("b", None)], Shingling(), None, 10)]
+    ['Document', 'Skipped']
+    """
+    out: list[Document | Skipped] = []
+    for path, content in items:
+        if content is None:
+            out.append(Skipped(path, "no content"))
+            continue
+        data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
+        if max_size is not None and len(data) > max_size:
+            out.append(Skipped(path, "too large"))
+            continue
+        text = decode_text(path, bytes(data))
+        out.append(text if isinstance(text, Skipped) else document_of(text, shingling, min_tokens))
+    return out
+
+
+def document_of(text: Text, shingling: Shingling, min_tokens: int) -> Document | Skipped:
+    """A text shingled: its :class:`Document`, or ``empty`` or ``too few tokens``."""
+    tokens, shingles = shingling.measure(text.text, text.path)
+    if tokens == 0:
+        return Skipped(text.path, "empty")
+    if tokens < min_tokens:
+        return Skipped(text.path, "too few tokens")
+    return Document(text.path, text.size, text.sha256, tokens, shingles)
 
 
 def count_shingles(sets: Sequence[array[int]], bits: int) -> ShingleCounts:
@@ -570,9 +601,9 @@ def compare(
 def _pair(
     first: Document, second: Document, shared: int, notes: tuple[tuple[str, Any], ...] = ()
 ) -> Pair:
-    if second.path < first.path:
-        first, second = second, first
-    return Pair(first.path, second.path, shared, len(first.shingles), len(second.shingles), notes)
+    return Pair.ordered(
+        first.path, len(first.shingles), second.path, len(second.shingles), shared, notes
+    )
 
 
 # -- the whole job -----------------------------------------------------------------------

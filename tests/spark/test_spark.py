@@ -1,0 +1,235 @@
+"""The Spark job gives one machine's answers: the same JSONL, byte for byte, for every
+method and any number of partitions, with a giant class, identical copies, skipped files
+and a key shared by more documents than a block."""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode._groups import linked_groups
+from samecode.cli import main
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.scan.candidates import Method, method
+from samecode.scan.pipeline import ScanOptions, scan
+from samecode.scan.report import Report, scan_parameters, to_jsonl
+from samecode.spark import connected_components, scan_dataframe, scan_files, session
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    from pyspark import cloudpickle
+
+    # The tests' own method travels to the workers by value (they cannot import this).
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    return session("local[2]", shuffle_partitions=4)
+
+
+@dataclass(frozen=True)
+class Blocked(Method):
+    """A built-in method whose oversized groups are cut into blocks of three."""
+
+    name: ClassVar[str] = "blocked"
+    block: ClassVar[int | None] = 3
+    inner: Any = None
+    base: str = "exact"
+
+    @property
+    def needs_counts(self) -> bool:  # type: ignore[override]
+        return method(self.base).needs_counts
+
+    def prepare(
+        self, threshold: Fraction, measure: Any, *, counts: Any = None, documents: int = 0
+    ) -> Method:
+        inner = method(self.base).prepare(threshold, measure, counts=counts, documents=documents)
+        return Blocked(inner, self.base)
+
+    def keys(self, shingles: Any) -> Any:
+        return self.inner.keys(shingles)
+
+    def propose(self, members: Any, table: Any, others: Any = None, cache: Any = None) -> Any:
+        return self.inner.propose(members, table, others, cache)
+
+
+def _words(rng: random.Random, count: int) -> list[str]:
+    return [f"w{rng.randrange(400)}" for _ in range(count)]
+
+
+def _edit(rng: random.Random, words: list[str], edits: int) -> list[str]:
+    out = list(words)
+    for _ in range(edits):
+        out[rng.randrange(len(out))] = f"e{rng.randrange(10**6)}"
+    return out
+
+
+def _corpus(root: Any, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    files: dict[str, str] = {}
+    # a chain: each file an edit of the one before, so the ends are far apart
+    words = _words(rng, 120)
+    for i in range(14):
+        files[f"chain/c{i:02}.txt"] = " ".join(words)
+        words = _edit(rng, words, 3)
+    # one key for many: a shared body and two words of their own each
+    body = _words(rng, 80)
+    for i in range(11):
+        files[f"skew/s{i:02}.txt"] = " ".join([*body, f"own{i}a", f"own{i}b"])
+    # identical copies, near pairs, and singletons
+    copy = " ".join(_words(rng, 60))
+    for i in range(4):
+        files[f"copies/k{i}.txt"] = copy
+    for i in range(6):
+        base = _words(rng, 70)
+        files[f"pairs/p{i}a.txt"] = " ".join(base)
+        files[f"pairs/p{i}b.txt"] = " ".join(_edit(rng, base, 1 + i % 3))
+    for i in range(8):
+        files[f"single/u{i}.txt"] = " ".join(_words(rng, 50))
+    files["skipped/short.txt"] = "too short"
+    files["skipped/empty.txt"] = ""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "skipped" / "binary.bin").write_bytes(b"\x00\x01\x02")
+
+
+def _jsonl(options: ScanOptions, pairs: Any, classes: Any, skipped: Any, compared: int) -> str:
+    return to_jsonl(Report(scan_parameters(options), pairs, classes, skipped, compared))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: Any) -> str:
+    root = tmp_path_factory.mktemp("corpus")
+    _corpus(root)
+    return str(root)
+
+
+def _check_frames(found: Any, local: Any) -> None:
+    rows = {(r.a, r.b): r for r in found.pairs.collect()}
+    assert sorted(rows) == [(p.a, p.b) for p in local.pairs]
+    assert all(rows[p.a, p.b].jaccard == p.jaccard for p in local.pairs)
+    classes = sorted(found.classes.collect(), key=lambda r: r.id)
+    assert [tuple(r.members) for r in classes] == [c.members for c in local.classes]
+    assert [r.size for r in classes] == [len(c.members) for c in local.classes]
+    decisions = {r.path: r for r in found.decisions.collect()}
+    assert len(decisions) == len(local.documents)
+    for number, clone in enumerate(local.classes, 1):
+        for member in clone.members:
+            row = decisions[member]
+            assert row.keep == (member == clone.representative)
+            assert row.duplicate_of == (None if row.keep else clone.representative)
+            assert row["class"] == number
+    in_class = {m for c in local.classes for m in c.members}
+    assert all(r.keep for r in decisions.values() if r.path not in in_class)
+    assert sorted(r.path for r in found.skipped.collect()) == sorted(s.path for s in local.skipped)
+
+
+CASES = [
+    ("exact", "jaccard", 0.7, 1),
+    ("exact", "jaccard", 0.7, 4),
+    ("exact", "containment", 0.8, 3),
+    ("minhash", "jaccard", 0.7, 2),
+    ("simhash", "jaccard", 0.6, 3),
+    ("halo", "jaccard", 0.6, 2),
+    (Blocked(), "jaccard", 0.5, 3),
+    (Blocked(base="minhash"), "jaccard", 0.5, 2),
+]
+
+
+@pytest.mark.parametrize(("chosen", "measure", "threshold", "partitions"), CASES)
+def test_spark_gives_the_jsonl_of_one_machine(
+    spark, corpus, chosen, measure, threshold, partitions
+):
+    options = ScanOptions(
+        method=chosen, measure=measure, threshold=threshold, gitignore=False, min_tokens=5
+    )
+    local = scan([corpus], options)
+    found = scan_files([corpus], options, partitions=partitions)
+    answer = found.collect()
+    expected = _jsonl(options, local.pairs, local.classes, local.skipped, len(local.documents))
+    got = _jsonl(options, answer.pairs, answer.classes, answer.skipped, answer.compared)
+    assert sorted(got.splitlines()) == sorted(expected.splitlines())
+    assert got == expected
+    assert local.pairs, "the corpus has pairs"
+    assert len(local.classes[0].members) >= 8, "one class is large"
+    if partitions == 4:
+        _check_frames(found, local)
+        found.release()  # what was cached is computed again
+        assert found.pairs.count() == len(local.pairs)
+    if isinstance(chosen, Blocked) and chosen.base == "exact":
+        assert found.stats["oversized_keys"] >= 1
+        assert found.stats["block_tasks"] >= 10
+
+
+def test_a_dataframe_of_contents_gives_the_answer_of_its_files(spark, corpus):
+    options = ScanOptions(method="minhash", threshold=0.7, gitignore=False, min_tokens=5)
+    local = scan([corpus], options)
+    rows = [(str(p), p.read_bytes()) for p in sorted(Path(corpus).rglob("*")) if p.is_file()]
+    frame = spark.createDataFrame(rows, "name string, data binary")
+    found = scan_dataframe(frame, options, path="name", content="data", partitions=2)
+    answer = found.collect()
+    expected = _jsonl(options, local.pairs, local.classes, local.skipped, len(local.documents))
+    got = _jsonl(options, answer.pairs, answer.classes, answer.skipped, answer.compared)
+    assert sorted(got.splitlines()) == sorted(expected.splitlines())
+
+
+def test_bad_frames_are_refused_clearly(spark):
+    good = spark.createDataFrame([("a", "x y z")], "path string, content string")
+    with pytest.raises(SamecodeValueError, match="no column 'text'"):
+        scan_dataframe(good, content="text")
+    numbers = spark.createDataFrame([(1, "x")], "path long, content string")
+    with pytest.raises(SamecodeTypeError, match="column 'path' must be of type string"):
+        scan_dataframe(numbers)
+    nulls = spark.createDataFrame([(None, "x")], "path string, content string")
+    with pytest.raises(SamecodeValueError, match="holds a null"):
+        scan_dataframe(nulls)
+    body = " ".join(f"w{i}" for i in range(30))
+    twice = spark.createDataFrame([("a", body), ("a", body)], "path string, content string")
+    with pytest.raises(SamecodeValueError, match="'a' twice"):
+        scan_dataframe(twice)
+    with pytest.raises(SamecodeTypeError, match="options must be ScanOptions"):
+        scan_dataframe(good, "exact")  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match="partitions must be from 1"):
+        scan_dataframe(good, partitions=0)
+
+
+def test_nothing_to_compare_gives_empty_frames(spark):
+    frame = spark.createDataFrame([("a", "short")], "path string, content string")
+    found = scan_dataframe(frame, partitions=2)
+    assert found.compared == 0
+    assert found.pairs.count() == found.classes.count() == found.decisions.count() == 0
+    assert [(r.path, r.reason) for r in found.skipped.collect()] == [("a", "too few tokens")]
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=40))
+def test_components_are_those_of_union_find(spark, edges):
+    labels = dict(connected_components(spark.sparkContext.parallelize(edges, 2), 3).collect())
+    groups = linked_groups([(a, b) for a, b in edges if a != b])
+    expected = {node: min(group) for group in groups for node in group}
+    assert labels == expected
+
+
+def test_the_command_line_writes_the_same_report(spark, corpus, tmp_path, capsys):
+    out = {}
+    for engine in ("local", "spark"):
+        target = tmp_path / f"{engine}.jsonl"
+        args = ["scan", corpus, "--no-gitignore", "-t", "0.7", "--min-tokens", "5", "--quiet"]
+        args += ["--engine", engine, "--format", "jsonl", "-o", str(target)]
+        if engine == "spark":
+            args += ["--spark-master", "local[2]", "--spark-partitions", "2"]
+        assert main(args) == 0
+        out[engine] = target.read_bytes()
+    assert out["spark"] == out["local"]
+    assert b'"type": "pair"' in out["local"]
