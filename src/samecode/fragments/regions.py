@@ -1,0 +1,337 @@
+"""Regions: where two texts share tokens, as exact matches chained across small gaps.
+
+Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
+
+1. **Seeds.** Every fingerprint of ``a`` (a position robust winnowing selected, see
+   :mod:`~samecode.fragments.winnowing`) is looked up among *all* the k-grams of ``b``
+   (not only ``b``'s fingerprints): each ``b`` position holding the same k-gram hash is a
+   seed, a point ``(i, j)`` on the diagonal ``i - j``. A fingerprint whose k-gram is in
+   ``b`` more than ``max_repeats`` times seeds nothing there (it is counted as
+   *repetitive*), which bounds the seeds to ``max_repeats`` per fingerprint.
+2. **Exact matches.** Seeds are taken diagonal by diagonal, in order; a seed inside the
+   match already found on its diagonal is skipped; any other is checked token by token
+   (a hash collision seeds nothing) and extended both ways as far as the tokens agree.
+   Each match is therefore a *maximal* run of equal tokens on its diagonal, at least
+   ``k`` long.
+3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
+   the previous one ends in each text, are chained into one region (an edited or inserted
+   line between two matches); a region is reported when it holds at least
+   ``min_tokens`` matched tokens, and when no other region spans its tokens in both
+   texts (repeated text, lines made alike by ``normalize`` say, matches on many
+   diagonals; only the widest regions are kept).
+
+**The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
+maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
+the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram is
+in ``b`` at the same offset in the run, so a seed lies on the run's diagonal and extends to
+the whole run. Every match is a run of equal tokens at least ``k`` long. Every such run
+of at least ``min_tokens`` tokens lies within a region reported, in both texts.
+
+**Cost.** ``O(n + m)`` to index ``b``'s k-grams, at most ``max_repeats`` seeds per
+fingerprint of ``a``, and for each match ``O(L)`` in C and ``O(log L)`` steps of Python
+for its ``L`` tokens (a match is extended once, whatever the seeds on it); chaining costs
+``O(gap + 1)`` lookups per match. One file of a million equal tokens against itself has
+one k-gram repeated everywhere: every fingerprint is repetitive, and the work is linear.
+
+>>> from array import array
+>>> a = array("Q", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+>>> b = array("Q", [0, 0, 3, 4, 5, 6, 7, 0])
+>>> exact_matches(a, b, k=2, window=2)
+([Match(a_start=2, b_start=2, length=5)], 0)
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from samecode.fragments._extend import common_prefix, common_suffix
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tokens import TokenSpans
+from samecode.fragments.winnowing import winnow
+from samecode.scan.shingling import kgram_hashes
+
+__all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A maximal run of equal tokens: ``a[a_start : a_start + length] == b[b_start :
+    b_start + length]``, token indexes from 0."""
+
+    a_start: int
+    b_start: int
+    length: int
+
+    @property
+    def a_stop(self) -> int:
+        """Just past the match in ``a``."""
+        return self.a_start + self.length
+
+    @property
+    def b_stop(self) -> int:
+        """Just past the match in ``b``."""
+        return self.b_start + self.length
+
+
+def exact_matches(
+    a: array[int],
+    b: array[int],
+    *,
+    k: int,
+    window: int,
+    max_repeats: int | None = None,
+    same: bool = False,
+    ignored: frozenset[int] = frozenset(),
+    a_hashes: Sequence[int] | None = None,
+    b_hashes: Sequence[int] | None = None,
+    selected: Sequence[int] | None = None,
+) -> tuple[list[Match], int]:
+    """Return the exact matches between the token ids ``a`` and ``b`` that fingerprints
+    seed (see the module's description), sorted by where they are in ``a`` then ``b``, and
+    how many fingerprints were repetitive.
+
+    :param a: a text's token ids.
+    :param b: another text's token ids (or the same, with ``same``).
+    :param k: tokens per k-gram.
+    :param window: k-grams per winnowing window.
+    :param max_repeats: a fingerprint whose k-gram is in ``b`` more often seeds nothing
+        (``None``: no limit).
+    :param same: ``a`` and ``b`` are one text: only matches whose copy in ``b`` is
+        earlier, and that do not overlap it, are found (each repeated run once).
+    :param ignored: k-gram hashes that seed nothing (boilerplate).
+    :param a_hashes: ``a``'s k-gram hashes, if already computed; ``b_hashes`` likewise.
+    :param selected: ``a``'s fingerprints (:func:`~samecode.fragments.winnowing.winnow`
+        of ``a_hashes``), if already computed.
+
+    Runtime complexity: see the module's description.
+    """
+    if a_hashes is None:
+        a_hashes = kgram_hashes(a, k)
+    if b_hashes is None:
+        b_hashes = a_hashes if same else kgram_hashes(b, k)
+    if selected is None:
+        selected = winnow(a_hashes, window)
+    seeds = [p for p in selected if a_hashes[p] not in ignored]
+    wanted = {a_hashes[p] for p in seeds}
+    where: dict[int, list[int]] = {}
+    for position, value in enumerate(b_hashes):
+        if value in wanted:
+            found = where.get(value)
+            if found is None:
+                where[value] = [position]
+            else:
+                found.append(position)
+    limit = len(b_hashes) if max_repeats is None else max_repeats
+    repetitive = 0
+    diagonals: dict[int, list[int]] = {}
+    for p in seeds:
+        places = where.get(a_hashes[p], ())
+        if len(places) > limit:
+            repetitive += 1
+            continue
+        for q in places:
+            if same and q >= p:
+                break
+            diagonals.setdefault(p - q, []).append(p)
+    matches: list[Match] = []
+    for diagonal in sorted(diagonals):
+        covered = -1
+        for p in diagonals[diagonal]:
+            if p < covered:
+                continue  # inside the match already found on this diagonal
+            q = p - diagonal
+            if a[p : p + k] != b[q : q + k]:
+                continue  # a hash collision
+            start = p - common_suffix(a, b, p, q)
+            covered = p + k + common_prefix(a, b, p + k, q + k)
+            if same and covered - start > diagonal:
+                continue  # a run overlapping its own copy (a tandem repeat)
+            matches.append(Match(start, start - diagonal, covered - start))
+    matches.sort(key=lambda m: (m.a_start, m.b_start))
+    return matches, repetitive
+
+
+def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
+    """Chain ``matches`` (sorted by :func:`exact_matches`) into regions: a match follows
+    the last one of a chain when, in both texts, it starts within ``gap`` tokens of that
+    one's end (before or after it) and ends after it. Its first tokens that the chain
+    already holds in either text are cut off, so a chain's matches follow each other in
+    both texts, at most ``gap`` tokens apart, and count each token once. A match joins the
+    chain whose end in ``b`` is nearest its start (before it first), then the earliest
+    made; chains come in the order of their first match; ``gap=0`` chains nothing.
+
+    Runtime complexity: ``O(gap + 1)`` dictionary lookups per match, plus the chains
+    ending at each place looked at.
+
+    >>> chains = chain_matches([Match(0, 0, 5), Match(7, 6, 5), Match(30, 30, 5)], gap=2)
+    >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
+    [[(0, 0, 5), (7, 6, 5)], [(30, 30, 5)]]
+    >>> chains = chain_matches([Match(0, 0, 5), Match(4, 6, 5)], gap=2)  # overlapping in a
+    >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
+    [[(0, 0, 5), (5, 7, 4)]]
+    """
+    chains: list[list[Match]] = []
+    ending: dict[int, list[int]] = {}  # b_stop of a chain's last match -> chains
+    places = [0]
+    for distance in range(1, gap + 1):
+        places += [distance, -distance]  # b_start - b_stop: before the match first
+    for match in matches:
+        joined, cut = -1, 0
+        for distance in places if gap else ():
+            for number in ending.get(match.b_start - distance, ()):
+                last = chains[number][-1]
+                if (
+                    last.b_stop == match.b_start - distance
+                    and -gap <= match.a_start - last.a_stop <= gap
+                    and match.a_stop > last.a_stop
+                    and match.b_stop > last.b_stop
+                ):
+                    cut = max(0, last.a_stop - match.a_start, last.b_stop - match.b_start)
+                    if (
+                        cut < match.length
+                        and match.a_start + cut - last.a_stop <= gap
+                        and match.b_start + cut - last.b_stop <= gap
+                    ):
+                        joined = number
+                        break
+            if joined >= 0:
+                break
+        if joined < 0:
+            joined = len(chains)
+            chains.append([match])
+        else:
+            ending[chains[joined][-1].b_stop].remove(joined)
+            if cut:
+                match = Match(match.a_start + cut, match.b_start + cut, match.length - cut)
+            chains[joined].append(match)
+        ending.setdefault(match.b_stop, []).append(joined)
+    return chains
+
+
+@dataclass(frozen=True)
+class Region:
+    """A region two files share: a chain of exact matches.
+
+    ``a_start`` to ``a_end`` and ``b_start`` to ``b_end`` are its lines (from 1,
+    inclusive) in files ``a`` and ``b``; ``tokens`` the tokens matched (gaps left out);
+    ``a_share`` and ``b_share`` the share of each file's tokens it matches. ``a_first``
+    to ``a_stop`` (and ``b_...``) are its tokens (from 0, the stop exclusive), and
+    ``matches`` its exact matches.
+    """
+
+    a: str
+    b: str
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    tokens: int
+    a_share: float
+    b_share: float
+    a_first: int
+    a_stop: int
+    b_first: int
+    b_stop: int
+    matches: tuple[Match, ...]
+
+
+def find_regions(
+    a: TokenSpans,
+    b: TokenSpans,
+    options: FragmentOptions | None = None,
+    *,
+    paths: tuple[str, str] = ("a", "b"),
+    ignored: frozenset[int] = frozenset(),
+    hashes: tuple[Sequence[int], Sequence[int], Sequence[int]] | None = None,
+) -> tuple[list[Region], int]:
+    """Return the regions two texts share (see the module's description) and how many
+    fingerprints were repetitive. Pass the same :class:`TokenSpans` twice for the
+    regions repeated within one text.
+
+    :param a: a text's tokens.
+    :param b: another text's tokens, or ``a`` itself.
+    :param options: ``k``, ``window``, ``gap``, ``min_tokens``, ``max_repeats``.
+    :param paths: the files' names, for the regions.
+    :param ignored: k-gram hashes that seed nothing (boilerplate).
+    :param hashes: the k-gram hashes of ``a`` and of ``b`` and ``a``'s fingerprints, if
+        already computed with ``options.k`` and ``options.window``.
+
+    Runtime complexity: :func:`exact_matches`, plus ``O(log lines)`` per region.
+
+    >>> from samecode.scan.shingling import Shingling
+    >>> block = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(8))
+    >>> rules = Shingling()
+    >>> a = TokenSpans.of("first = 1\\nsecond = 2\\n" + block, rules)
+    >>> b = TokenSpans.of(block + "\\nthe end", rules)
+    >>> (region,), _ = find_regions(a, b, FragmentOptions(k=5, window=4, min_tokens=20))
+    >>> region.a_start, region.a_end, region.b_start, region.b_end, region.tokens
+    (3, 10, 1, 8, 56)
+
+    The eight lines of seven tokens, lines 3 to 10 of ``a`` and 1 to 8 of ``b``.
+    """
+    options = options or FragmentOptions()
+    a_hashes, b_hashes, selected = hashes or (None, None, None)
+    matches, repetitive = exact_matches(
+        a.ids,
+        b.ids,
+        k=options.k,
+        window=options.window,
+        max_repeats=options.max_repeats,
+        same=a is b,
+        ignored=ignored,
+        a_hashes=a_hashes,
+        b_hashes=b_hashes,
+        selected=selected,
+    )
+    regions = []
+    for chained in chain_matches(matches, options.gap):
+        tokens = sum(match.length for match in chained)
+        if tokens < options.min_tokens:
+            continue
+        first, last = chained[0], chained[-1]
+        a_lines = a.lines(first.a_start, last.a_stop)
+        b_lines = b.lines(first.b_start, last.b_stop)
+        regions.append(
+            Region(
+                paths[0],
+                paths[1],
+                *a_lines,
+                *b_lines,
+                tokens,
+                tokens / len(a),
+                tokens / len(b),
+                first.a_start,
+                last.a_stop,
+                first.b_start,
+                last.b_stop,
+                tuple(chained),
+            )
+        )
+    return _widest(regions), repetitive
+
+
+def _widest(regions: list[Region]) -> list[Region]:
+    """The regions no other one spans in both texts, in the order of their tokens in
+    ``a``, then ``b``.
+
+    Runtime complexity: ``O(r log r)`` to sort, and for each region a look at the kept
+    ones still open in ``a`` where it starts.
+    """
+    regions.sort(key=lambda r: (r.a_first, -r.a_stop, r.b_first, -r.b_stop))
+    kept: list[Region] = []
+    open_: list[Region] = []
+    for region in regions:
+        open_ = [other for other in open_ if other.a_stop > region.a_first]
+        if any(
+            other.a_stop >= region.a_stop
+            and other.b_first <= region.b_first
+            and other.b_stop >= region.b_stop
+            for other in open_
+        ):
+            continue
+        kept.append(region)
+        open_.append(region)
+    kept.sort(key=lambda r: (r.a_first, r.b_first))
+    return kept
