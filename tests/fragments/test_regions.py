@@ -4,6 +4,7 @@ degenerate texts."""
 from __future__ import annotations
 
 from array import array
+from itertools import combinations
 
 import pytest
 from hypothesis import given
@@ -59,17 +60,38 @@ def test_a_text_against_itself_finds_its_repeats_once_each(a, k, w):
 
 
 @given(TOKENS, TOKENS, st.integers(1, 3), st.integers(1, 4), st.integers(0, 4))
-def test_regions_cover_every_long_shared_run_in_both_texts(a, b, k, w, gap):
+def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
     options = FragmentOptions(k=k, window=w, min_tokens=k, gap=gap, max_repeats=10**6)
     spans = [TokenSpans.of(" ".join(t), Shingling()) for t in (a, b)]
     if not (len(spans[0]) and len(spans[1])):
         return
     regions, _ = find_regions(spans[0], spans[1], options)
+    matches, _ = exact_matches(ids(a), ids(b), k=k, window=w)
+    chains = chain_matches(matches, gap)
     for i, j, n in shared_runs(a, b, w + k - 1):
+        # its chain is reported, or overlaps in both texts one with as many tokens or more
+        (chain,) = [
+            c
+            for c in chains
+            if any(m.a_start < i + n and i < m.a_stop and m.a_start - m.b_start == i - j for m in c)
+        ]
+        a_first, a_stop = chain[0].a_start, chain[-1].a_stop
+        b_first, b_stop = chain[0].b_start, chain[-1].b_stop
+        tokens = sum(m.length for m in chain)
         assert any(
-            r.a_first <= i and i + n <= r.a_stop and r.b_first <= j and j + n <= r.b_stop
+            r.a_first < a_stop
+            and a_first < r.a_stop
+            and r.b_first < b_stop
+            and b_first < r.b_stop
+            and r.tokens >= tokens
             for r in regions
         ), (i, j, n)
+    for x, y in combinations(regions, 2):  # no two overlap in both texts
+        assert (
+            x.a_stop <= y.a_first
+            or y.a_stop <= x.a_first
+            or (x.b_stop <= y.b_first or y.b_stop <= x.b_first)
+        )
     for region in regions:
         chain = region.matches
         assert region.tokens == sum(m.length for m in chain) >= k
@@ -99,11 +121,13 @@ def test_an_edited_line_keeps_one_region_with_the_gap():
     assert region.tokens == len(a)
     assert len(region.matches) == 2
     exact, _ = find_regions(a, b, FragmentOptions(k=5, window=4, min_tokens=20, gap=0))
-    # the ")" ending line 6 is in both exact matches: each is maximal
+    # the ")" ending line 6 is in both exact matches (each is maximal), but is less than
+    # half of line 6: the second region's lines start at 7
     assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in exact] == [
         (1, 6, 1, 6),
-        (6, 12, 7, 13),
+        (7, 12, 8, 13),
     ]
+    assert [r.a_first for r in exact] == [0, 47]
 
 
 N = 50_000

@@ -77,3 +77,27 @@ def test_bad_ranges_and_types_are_refused():
         TokenSpans.of("a", "words")  # type: ignore[arg-type]
     with pytest.raises(SamecodeTypeError, match="str"):
         Shingling().token_spans(b"a")  # type: ignore[arg-type]
+
+
+@given(TEXTS, st.data())
+def test_whole_lines_drop_an_end_line_holding_under_half_its_tokens(text, data):
+    spans = TokenSpans.of(text, Shingling())
+    if not len(spans):
+        return
+    first = data.draw(st.integers(0, len(spans) - 1))
+    stop = data.draw(st.integers(first + 1, len(spans)))
+    start, end = spans.whole_lines(first, stop)
+    low, high = spans.lines(first, stop)
+    assert low <= start <= end <= high
+    starting = [spans.line_of(spans.starts[i]) for i in range(len(spans))]
+
+    def share(line):
+        on = [i for i, at in enumerate(starting) if at == line]
+        return sum(first <= i < stop for i in on), len(on)
+
+    if start > low:
+        inside, total = share(low)
+        assert 2 * inside < total
+    if end < high:
+        inside, total = share(high)
+        assert 2 * inside < total

@@ -16,16 +16,17 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
 3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
    the previous one ends in each text, are chained into one region (an edited or inserted
    line between two matches); a region is reported when it holds at least
-   ``min_tokens`` matched tokens, and when no other region spans its tokens in both
-   texts (repeated text, lines made alike by ``normalize`` say, matches on many
-   diagonals; only the widest regions are kept).
+   ``min_tokens`` matched tokens. Of regions that overlap in both texts, only the one
+   with the most tokens is kept: repeated text (lines made alike by ``normalize``, say)
+   matches on many diagonals, each an alignment of the same two places.
 
 **The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
 maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
 the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram is
 in ``b`` at the same offset in the run, so a seed lies on the run's diagonal and extends to
 the whole run. Every match is a run of equal tokens at least ``k`` long. Every such run
-of at least ``min_tokens`` tokens lies within a region reported, in both texts.
+of at least ``min_tokens`` tokens overlaps a region reported, in both texts at once
+(within it, unless another alignment of the same places matched more tokens).
 
 **Cost.** ``O(n + m)`` to index ``b``'s k-grams, at most ``max_repeats`` seeds per
 fingerprint of ``a``, and for each match ``O(L)`` in C and ``O(log L)`` steps of Python
@@ -215,10 +216,12 @@ class Region:
     """A region two files share: a chain of exact matches.
 
     ``a_start`` to ``a_end`` and ``b_start`` to ``b_end`` are its lines (from 1,
-    inclusive) in files ``a`` and ``b``; ``tokens`` the tokens matched (gaps left out);
-    ``a_share`` and ``b_share`` the share of each file's tokens it matches. ``a_first``
-    to ``a_stop`` (and ``b_...``) are its tokens (from 0, the stop exclusive), and
-    ``matches`` its exact matches.
+    inclusive) in files ``a`` and ``b``, a first or last line where the region holds
+    fewer than half the tokens left out
+    (:meth:`~samecode.fragments.tokens.TokenSpans.whole_lines`); ``tokens`` the tokens
+    matched (gaps left out); ``a_share`` and ``b_share`` the share of each file's tokens
+    it matches. ``a_first`` to ``a_stop`` (and ``b_...``) are its tokens (from 0, the
+    stop exclusive), and ``matches`` its exact matches.
     """
 
     a: str
@@ -271,7 +274,7 @@ def find_regions(
 
     The eight lines of seven tokens, lines 3 to 10 of ``a`` and 1 to 8 of ``b``.
     """
-    options = options or FragmentOptions()
+    options = FragmentOptions() if options is None else options
     a_hashes, b_hashes, selected = hashes or (None, None, None)
     matches, repetitive = exact_matches(
         a.ids,
@@ -291,8 +294,8 @@ def find_regions(
         if tokens < options.min_tokens:
             continue
         first, last = chained[0], chained[-1]
-        a_lines = a.lines(first.a_start, last.a_stop)
-        b_lines = b.lines(first.b_start, last.b_stop)
+        a_lines = a.whole_lines(first.a_start, last.a_stop)
+        b_lines = b.whole_lines(first.b_start, last.b_stop)
         regions.append(
             Region(
                 paths[0],
@@ -309,29 +312,27 @@ def find_regions(
                 tuple(chained),
             )
         )
-    return _widest(regions), repetitive
+    return _largest(regions), repetitive
 
 
-def _widest(regions: list[Region]) -> list[Region]:
-    """The regions no other one spans in both texts, in the order of their tokens in
-    ``a``, then ``b``.
+def _largest(regions: list[Region]) -> list[Region]:
+    """The regions left when, of regions overlapping in both texts, only the one with the
+    most tokens is kept (then the earliest), in the order of their tokens in ``a``, then
+    ``b``.
 
-    Runtime complexity: ``O(r log r)`` to sort, and for each region a look at the kept
-    ones still open in ``a`` where it starts.
+    Runtime complexity: ``O(r log r)`` to sort, and for each region a look at the ones
+    kept.
     """
-    regions.sort(key=lambda r: (r.a_first, -r.a_stop, r.b_first, -r.b_stop))
+    regions.sort(key=lambda r: (-r.tokens, r.a_first, r.b_first, r.a_stop, r.b_stop))
     kept: list[Region] = []
-    open_: list[Region] = []
     for region in regions:
-        open_ = [other for other in open_ if other.a_stop > region.a_first]
-        if any(
-            other.a_stop >= region.a_stop
-            and other.b_first <= region.b_first
-            and other.b_stop >= region.b_stop
-            for other in open_
+        if not any(
+            other.a_first < region.a_stop
+            and region.a_first < other.a_stop
+            and other.b_first < region.b_stop
+            and region.b_first < other.b_stop
+            for other in kept
         ):
-            continue
-        kept.append(region)
-        open_.append(region)
+            kept.append(region)
     kept.sort(key=lambda r: (r.a_first, r.b_first))
     return kept

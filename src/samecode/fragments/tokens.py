@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from samecode._validation import describe
@@ -85,6 +85,36 @@ class TokenSpans:
         """
         self._check(first, stop)
         return self.line_of(self.starts[first]), self.line_of(self.ends[stop - 1] - 1)
+
+    def _on_line(self, line: int) -> tuple[int, int]:
+        """The tokens starting on ``line``: ``first`` to ``stop`` (exclusive)."""
+        low = bisect_left(self.starts, self.line_starts[line - 1])
+        if line < len(self.line_starts):
+            return low, bisect_left(self.starts, self.line_starts[line])
+        return low, len(self.starts)
+
+    def whole_lines(self, first: int, stop: int) -> tuple[int, int]:
+        """The lines of the tokens ``first`` to ``stop`` (as :meth:`lines`), leaving out
+        a first or last line of several where they hold fewer than half the tokens that
+        start on it (a ``)`` that ends the line before a copied block, say).
+
+        :raises ValueError: for an empty range or one outside the tokens.
+
+        >>> from samecode.scan.shingling import Shingling
+        >>> spans = TokenSpans.of("x = f(1)\\ny = g(2)\\nz = h(3)", Shingling())
+        >>> spans.lines(5, 14), spans.whole_lines(5, 14)
+        ((1, 3), (2, 2))
+        """
+        start, end = self.lines(first, stop)
+        if start < end:
+            low, high = self._on_line(start)
+            if 2 * (high - first) < high - low:
+                start = self.line_of(self.starts[high])
+        if start < end:
+            low, high = self._on_line(end)
+            if low < stop and 2 * (stop - low) < high - low:
+                end = self.line_of(self.ends[low - 1] - 1)
+        return start, end
 
     def span(self, first: int, stop: int) -> tuple[int, int, int, int]:
         """``(start_line, start_column, end_line, end_column)`` of the tokens ``first`` to
