@@ -29,12 +29,12 @@ from samecode.fragments.tree import (
     compare_fragments,
     scan_fragments,
 )
-from samecode.fragments.winnowing import Fingerprint, fingerprints, winnow
+from samecode.fragments.winnowing import FragmentFingerprint, fingerprints, winnow
 
 __all__ = [
-    "Fingerprint",
     "FragmentClass",
     "FragmentComparison",
+    "FragmentFingerprint",
     "FragmentOptions",
     "FragmentResult",
     "Match",

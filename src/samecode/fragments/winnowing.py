@@ -34,7 +34,7 @@ from samecode.errors import SamecodeValueError
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.shingling import kgram_hashes
 
-__all__ = ["Fingerprint", "fingerprints", "winnow"]
+__all__ = ["FragmentFingerprint", "fingerprints", "winnow"]
 
 
 def _check_window(window: int) -> None:
@@ -85,7 +85,7 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Fingerprint:
+class FragmentFingerprint:
     """A k-gram selected by winnowing: its hash, the tokens it covers (``start`` to
     ``stop``, exclusive, counted from 0), and where they are in the text (lines and
     columns from 1, the end column just past the last character)."""
@@ -99,7 +99,7 @@ class Fingerprint:
     end_column: int
 
 
-def fingerprints(tokens: TokenSpans, k: int, window: int) -> list[Fingerprint]:
+def fingerprints(tokens: TokenSpans, k: int, window: int) -> list[FragmentFingerprint]:
     """Return the fingerprints of a text's tokens: the k-grams of ``k`` tokens robust
     winnowing selects with windows of ``window`` k-grams, in order, with their spans.
 
@@ -126,5 +126,6 @@ def fingerprints(tokens: TokenSpans, k: int, window: int) -> list[Fingerprint]:
     found = []
     for position in winnow(hashes, window):
         stop = position + k
-        found.append(Fingerprint(hashes[position], position, stop, *tokens.span(position, stop)))
+        span = tokens.span(position, stop)
+        found.append(FragmentFingerprint(hashes[position], position, stop, *span))
     return found
