@@ -34,17 +34,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from samecode._validation import describe
-from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.errors import SamecodeTypeError
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
+from samecode.scan.comparison import read_comparable
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
 from samecode.scan.pipeline import ScanOptions, discover
-from samecode.scan.report import printable
 from samecode.scan.shingling import kgram_hashes
 
 __all__ = [
@@ -248,21 +248,6 @@ class FragmentComparison:
     repetitive: int
 
 
-def _read(path: str | os.PathLike[str], max_size: int | None) -> tuple[str, str]:
-    if not isinstance(path, (str, os.PathLike)):
-        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(path)}")
-    name = os.fspath(path)
-    if not isinstance(name, str):
-        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(path)}")
-    text = read_text(name, max_size)
-    if isinstance(text, Skipped):
-        reason = text.reason
-        if reason in ("vanished", "missing") and not os.path.lexists(name):
-            reason = "missing (no such file)"
-        raise SamecodeValueError(f"cannot compare {printable(name)}: {reason}")
-    return name, text.text
-
-
 def compare_fragments(
     a: str | os.PathLike[str],
     b: str | os.PathLike[str],
@@ -295,8 +280,8 @@ def compare_fragments(
     options = FragmentOptions() if options is None else options
     if not isinstance(options, FragmentOptions):
         raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
-    first_path, first_text = _read(a, max_size)
-    second_path, second_text = _read(b, max_size)
+    first_path, first_text = read_comparable(a, max_size)
+    second_path, second_text = read_comparable(b, max_size)
     first = _fingerprint_text(first_path, first_text, options)
     one = os.path.realpath(first_path) == os.path.realpath(second_path)
     second = first if one else _fingerprint_text(second_path, second_text, options)
