@@ -4,6 +4,7 @@ The data's way, one module per step:
 
     text -> :mod:`~samecode.fragments.tokens` (the scan's tokens, with their spans)
     -> :mod:`~samecode.fragments.winnowing` (k-gram hashes, robust winnowing: fingerprints)
+    -> :mod:`~samecode.fragments.kgrams` (a text's k-grams, fingerprints, k-grams by hash)
     -> :mod:`~samecode.fragments.index` (fingerprints to files; boilerplate ignored)
     -> :mod:`~samecode.fragments.regions` (exact matches, chained across small gaps)
     -> :mod:`~samecode.fragments.classes` (the same text in N places: one class)
@@ -20,6 +21,7 @@ The guarantee: every run of at least ``window + k - 1`` tokens two files share i
 """
 
 from samecode.fragments.classes import FragmentClass, Occurrence, fragment_classes
+from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Match, Region, find_regions
 from samecode.fragments.tokens import TokenSpans
@@ -37,6 +39,7 @@ __all__ = [
     "FragmentFingerprint",
     "FragmentOptions",
     "FragmentResult",
+    "Kgrams",
     "Match",
     "Occurrence",
     "Region",

@@ -2,12 +2,13 @@
 
 Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
 
-1. **Seeds.** Every fingerprint of ``a`` (a position robust winnowing selected, see
-   :mod:`~samecode.fragments.winnowing`) is looked up among *all* the k-grams of ``b``
-   (not only ``b``'s fingerprints): each ``b`` position holding the same k-gram hash is a
-   seed, a point ``(i, j)`` on the diagonal ``i - j``. A fingerprint whose k-gram is in
-   ``b`` more than ``max_repeats`` times seeds nothing there (it is counted as
-   *repetitive*), which bounds the seeds to ``max_repeats`` per fingerprint.
+1. **Seeds.** A fingerprint of ``a`` (a position robust winnowing selected, see
+   :mod:`~samecode.fragments.winnowing`) whose hash ``b`` also selects is looked up among
+   *all* the k-grams of ``b`` (:class:`~samecode.fragments.kgrams.Kgrams`, sorted by
+   hash): each ``b`` position holding it is a seed, a point ``(i, j)`` on the diagonal
+   ``i - j``. A fingerprint whose k-gram is in ``b`` more than ``max_repeats`` times
+   seeds nothing there (it is counted as *repetitive*), which bounds the seeds to
+   ``max_repeats`` per fingerprint.
 2. **Exact matches.** Seeds are taken diagonal by diagonal, in order; a seed inside the
    match already found on its diagonal is skipped; any other is checked token by token
    (a hash collision seeds nothing) and extended both ways as far as the tokens agree.
@@ -22,16 +23,19 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
 
 **The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
 maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
-the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram is
-in ``b`` at the same offset in the run, so a seed lies on the run's diagonal and extends to
-the whole run. Every match is a run of equal tokens at least ``k`` long. Every such run
+the exact matches, exactly. The run holds a whole window of each text; both select its
+minimum hash, so ``a``'s fingerprint there is a seed, and as the k-gram is in ``b`` at the
+same offset in the run, a seed lies on the run's diagonal and extends to the whole run.
+Every match is a run of equal tokens at least ``k`` long. Every such run
 of at least ``min_tokens`` tokens overlaps a region reported, in both texts at once
 (within it, unless another alignment of the same places matched more tokens).
 
-**Cost.** ``O(n + m)`` to index ``b``'s k-grams, at most ``max_repeats`` seeds per
-fingerprint of ``a``, and for each match ``O(L)`` in C and ``O(log L)`` steps of Python
-for its ``L`` tokens (a match is extended once, whatever the seeds on it); chaining costs
-``O(gap + 1)`` lookups per match. One file of a million equal tokens against itself has
+**Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
+n)`` each, once), ``O(n / w + m / w)`` in C for the fingerprints both select, ``O(log m)``
+per fingerprint of ``a`` among them, at most ``max_repeats`` seeds for each, and for each
+match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
+extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
+match. One file of a million equal tokens against itself has
 one k-gram repeated everywhere: every fingerprint is repetitive, and the work is linear.
 
 >>> from array import array
@@ -48,10 +52,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from samecode.fragments._extend import common_prefix, common_suffix
+from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
-from samecode.fragments.winnowing import winnow
-from samecode.scan.shingling import kgram_hashes
 
 __all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions"]
 
@@ -85,9 +88,7 @@ def exact_matches(
     max_repeats: int | None = None,
     same: bool = False,
     ignored: frozenset[int] = frozenset(),
-    a_hashes: Sequence[int] | None = None,
-    b_hashes: Sequence[int] | None = None,
-    selected: Sequence[int] | None = None,
+    kgrams: tuple[Kgrams, Kgrams] | None = None,
 ) -> tuple[list[Match], int]:
     """Return the exact matches between the token ids ``a`` and ``b`` that fingerprints
     seed (see the module's description), sorted by where they are in ``a`` then ``b``, and
@@ -102,34 +103,25 @@ def exact_matches(
     :param same: ``a`` and ``b`` are one text: only matches whose copy in ``b`` is
         earlier, and that do not overlap it, are found (each repeated run once).
     :param ignored: k-gram hashes that seed nothing (boilerplate).
-    :param a_hashes: ``a``'s k-gram hashes, if already computed; ``b_hashes`` likewise.
-    :param selected: ``a``'s fingerprints (:func:`~samecode.fragments.winnowing.winnow`
-        of ``a_hashes``), if already computed.
+    :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b`` with
+        ``k`` and ``window``, if already made.
 
     Runtime complexity: see the module's description.
     """
-    if a_hashes is None:
-        a_hashes = kgram_hashes(a, k)
-    if b_hashes is None:
-        b_hashes = a_hashes if same else kgram_hashes(b, k)
-    if selected is None:
-        selected = winnow(a_hashes, window)
-    seeds = [p for p in selected if a_hashes[p] not in ignored]
-    wanted = {a_hashes[p] for p in seeds}
-    where: dict[int, list[int]] = {}
-    for position, value in enumerate(b_hashes):
-        if value in wanted:
-            found = where.get(value)
-            if found is None:
-                where[value] = [position]
-            else:
-                found.append(position)
-    limit = len(b_hashes) if max_repeats is None else max_repeats
+    if kgrams is None:
+        first = Kgrams.of(a, k, window)
+        kgrams = (first, first if same else Kgrams.of(b, k, window))
+    mine, theirs = kgrams
+    a_hashes = mine.hashes
+    shared = theirs.fingerprints()
+    shared.difference_update(ignored)
     repetitive = 0
     diagonals: dict[int, list[int]] = {}
-    for p in seeds:
-        places = where.get(a_hashes[p], ())
-        if len(places) > limit:
+    for p in mine.selected:
+        if a_hashes[p] not in shared:
+            continue
+        places = theirs.where(a_hashes[p], max_repeats)
+        if places is None:
             repetitive += 1
             continue
         for q in places:
@@ -247,7 +239,7 @@ def find_regions(
     *,
     paths: tuple[str, str] = ("a", "b"),
     ignored: frozenset[int] = frozenset(),
-    hashes: tuple[Sequence[int], Sequence[int], Sequence[int]] | None = None,
+    kgrams: tuple[Kgrams, Kgrams] | None = None,
 ) -> tuple[list[Region], int]:
     """Return the regions two texts share (see the module's description) and how many
     fingerprints were repetitive. Pass the same :class:`TokenSpans` twice for the
@@ -258,8 +250,8 @@ def find_regions(
     :param options: ``k``, ``window``, ``gap``, ``min_tokens``, ``max_repeats``.
     :param paths: the files' names, for the regions.
     :param ignored: k-gram hashes that seed nothing (boilerplate).
-    :param hashes: the k-gram hashes of ``a`` and of ``b`` and ``a``'s fingerprints, if
-        already computed with ``options.k`` and ``options.window``.
+    :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b``, if
+        already made with ``options.k`` and ``options.window``.
 
     Runtime complexity: :func:`exact_matches`, plus ``O(log lines)`` per region.
 
@@ -275,7 +267,6 @@ def find_regions(
     The eight lines of seven tokens, lines 3 to 10 of ``a`` and 1 to 8 of ``b``.
     """
     options = FragmentOptions() if options is None else options
-    a_hashes, b_hashes, selected = hashes or (None, None, None)
     matches, repetitive = exact_matches(
         a.ids,
         b.ids,
@@ -284,9 +275,7 @@ def find_regions(
         max_repeats=options.max_repeats,
         same=a is b,
         ignored=ignored,
-        a_hashes=a_hashes,
-        b_hashes=b_hashes,
-        selected=selected,
+        kgrams=kgrams,
     )
     regions = []
     for chained in chain_matches(matches, options.gap):

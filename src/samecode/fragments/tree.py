@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import time
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,15 +36,14 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.index import FingerprintIndex
+from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions
 from samecode.fragments.tokens import TokenSpans
-from samecode.fragments.winnowing import winnow
 from samecode.scan.comparison import read_comparable
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
 from samecode.scan.pipeline import ScanOptions, discover
-from samecode.scan.shingling import kgram_hashes
 
 __all__ = [
     "FileFingerprints",
@@ -59,24 +57,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FileFingerprints:
-    """A file read for fragments: its path, tokens with spans, k-gram hashes and the
-    positions winnowing selected (its fingerprints). Picklable."""
+    """A file read for fragments: its path, tokens with spans, and k-grams (with its
+    fingerprints). Picklable."""
 
     path: str
     tokens: TokenSpans
-    hashes: array[int] = field(repr=False)
-    selected: array[int] = field(repr=False)
+    kgrams: Kgrams
 
     @property
     def fingerprints(self) -> list[int]:
         """The hashes of the fingerprints, in order."""
-        return [self.hashes[p] for p in self.selected]
+        return [self.kgrams.hashes[p] for p in self.kgrams.selected]
 
 
 def _fingerprint_text(path: str, text: str, options: FragmentOptions) -> FileFingerprints:
     tokens = TokenSpans.of(text, options.shingling, path)
-    hashes = array("Q", kgram_hashes(tokens.ids, options.k))
-    return FileFingerprints(path, tokens, hashes, array("q", winnow(hashes, options.window)))
+    return FileFingerprints(path, tokens, Kgrams.of(tokens.ids, options.k, options.window))
 
 
 def fingerprint_files(
@@ -166,7 +162,7 @@ def _regions_of(
         options,
         paths=(first.path, second.path),
         ignored=ignored,
-        hashes=(first.hashes, second.hashes, first.selected),
+        kgrams=(first.kgrams, second.kgrams),
     )
 
 
@@ -290,7 +286,7 @@ def compare_fragments(
         second.tokens,
         options,
         paths=(first_path, second_path),
-        hashes=(first.hashes, second.hashes, first.selected),
+        kgrams=(first.kgrams, second.kgrams),
     )
     return FragmentComparison(
         first_path,
