@@ -2,13 +2,14 @@
 
 Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
 
-1. **Seeds.** A fingerprint of ``a`` (a position robust winnowing selected, see
-   :mod:`~samecode.fragments.winnowing`) whose hash ``b`` also selects is looked up among
-   *all* the k-grams of ``b`` (:class:`~samecode.fragments.kgrams.Kgrams`, sorted by
-   hash): each ``b`` position holding it is a seed, a point ``(i, j)`` on the diagonal
-   ``i - j``. A fingerprint whose k-gram is in ``b`` more than ``max_repeats`` times
-   seeds nothing there (it is counted as *repetitive*), which bounds the seeds to
-   ``max_repeats`` per fingerprint.
+1. **Seeds.** Every fingerprint of ``a`` (a position robust winnowing selected, see
+   :mod:`~samecode.fragments.winnowing`) is looked up among *all* the k-grams of ``b``
+   (:class:`~samecode.fragments.kgrams.Kgrams`, sorted by hash), and every fingerprint of
+   ``b`` among those of ``a``: each position of the other text holding the same hash is
+   a seed, a point ``(i, j)`` on the diagonal ``i - j``. A fingerprint whose k-gram is in
+   the other text more than ``max_repeats`` times seeds nothing there (it is counted as
+   *repetitive*), which bounds the seeds to ``max_repeats`` per fingerprint; so does a
+   boilerplate one (``ignored``).
 2. **Exact matches.** Seeds are taken diagonal by diagonal, in order; a seed inside the
    match already found on its diagonal is skipped; any other is checked token by token
    (a hash collision seeds nothing) and extended both ways as far as the tokens agree.
@@ -23,16 +24,17 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
 
 **The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
 maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
-the exact matches, exactly. The run holds a whole window of each text; both select its
-minimum hash, so ``a``'s fingerprint there is a seed, and as the k-gram is in ``b`` at the
-same offset in the run, a seed lies on the run's diagonal and extends to the whole run.
+the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram
+is in ``b`` at the same offset in the run, so a seed lies on the run's diagonal and
+extends to the whole run. Seeding from both texts finds shorter runs too, the same
+whichever text is ``a``.
 Every match is a run of equal tokens at least ``k`` long. Every such run
 of at least ``min_tokens`` tokens overlaps a region reported, in both texts at once
 (within it, unless another alignment of the same places matched more tokens).
 
 **Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
-n)`` each, once), ``O(n / w + m / w)`` in C for the fingerprints both select, ``O(log m)``
-per fingerprint of ``a`` among them, at most ``max_repeats`` seeds for each, and for each
+n)`` each, once), ``O(log m)`` per fingerprint of ``a`` and ``O(log n)`` per
+fingerprint of ``b``, at most ``max_repeats`` seeds for each, and for each
 match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
 extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
 match. One file of a million equal tokens against itself has
@@ -112,26 +114,30 @@ def exact_matches(
         first = Kgrams.of(a, k, window)
         kgrams = (first, first if same else Kgrams.of(b, k, window))
     mine, theirs = kgrams
-    a_hashes = mine.hashes
-    shared = theirs.fingerprints()
-    shared.difference_update(ignored)
     repetitive = 0
     diagonals: dict[int, list[int]] = {}
-    for p in mine.selected:
-        if a_hashes[p] not in shared:
-            continue
-        places = theirs.where(a_hashes[p], max_repeats)
-        if places is None:
-            repetitive += 1
-            continue
-        for q in places:
-            if same and q >= p:
-                break
-            diagonals.setdefault(p - q, []).append(p)
+    # a's fingerprints among b's k-grams, then (for two texts) b's among a's
+    for seeding, other, flip in ((mine, theirs, False), (theirs, mine, True)):
+        if flip and same:
+            break
+        hashes = seeding.hashes
+        for at in seeding.selected:
+            value = hashes[at]
+            if value in ignored:
+                continue
+            places = other.where(value, max_repeats)
+            if places is None:
+                repetitive += 1
+                continue
+            for place in places:
+                p, q = (place, at) if flip else (at, place)
+                if same and q >= p:
+                    break
+                diagonals.setdefault(p - q, []).append(p)
     matches: list[Match] = []
     for diagonal in sorted(diagonals):
         covered = -1
-        for p in diagonals[diagonal]:
+        for p in sorted(diagonals[diagonal]):
             if p < covered:
                 continue  # inside the match already found on this diagonal
             q = p - diagonal
