@@ -33,8 +33,9 @@ of at least ``min_tokens`` tokens overlaps a region reported, in both texts at o
 (within it, unless another alignment of the same places matched more tokens).
 
 **Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
-n)`` each, once), ``O(log m)`` per fingerprint of ``a`` and ``O(log n)`` per
-fingerprint of ``b``, at most ``max_repeats`` seeds for each, and for each
+n)`` each, once), ``O(n + m)`` in C to find the fingerprints of each text whose k-gram
+the other has, ``O(log m)`` for each of ``a``'s and ``O(log n)`` for each of ``b``'s, at
+most ``max_repeats`` seeds for each, and for each
 match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
 extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
 match. One file of a million equal tokens against itself has
@@ -121,9 +122,12 @@ def exact_matches(
         if flip and same:
             break
         hashes = seeding.hashes
+        # the fingerprints whose k-gram the other text has at all (a set made in C)
+        present = {hashes[at] for at in seeding.selected}.intersection(other.hashes)
+        present.difference_update(ignored)
         for at in seeding.selected:
             value = hashes[at]
-            if value in ignored:
+            if value not in present:
                 continue
             places = other.where(value, max_repeats)
             if places is None:
@@ -158,11 +162,12 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
     one's end (before or after it) and ends after it. Its first tokens that the chain
     already holds in either text are cut off, so a chain's matches follow each other in
     both texts, at most ``gap`` tokens apart, and count each token once. A match joins the
-    chain whose end in ``b`` is nearest its start (before it first), then the earliest
-    made; chains come in the order of their first match; ``gap=0`` chains nothing.
+    chain whose end in ``b`` is nearest its start (before it first), then nearest in
+    ``a``, then the earliest made; chains come in the order of their first match;
+    ``gap=0`` chains nothing.
 
-    Runtime complexity: ``O(gap + 1)`` dictionary lookups per match, plus the chains
-    ending at each place looked at.
+    Runtime complexity: ``O(gap)`` dictionary lookups per match, and ``O(gap)`` more for
+    each place in ``b`` where chains end, whatever the number of matches or chains.
 
     >>> chains = chain_matches([Match(0, 0, 5), Match(7, 6, 5), Match(30, 30, 5)], gap=2)
     >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
@@ -172,40 +177,38 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
     [[(0, 0, 5), (5, 7, 4)]]
     """
     chains: list[list[Match]] = []
-    ending: dict[int, list[int]] = {}  # b_stop of a chain's last match -> chains
+    # where a chain's last match ends: b_stop -> a_stop -> chains
+    ending: dict[int, dict[int, list[int]]] = {}
     places = [0]
     for distance in range(1, gap + 1):
-        places += [distance, -distance]  # b_start - b_stop: before the match first
+        places += [distance, -distance]  # start - stop: nearest first, before it first
     for match in matches:
         joined, cut = -1, 0
-        for distance in places if gap else ():
-            for number in ending.get(match.b_start - distance, ()):
-                last = chains[number][-1]
-                if (
-                    last.b_stop == match.b_start - distance
-                    and -gap <= match.a_start - last.a_stop <= gap
-                    and match.a_stop > last.a_stop
-                    and match.b_stop > last.b_stop
-                ):
-                    cut = max(0, last.a_stop - match.a_start, last.b_stop - match.b_start)
-                    if (
-                        cut < match.length
-                        and match.a_start + cut - last.a_stop <= gap
-                        and match.b_start + cut - last.b_stop <= gap
-                    ):
+        for b_distance in places if gap else ():
+            by_a = ending.get(match.b_start - b_distance)
+            if by_a is None:
+                continue
+            for a_distance in places:
+                for number in by_a.get(match.a_start - a_distance, ()):
+                    # the tokens the chain holds already (a distance below 0 overlaps)
+                    cut = max(0, -a_distance, -b_distance)
+                    if cut < match.length and cut + max(a_distance, b_distance) <= gap:
                         joined = number
                         break
+                if joined >= 0:
+                    break
             if joined >= 0:
                 break
         if joined < 0:
             joined = len(chains)
             chains.append([match])
         else:
-            ending[chains[joined][-1].b_stop].remove(joined)
+            last = chains[joined][-1]
+            ending[last.b_stop][last.a_stop].remove(joined)
             if cut:
                 match = Match(match.a_start + cut, match.b_start + cut, match.length - cut)
             chains[joined].append(match)
-        ending.setdefault(match.b_stop, []).append(joined)
+        ending.setdefault(match.b_stop, {}).setdefault(match.a_stop, []).append(joined)
     return chains
 
 
