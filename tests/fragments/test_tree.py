@@ -68,6 +68,14 @@ def test_the_output_is_the_same_whatever_the_order_of_the_roots(planted):
     assert "3 occurrences" in to_text(first)
 
 
+def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
+    root, _ = planted
+    one = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
+    many = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2, batch_size=1))
+    assert to_jsonl(one, {}) == to_jsonl(many, {})
+    assert len(one.regions) == 3
+
+
 def test_boilerplate_in_more_than_the_share_of_files_is_ignored_and_counted(tmp_path):
     header = [f"# licence line {i}: permission is granted to use copy modify" for i in range(6)]
     rng = random.Random(3)

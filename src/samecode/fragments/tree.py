@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,7 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.comparison import read_comparable
+from samecode.scan.engine import engine_for
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
 from samecode.scan.pipeline import ScanOptions, discover
@@ -51,6 +52,7 @@ __all__ = [
     "FragmentResult",
     "compare_fragments",
     "fingerprint_files",
+    "pair_regions",
     "scan_fragments",
 ]
 
@@ -166,6 +168,27 @@ def _regions_of(
     )
 
 
+def pair_regions(
+    pairs: Sequence[tuple[int, int]],
+    files: Mapping[int, FileFingerprints],
+    options: FragmentOptions,
+    ignored: frozenset[int],
+) -> tuple[list[Region], int]:
+    """The regions of a batch of candidate pairs (numbers of ``files``, which holds every
+    file the batch names), and how many fingerprints were repetitive: a stage of
+    :func:`scan_fragments`, picklable, run by any engine.
+
+    Runtime complexity: :func:`~samecode.fragments.regions.find_regions` per pair.
+    """
+    regions: list[Region] = []
+    repetitive = 0
+    for i, j in pairs:
+        found, skipped_seeds = _regions_of(files[i], files[j], options, ignored)
+        regions += found
+        repetitive += skipped_seeds
+    return regions, repetitive
+
+
 def scan_fragments(
     roots: Sequence[str | os.PathLike[str]],
     options: FragmentOptions | None = None,
@@ -177,13 +200,16 @@ def scan_fragments(
     :param roots: files and folders.
     :param options: the :class:`~samecode.fragments.options.FragmentOptions`.
     :param walk: which files, as for a scan (``include``, ``exclude``, ``gitignore``,
-        ``max_size``, ``min_tokens``...; its similarity options play no part).
+        ``max_size``, ``min_tokens``...; its similarity options play no part), and how
+        many processes read and compare them (``jobs``, ``batch_size``): the result is
+        the same for any number.
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
-    its matches (:mod:`~samecode.fragments.regions`). Memory: about 40 bytes per token of
-    every file compared. In this process (``jobs`` plays no part yet).
+    its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
+    processes. Memory: about 70 bytes per token of every file compared, in this process
+    (each worker holds the files of its task).
     """
     options = FragmentOptions() if options is None else options
     walk = ScanOptions() if walk is None else walk
@@ -196,22 +222,32 @@ def scan_fragments(
     started = time.perf_counter()
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
     files: list[FileFingerprints] = []
-    for item in fingerprint_files(paths, options, walk.max_size, walk.min_tokens):
-        if isinstance(item, Skipped):
-            skipped.append(item)
-        else:
-            files.append(item)
-    index = FingerprintIndex()
-    for number, found in enumerate(files):
-        index.add(number, found.fingerprints)
-    limit = options.boilerplate_limit(len(files))
-    ignored = index.boilerplate(limit)
     regions: list[Region] = []
     repetitive = 0
-    for i, j in index.candidate_pairs(ignored):
-        pair_regions, skipped_seeds = _regions_of(files[i], files[j], options, ignored)
-        regions += pair_regions
-        repetitive += skipped_seeds
+    with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
+        size = walk.batch_size
+        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens)
+                 for i in range(0, len(paths), size)]  # fmt: skip
+        for batch in engine.map(fingerprint_files, reads):
+            for item in batch:
+                if isinstance(item, Skipped):
+                    skipped.append(item)
+                else:
+                    files.append(item)
+        index = FingerprintIndex()
+        for number, found in enumerate(files):
+            index.add(number, found.fingerprints)
+        limit = options.boilerplate_limit(len(files))
+        ignored = index.boilerplate(limit)
+        pairs = index.candidate_pairs(ignored)
+        step = -(-len(pairs) // (engine.workers * 4))  # a few tasks per worker, in order
+        tasks = [
+            (chunk, {f: files[f] for pair in chunk for f in pair}, options, ignored)
+            for chunk in (pairs[i : i + step] for i in range(0, len(pairs), step or 1))
+        ]
+        for found_regions, skipped_seeds in engine.map(pair_regions, tasks):
+            regions += found_regions
+            repetitive += skipped_seeds
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
     return FragmentResult(
