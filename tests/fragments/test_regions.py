@@ -13,7 +13,13 @@ from test_winnowing import shared_runs
 
 from budget import line_budget
 from samecode.fragments.options import FragmentOptions
-from samecode.fragments.regions import Match, chain_matches, exact_matches, find_regions
+from samecode.fragments.regions import (
+    Match,
+    chain_matches,
+    exact_matches,
+    find_regions,
+    grow_chain,
+)
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.shingling import Shingling, token_ids
 
@@ -68,11 +74,18 @@ def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
     regions, _ = find_regions(spans[0], spans[1], options)
     matches, _ = exact_matches(ids(a), ids(b), k=k, window=w)
     chains = chain_matches(matches, gap)
+    grown = []
+    for chain in chains:
+        bigger = list(chain)
+        if gap:
+            grow_chain(bigger, ids(a), ids(b), gap, min(k, 6))
+        grown.append((chain, bigger))
     for i, j, n in shared_runs(a, b, w + k - 1):
-        # its chain is reported, or overlaps in both texts one with as many tokens or more
-        (chain,) = [
-            c
-            for c in chains
+        # the run's region (grown at its ends) is reported, or overlaps in both texts one
+        # reported with as many tokens or more
+        ((_, chain),) = [
+            (c, g)
+            for c, g in grown
             if any(m.a_start < i + n and i < m.a_stop and m.a_start - m.b_start == i - j for m in c)
         ]
         a_first, a_stop = chain[0].a_start, chain[-1].a_stop

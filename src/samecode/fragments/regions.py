@@ -17,8 +17,12 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
    ``k`` long.
 3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
    the previous one ends in each text, are chained into one region (an edited or inserted
-   line between two matches); a region is reported when it holds at least
-   ``min_tokens`` matched tokens. Of regions that overlap in both texts, only the one
+   line between two matches). A region is reported when it holds at least
+   ``min_tokens`` matched tokens; each of its ends then takes the longest run of at least
+   6 equal tokens (or ``k``) within ``gap`` tokens of it in both texts, as long as there
+   is one: the part of a copy between an edit and its edge, too short to hold a
+   fingerprint (not with ``normalize``, where short runs of placeholders match anywhere;
+   nor within one text). Of regions that overlap in both texts, only the one
    with the most tokens is kept: repeated text (lines made alike by ``normalize``, say)
    matches on many diagonals, each an alignment of the same two places.
 
@@ -59,7 +63,7 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 
-__all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions"]
+__all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions", "grow_chain"]
 
 
 @dataclass(frozen=True)
@@ -287,10 +291,14 @@ def find_regions(
         kgrams=kgrams,
     )
     regions = []
+    least = min(options.k, _EDGE)
     for chained in chain_matches(matches, options.gap):
         tokens = sum(match.length for match in chained)
         if tokens < options.min_tokens:
             continue
+        if options.gap and a is not b and not options.normalize:
+            grow_chain(chained, a.ids, b.ids, options.gap, least)
+            tokens = sum(match.length for match in chained)
         first, last = chained[0], chained[-1]
         a_lines = a.whole_lines(first.a_start, last.a_stop)
         b_lines = b.whole_lines(first.b_start, last.b_stop)
@@ -311,6 +319,53 @@ def find_regions(
             )
         )
     return _largest(regions), repetitive
+
+
+#: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer).
+_EDGE = 6
+
+
+def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least: int) -> None:
+    """Add to each end of ``chain`` the longest run of equal tokens, of ``least`` tokens at
+    least, within ``gap`` tokens of that end in both texts (nearest first on ties), for
+    as long as there is one: the part of a copy between an edit and its edge, shorter
+    than ``k``.
+
+    Runtime complexity: ``O(gap**2)`` runs measured per piece added and per end, each in
+    C slices.
+
+    >>> a, b = array("Q", [1, 2, 3, 4, 5, 6, 7, 8]), array("Q", [1, 2, 3, 9, 5, 6, 7, 8])
+    >>> chain = [Match(4, 4, 4)]
+    >>> grow_chain(chain, a, b, gap=2, least=3)
+    >>> [(m.a_start, m.b_start, m.length) for m in chain]
+    [(0, 0, 3), (4, 4, 4)]
+    """
+    while True:
+        first, best = chain[0], (0, 0, 0)
+        for skipped in range(1, 2 * gap + 1):  # nearest first: da + db == skipped
+            for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+                i, j = first.a_start - da, first.b_start - (skipped - da)
+                if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                    length = common_suffix(a, b, i, j)
+                    if length >= least and length > best[0]:
+                        best = (length, i, j)
+        length, i, j = best
+        if not length:
+            break
+        chain.insert(0, Match(i - length, j - length, length))
+    while True:
+        last, best = chain[-1], (0, 0, 0)
+        for skipped in range(1, 2 * gap + 1):
+            for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+                i, j = last.a_stop + da, last.b_stop + (skipped - da)
+                if i < len(a) and j < len(b) and a[i] == b[j]:
+                    length = common_prefix(a, b, i, j)
+                    if length >= least and length > best[0]:
+                        best = (length, i, j)
+        length, i, j = best
+        if not length:
+            break
+        chain.append(Match(i, j, length))
 
 
 def _largest(regions: list[Region]) -> list[Region]:
