@@ -19,8 +19,8 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
    the previous one ends in each text, are chained into one region (an edited or inserted
    line between two matches). A region is reported when it holds at least
    ``min_tokens`` matched tokens; each of its ends then takes the longest run of at least
-   6 equal tokens (or ``k``) within ``gap`` tokens of it in both texts, as long as there
-   is one: the part of a copy between an edit and its edge, too short to hold a
+   6 equal tokens (or ``k``) within ``gap`` tokens of it in both texts, if there is one
+   (one run per end): the part of a copy between an edit and its edge, too short to hold a
    fingerprint (not with ``normalize``, where short runs of placeholders match anywhere;
    nor within one text). Of regions that overlap in both texts, only the one
    with the most tokens is kept: repeated text (lines made alike by ``normalize``, say)
@@ -327,12 +327,12 @@ _EDGE = 6
 
 def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least: int) -> None:
     """Add to each end of ``chain`` the longest run of equal tokens, of ``least`` tokens at
-    least, within ``gap`` tokens of that end in both texts (nearest first on ties), for
-    as long as there is one: the part of a copy between an edit and its edge, shorter
-    than ``k``.
+    least, within ``gap`` tokens of that end in both texts (the nearest on ties), if there
+    is one: the part of a copy between an edit and its edge, shorter than ``k``. One run
+    per end, so that a region never walks on through text of a like shape.
 
-    Runtime complexity: ``O(gap**2)`` runs measured per piece added and per end, each in
-    C slices.
+    Runtime complexity: ``O(gap**2)`` places looked at per end, a run measured (in C
+    slices) at each place where the tokens agree.
 
     >>> a, b = array("Q", [1, 2, 3, 4, 5, 6, 7, 8]), array("Q", [1, 2, 3, 9, 5, 6, 7, 8])
     >>> chain = [Match(4, 4, 4)]
@@ -340,31 +340,27 @@ def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least
     >>> [(m.a_start, m.b_start, m.length) for m in chain]
     [(0, 0, 3), (4, 4, 4)]
     """
-    while True:
-        first, best = chain[0], (0, 0, 0)
-        for skipped in range(1, 2 * gap + 1):  # nearest first: da + db == skipped
-            for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
-                i, j = first.a_start - da, first.b_start - (skipped - da)
-                if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
-                    length = common_suffix(a, b, i, j)
-                    if length >= least and length > best[0]:
-                        best = (length, i, j)
-        length, i, j = best
-        if not length:
-            break
+    first, best = chain[0], (0, 0, 0)
+    for skipped in range(1, 2 * gap + 1):  # nearest first: da + db == skipped
+        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+            i, j = first.a_start - da, first.b_start - (skipped - da)
+            if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                length = common_suffix(a, b, i, j)
+                if length >= least and length > best[0]:
+                    best = (length, i, j)
+    length, i, j = best
+    if length:
         chain.insert(0, Match(i - length, j - length, length))
-    while True:
-        last, best = chain[-1], (0, 0, 0)
-        for skipped in range(1, 2 * gap + 1):
-            for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
-                i, j = last.a_stop + da, last.b_stop + (skipped - da)
-                if i < len(a) and j < len(b) and a[i] == b[j]:
-                    length = common_prefix(a, b, i, j)
-                    if length >= least and length > best[0]:
-                        best = (length, i, j)
-        length, i, j = best
-        if not length:
-            break
+    last, best = chain[-1], (0, 0, 0)
+    for skipped in range(1, 2 * gap + 1):
+        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+            i, j = last.a_stop + da, last.b_stop + (skipped - da)
+            if i < len(a) and j < len(b) and a[i] == b[j]:
+                length = common_prefix(a, b, i, j)
+                if length >= least and length > best[0]:
+                    best = (length, i, j)
+    length, i, j = best
+    if length:
         chain.append(Match(i, j, length))
 
 
