@@ -114,3 +114,11 @@ def test_compare_shows_the_regions_with_their_text(tree, capsys):
     ]
     status, out, _ = run(capsys, "compare", a, str(tree / "c.txt"), "--fragments")
     assert "share no region" in out
+
+
+def test_fail_on_match_counts_regions(tree, capsys):
+    found, _, _ = run(capsys, "scan", str(tree), "--fragments", "--normalize", "-q",
+                      "--fail-on-match")  # fmt: skip
+    assert found == 1
+    alone, _, _ = run(capsys, "scan", str(tree / "c.txt"), "--fragments", "-q", "--fail-on-match")
+    assert alone == 0
