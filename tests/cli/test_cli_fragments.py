@@ -95,7 +95,7 @@ def test_fragments_refuse_the_formats_and_options_they_do_not_have(tree, capsys)
     assert "share" in err
     status, _, err = run(capsys, "scan", str(tree), "--fragments", "--kgram", "50")
     assert status == 2
-    assert "min_tokens must be at least k" in err
+    assert "--min-region must be at least --kgram (50): no match is shorter; got 40" in err
 
 
 def test_compare_shows_the_regions_with_their_text(tree, capsys):

@@ -347,10 +347,15 @@ def _fragment_options(args: argparse.Namespace) -> Any:
         "gap": args.gap,
         "boilerplate_share": getattr(args, "boilerplate_share", None),
     }
+    chosen = {name: value for name, value in given.items() if value is not None}
+    k = chosen.get("k", FragmentOptions.k)
+    if chosen.get("min_tokens", FragmentOptions.min_tokens) < k:
+        raise UsageError(
+            f"--min-region must be at least --kgram ({k}): no match is shorter; "
+            f"got {chosen.get('min_tokens', FragmentOptions.min_tokens)}"
+        )
     return FragmentOptions(
-        tokens=option(args, "tokens"),
-        normalize=option(args, "normalize"),
-        **{name: value for name, value in given.items() if value is not None},
+        tokens=option(args, "tokens"), normalize=option(args, "normalize"), **chosen
     )
 
 
