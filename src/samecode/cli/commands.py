@@ -39,10 +39,12 @@ from samecode.scan.shingling import Shingling
 __all__ = [
     "COMMANDS",
     "run_compare",
+    "run_compare_fragments",
     "run_fingerprint",
     "run_index",
     "run_match",
     "run_scan",
+    "run_scan_fragments",
 ]
 
 
@@ -171,6 +173,10 @@ def run_scan(args: argparse.Namespace) -> int:
     spark = option(args, "engine") == "spark"
     if not spark and (args.spark_master or args.spark_partitions):
         raise UsageError("--spark-master and --spark-partitions need --engine spark")
+    if args.fragments:
+        if spark:
+            raise UsageError("--fragments runs on --engine local")
+        return run_scan_fragments(args)
     with Feedback(args.quiet) as feedback:
         found = (_spark_scan if spark else _local_scan)(args, feedback)
     corpus_pairs = found.corpus_pairs or []
@@ -366,6 +372,8 @@ def run_fingerprint(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     from samecode.scan.comparison import compare_files
 
+    if args.fragments:
+        return run_compare_fragments(args)
     found = compare_files(args.first, args.second, _shingling(args))
     if args.format == "json":
         write(json.dumps(found.to_dict(), ensure_ascii=True), None)
@@ -387,6 +395,76 @@ def run_compare(args: argparse.Namespace) -> int:
             f"containment {float(found.containment_a):.3f} and {float(found.containment_b):.3f}"
         )
     write("\n".join(lines), None)
+    return 0
+
+
+def _fragment_options(args: argparse.Namespace) -> Any:
+    """The :class:`~samecode.fragments.options.FragmentOptions` the options ask for."""
+    from samecode.fragments.options import FragmentOptions
+
+    given = {
+        "k": args.kgram,
+        "window": args.window,
+        "min_tokens": args.min_region,
+        "gap": args.gap,
+        "boilerplate_share": getattr(args, "boilerplate_share", None),
+    }
+    chosen = {name: value for name, value in given.items() if value is not None}
+    k = chosen.get("k", FragmentOptions.k)
+    if chosen.get("min_tokens", FragmentOptions.min_tokens) < k:
+        raise UsageError(
+            f"--min-region must be at least --kgram ({k}): no match is shorter; "
+            f"got {chosen.get('min_tokens', FragmentOptions.min_tokens)}"
+        )
+    return FragmentOptions(
+        tokens=option(args, "tokens"), normalize=option(args, "normalize"), **chosen
+    )
+
+
+def run_scan_fragments(args: argparse.Namespace) -> int:
+    """``samecode scan --fragments``: the regions the files share, and their classes."""
+    from samecode.fragments.report import to_json, to_jsonl, to_text
+    from samecode.fragments.tree import scan_fragments
+
+    fmt = option(args, "format")
+    if fmt not in ("table", "json", "jsonl"):
+        raise UsageError(f"--fragments writes --format table, json or jsonl; got {fmt}")
+    if args.against:
+        raise UsageError("--fragments does not match against a corpus (--against) yet")
+    _check_roots(args.paths)
+    options = _fragment_options(args)
+    walk = _scan_options(args, _shingling(args))
+    parameters = {
+        **options.to_dict(),
+        "min_file_tokens": walk.min_tokens,
+        "max_size": walk.max_size,
+    }
+    with Feedback(args.quiet) as feedback:
+        result = scan_fragments(args.paths, options, walk)
+    if fmt == "jsonl":
+        write(to_jsonl(result, parameters), args.output)
+    elif fmt == "json":
+        write(to_json(result, parameters), args.output)
+    else:
+        write(to_text(result), args.output)
+    feedback.summary(
+        f"compared {files_text(len(result.files))}, {skipped_text(result.skipped)}; "
+        f"{counted(len(result.regions), 'region')} in "
+        f"{counted(len(result.classes), 'class', 'classes')}; ignored "
+        f"{counted(result.boilerplate, 'boilerplate fingerprint')} (in more than "
+        f"{files_text(result.boilerplate_limit)}) and "
+        f"{counted(result.repetitive, 'repetitive one')}"
+    )
+    return 1 if args.fail_on_match and result.regions else 0
+
+
+def run_compare_fragments(args: argparse.Namespace) -> int:
+    """``samecode compare A B --fragments``: the regions two files share, with the text."""
+    from samecode.fragments.report import comparison_json, comparison_text
+    from samecode.fragments.tree import compare_fragments
+
+    found = compare_fragments(args.first, args.second, _fragment_options(args))
+    write(comparison_json(found) if args.format == "json" else comparison_text(found), None)
     return 0
 
 

@@ -327,6 +327,66 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
+    """``--fragments`` and its parameters (defaults: the library's
+    :class:`~samecode.fragments.options.FragmentOptions`)."""
+    from samecode.fragments.options import FragmentOptions
+
+    rules = FragmentOptions()
+    group = parser.add_argument_group("fragments (which lines were copied)")
+    group.add_argument(
+        "--fragments",
+        action="store_true",
+        help="report the regions of text the files share, as line ranges, and their clone classes"
+        if tree
+        else "show the regions of text the files share, with the text",
+    )
+    group.add_argument(
+        "--kgram",
+        type=_bounded("--kgram", 1, 1000),
+        metavar="K",
+        help=f"tokens per fingerprint (default {rules.k})",
+    )
+    group.add_argument(
+        "--window",
+        type=_bounded("--window", 1, 1000),
+        metavar="W",
+        help=f"fingerprints are chosen one per W k-grams at least (default {rules.window}); "
+        "every shared run of W + K - 1 tokens is found",
+    )
+    group.add_argument(
+        "--min-region",
+        type=_bounded("--min-region", 1, 10**9),
+        metavar="N",
+        help=f"the fewest matched tokens a region reported holds (default {rules.min_tokens})",
+    )
+    group.add_argument(
+        "--gap",
+        type=_bounded("--gap", 0, 1000),
+        metavar="N",
+        help=f"unmatched tokens a region may span between matches (default {rules.gap})",
+    )
+    if tree:
+        group.add_argument(
+            "--boilerplate-share",
+            type=_share,
+            metavar="S",
+            help="fingerprints in more than this share of the files (and more than "
+            f"{rules.boilerplate_files}) are boilerplate, ignored and counted "
+            f"(default {rules.boilerplate_share:g})",
+        )
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a share is a number such as 0.1; got {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"a share must be above 0 and at most 1; got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: a sub-parser per command, the defaults in the help read
     from the library (:data:`DEFAULTS`)."""
@@ -352,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
     _engine_options(scan)
     _shingling_options(scan)
+    _fragment_options(scan, tree=True)
     _walk_options(scan)
     _output_options(scan, FORMATS)
 
@@ -426,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("second", metavar="B")
     compare.add_argument("--format", choices=("text", "json"), help="output format (default text)")
     _shingling_options(compare)
+    _fragment_options(compare, tree=False)
     return parser
 
 

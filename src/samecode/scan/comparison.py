@@ -33,7 +33,7 @@ from samecode.scan.model import Skipped
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import jaccard, stored_containment
 
-__all__ = ["Comparison", "compare_files"]
+__all__ = ["Comparison", "compare_files", "read_comparable"]
 
 
 @dataclass(frozen=True)
@@ -151,18 +151,30 @@ def compare_files(
     counts: list[tuple[int, Any]] = []
     paths = []
     for given in (a, b):
-        if not isinstance(given, (str, os.PathLike)):
-            raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
-        path = os.fspath(given)
-        if not isinstance(path, str):
-            raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
-        text = read_text(path, max_size)
-        if isinstance(text, Skipped):
-            raise SamecodeValueError(_why(path, text))
-        counts.append(shingling.measure(text.text, path))
+        path, text = read_comparable(given, max_size)
+        counts.append(shingling.measure(text, path))
         paths.append(path)
     (tokens_a, shingles_a), (tokens_b, shingles_b) = counts
     shared = len(set(shingles_a).intersection(shingles_b))
     return Comparison(
         paths[0], paths[1], tokens_a, tokens_b, len(shingles_a), len(shingles_b), shared
     )
+
+
+def read_comparable(given: str | os.PathLike[str], max_size: int | None) -> tuple[str, str]:
+    """Read a file named on a command line, by the text policy: its path as a ``str`` and
+    its text.
+
+    :raises TypeError: for a path of the wrong type.
+    :raises ValueError: for a file that cannot be compared, with why (as
+        :func:`compare_files`).
+    """
+    if not isinstance(given, (str, os.PathLike)):
+        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
+    path = os.fspath(given)
+    if not isinstance(path, str):
+        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
+    text = read_text(path, max_size)
+    if isinstance(text, Skipped):
+        raise SamecodeValueError(_why(path, text))
+    return path, text.text

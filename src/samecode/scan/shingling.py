@@ -55,9 +55,18 @@ from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.similarity import exact_threshold
 from samecode.text.languages import Language, language_of
-from samecode.text.tokens import char_shingles, code_tokens
+from samecode.text.tokens import char_shingles, code_token_offsets, code_tokens
 
-__all__ = ["TOKEN_KINDS", "Shingling", "exact_threshold", "jaccard", "shingle_hash", "token_id"]
+__all__ = [
+    "TOKEN_KINDS",
+    "Shingling",
+    "exact_threshold",
+    "jaccard",
+    "kgram_hashes",
+    "shingle_hash",
+    "token_id",
+    "token_ids",
+]
 
 #: The kinds of tokens a :class:`Shingling` can cut a text into.
 TOKEN_KINDS = ("words", "code", "chars")
@@ -67,6 +76,9 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 # Unicode's on ASCII but for white space: str.isspace() (and Unicode's \s) holds for the
 # information separators \x1c-\x1f, which re.ASCII's \s leaves out; they are added back.
 _ASCII_WORDS = re.compile(r"\w+|[^\w\s\x1c-\x1f]", re.ASCII)
+# The characters of ``tokens="chars"``: each run of white space (one space once
+# normalised), or any other character.
+_CHARS = re.compile(r"\s+|.", re.DOTALL)
 _MASK = (1 << 64) - 1
 _NATIVE = sys.implementation.name == "cpython" and sys.hash_info.width == 64
 # Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries the memo
@@ -102,6 +114,15 @@ def token_id(token: str) -> int:
 def _ids(tokens: Sequence[str]) -> list[int]:
     """The ids of ``tokens``, through the memo."""
     return list(map(_memo.__getitem__, tokens))
+
+
+def token_ids(tokens: Sequence[str]) -> list[int]:
+    """Return the ids of ``tokens`` (:func:`token_id` of each), in order.
+
+    >>> token_ids(["a", "b", "a"]) == [token_id("a"), token_id("b"), token_id("a")]
+    True
+    """
+    return _ids(tokens)
 
 
 _P1, _P2, _P5 = 11400714785074694791, 14029467366897019727, 2870177450012600261
@@ -141,6 +162,30 @@ def _hashes(ids: list[int], size: int) -> Iterable[int]:
     if _NATIVE:
         return map(_MASK.__and__, map(hash, runs))
     return map(shingle_hash, runs)  # pragma: no cover - other interpreters
+
+
+def kgram_hashes(ids: Sequence[int], k: int) -> list[int]:
+    """Return the hash of every run of ``k`` consecutive token ids, in order: the
+    shingle hashes of a text, with their positions (the ``i``-th hash is of ``ids[i :
+    i + k]``). Fewer than ``k`` ids have no run, and no hash.
+
+    :raises TypeError: if ``k`` is not an int.
+    :raises ValueError: if ``k`` < 1.
+
+    Runtime complexity: ``O(len(ids) * k)`` in C (one tuple hash per run).
+
+    >>> ids = token_ids("a = b + c".split())
+    >>> kgram_hashes(ids, 3) == [shingle_hash(ids[i : i + 3]) for i in range(3)]
+    True
+    >>> kgram_hashes(ids, 6)
+    []
+    """
+    check_int(k, "k")
+    if k < 1:
+        raise SamecodeValueError(f"k must be >= 1; got {k!r}")
+    if len(ids) < k:
+        return []
+    return list(_hashes(list(ids), k))
 
 
 def jaccard(a: Iterable[int], b: Iterable[int]) -> float:
@@ -224,6 +269,40 @@ class Shingling:
             text, line_comments=language.line_comments, block_comments=language.block_comments
         )
         return _normal_code(found, language) if self.normalize else found
+
+    def token_spans(self, text: str, path: str = "") -> tuple[list[str], list[int], list[int]]:
+        """Return :meth:`token_list` with where each token is in ``text``: the tokens, the
+        offset of each one's first character, and the offset just past its last.
+
+        A normalized token keeps the span of the text it replaces; with ``"chars"``, a
+        run of white space (one space among the tokens) spans the whole run.
+
+        :raises TypeError: if ``text`` is not a ``str``.
+
+        Runtime complexity: that of :meth:`token_list`, plus one step per token.
+
+        >>> Shingling(tokens="code", normalize=True).token_spans("x = 10  # ten", "a.py")
+        (['\\x00id', '=', '\\x00num'], [0, 2, 4], [1, 3, 6])
+        """
+        if not isinstance(text, str):
+            raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
+        if self.tokens == "code":
+            language = language_of(path)
+            found, starts = code_token_offsets(
+                text, line_comments=language.line_comments, block_comments=language.block_comments
+            )
+            ends = [start + len(token) for start, token in zip(starts, found)]
+            return (_normal_code(found, language) if self.normalize else found), starts, ends
+        words = _ASCII_WORDS if text.isascii() else _WORDS
+        pattern = _CHARS if self.tokens == "chars" else words
+        found, starts, ends = [], [], []
+        for match in pattern.finditer(text):
+            found.append(match.group())
+            starts.append(match.start())
+            ends.append(match.end())
+        if self.tokens == "chars":
+            return [" " if token.isspace() else token for token in found], starts, ends
+        return (_normal_words(found, language_of(path)) if self.normalize else found), starts, ends
 
     def shingles(self, text: str, path: str = "") -> array[int]:
         """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no

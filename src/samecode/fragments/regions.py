@@ -1,0 +1,387 @@
+"""Regions: where two texts share tokens, as exact matches chained across small gaps.
+
+Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
+
+1. **Seeds.** Every fingerprint of ``a`` (a position robust winnowing selected, see
+   :mod:`~samecode.fragments.winnowing`) is looked up among *all* the k-grams of ``b``
+   (:class:`~samecode.fragments.kgrams.Kgrams`, sorted by hash), and every fingerprint of
+   ``b`` among those of ``a``: each position of the other text holding the same hash is
+   a seed, a point ``(i, j)`` on the diagonal ``i - j``. A fingerprint whose k-gram is in
+   the other text more than ``max_repeats`` times seeds nothing there (it is counted as
+   *repetitive*), which bounds the seeds to ``max_repeats`` per fingerprint; so does a
+   boilerplate one (``ignored``).
+2. **Exact matches.** Seeds are taken diagonal by diagonal, in order; a seed inside the
+   match already found on its diagonal is skipped; any other is checked token by token
+   (a hash collision seeds nothing) and extended both ways as far as the tokens agree.
+   Each match is therefore a *maximal* run of equal tokens on its diagonal, at least
+   ``k`` long.
+3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
+   the previous one ends in each text, are chained into one region (an edited or inserted
+   line between two matches). A region is reported when it holds at least
+   ``min_tokens`` matched tokens; each of its ends then takes the longest run of at least
+   6 equal tokens (or ``k``) within ``gap`` tokens of it in both texts, if there is one
+   (one run per end): the part of a copy between an edit and its edge, too short to hold a
+   fingerprint (not with ``normalize``, where short runs of placeholders match anywhere;
+   nor within one text). Of regions that overlap in both texts, only the one
+   with the most tokens is kept: repeated text (lines made alike by ``normalize``, say)
+   matches on many diagonals, each an alignment of the same two places.
+
+**The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
+maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
+the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram
+is in ``b`` at the same offset in the run, so a seed lies on the run's diagonal and
+extends to the whole run. Seeding from both texts finds shorter runs too, the same
+whichever text is ``a``.
+Every match is a run of equal tokens at least ``k`` long. Every such run
+of at least ``min_tokens`` tokens overlaps a region reported, in both texts at once
+(within it, unless another alignment of the same places matched more tokens).
+
+**Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
+n)`` each, once), ``O(n + m)`` in C to find the fingerprints of each text whose k-gram
+the other has, ``O(log m)`` for each of ``a``'s and ``O(log n)`` for each of ``b``'s, at
+most ``max_repeats`` seeds for each, and for each
+match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
+extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
+match. One file of a million equal tokens against itself has
+one k-gram repeated everywhere: every fingerprint is repetitive, and the work is linear.
+
+>>> from array import array
+>>> a = array("Q", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+>>> b = array("Q", [0, 0, 3, 4, 5, 6, 7, 0])
+>>> exact_matches(a, b, k=2, window=2)
+([Match(a_start=2, b_start=2, length=5)], 0)
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from samecode.fragments._extend import common_prefix, common_suffix
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tokens import TokenSpans
+
+__all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions", "grow_chain"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A maximal run of equal tokens: ``a[a_start : a_start + length] == b[b_start :
+    b_start + length]``, token indexes from 0."""
+
+    a_start: int
+    b_start: int
+    length: int
+
+    @property
+    def a_stop(self) -> int:
+        """Just past the match in ``a``."""
+        return self.a_start + self.length
+
+    @property
+    def b_stop(self) -> int:
+        """Just past the match in ``b``."""
+        return self.b_start + self.length
+
+
+def exact_matches(
+    a: array[int],
+    b: array[int],
+    *,
+    k: int,
+    window: int,
+    max_repeats: int | None = None,
+    same: bool = False,
+    ignored: frozenset[int] = frozenset(),
+    kgrams: tuple[Kgrams, Kgrams] | None = None,
+) -> tuple[list[Match], int]:
+    """Return the exact matches between the token ids ``a`` and ``b`` that fingerprints
+    seed (see the module's description), sorted by where they are in ``a`` then ``b``, and
+    how many fingerprints were repetitive.
+
+    :param a: a text's token ids.
+    :param b: another text's token ids (or the same, with ``same``).
+    :param k: tokens per k-gram.
+    :param window: k-grams per winnowing window.
+    :param max_repeats: a fingerprint whose k-gram is in ``b`` more often seeds nothing
+        (``None``: no limit).
+    :param same: ``a`` and ``b`` are one text: only matches whose copy in ``b`` is
+        earlier, and that do not overlap it, are found (each repeated run once).
+    :param ignored: k-gram hashes that seed nothing (boilerplate).
+    :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b`` with
+        ``k`` and ``window``, if already made.
+
+    Runtime complexity: see the module's description.
+    """
+    if kgrams is None:
+        first = Kgrams.of(a, k, window)
+        kgrams = (first, first if same else Kgrams.of(b, k, window))
+    mine, theirs = kgrams
+    repetitive = 0
+    diagonals: dict[int, list[int]] = {}
+    # a's fingerprints among b's k-grams, then (for two texts) b's among a's
+    for seeding, other, flip in ((mine, theirs, False), (theirs, mine, True)):
+        if flip and same:
+            break
+        hashes = seeding.hashes
+        # the fingerprints whose k-gram the other text has at all (a set made in C)
+        present = {hashes[at] for at in seeding.selected}.intersection(other.hashes)
+        present.difference_update(ignored)
+        for at in seeding.selected:
+            value = hashes[at]
+            if value not in present:
+                continue
+            places = other.where(value, max_repeats)
+            if places is None:
+                repetitive += 1
+                continue
+            for place in places:
+                p, q = (place, at) if flip else (at, place)
+                if same and q >= p:
+                    break
+                diagonals.setdefault(p - q, []).append(p)
+    matches: list[Match] = []
+    for diagonal in sorted(diagonals):
+        covered = -1
+        for p in sorted(diagonals[diagonal]):
+            if p < covered:
+                continue  # inside the match already found on this diagonal
+            q = p - diagonal
+            if a[p : p + k] != b[q : q + k]:
+                continue  # a hash collision
+            start = p - common_suffix(a, b, p, q)
+            covered = p + k + common_prefix(a, b, p + k, q + k)
+            if same and covered - start > diagonal:
+                continue  # a run overlapping its own copy (a tandem repeat)
+            matches.append(Match(start, start - diagonal, covered - start))
+    matches.sort(key=lambda m: (m.a_start, m.b_start))
+    return matches, repetitive
+
+
+def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
+    """Chain ``matches`` (sorted by :func:`exact_matches`) into regions: a match follows
+    the last one of a chain when, in both texts, it starts within ``gap`` tokens of that
+    one's end (before or after it) and ends after it. Its first tokens that the chain
+    already holds in either text are cut off, so a chain's matches follow each other in
+    both texts, at most ``gap`` tokens apart, and count each token once. A match joins the
+    chain whose end in ``b`` is nearest its start (before it first), then nearest in
+    ``a``, then the earliest made; chains come in the order of their first match;
+    ``gap=0`` chains nothing.
+
+    Runtime complexity: ``O(gap)`` dictionary lookups per match, and ``O(gap)`` more for
+    each place in ``b`` where chains end, whatever the number of matches or chains.
+
+    >>> chains = chain_matches([Match(0, 0, 5), Match(7, 6, 5), Match(30, 30, 5)], gap=2)
+    >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
+    [[(0, 0, 5), (7, 6, 5)], [(30, 30, 5)]]
+    >>> chains = chain_matches([Match(0, 0, 5), Match(4, 6, 5)], gap=2)  # overlapping in a
+    >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
+    [[(0, 0, 5), (5, 7, 4)]]
+    """
+    chains: list[list[Match]] = []
+    # where a chain's last match ends: b_stop -> a_stop -> chains
+    ending: dict[int, dict[int, list[int]]] = {}
+    places = [0]
+    for distance in range(1, gap + 1):
+        places += [distance, -distance]  # start - stop: nearest first, before it first
+    for match in matches:
+        joined, cut = -1, 0
+        for b_distance in places if gap else ():
+            by_a = ending.get(match.b_start - b_distance)
+            if by_a is None:
+                continue
+            for a_distance in places:
+                for number in by_a.get(match.a_start - a_distance, ()):
+                    # the tokens the chain holds already (a distance below 0 overlaps)
+                    cut = max(0, -a_distance, -b_distance)
+                    if cut < match.length and cut + max(a_distance, b_distance) <= gap:
+                        joined = number
+                        break
+                if joined >= 0:
+                    break
+            if joined >= 0:
+                break
+        if joined < 0:
+            joined = len(chains)
+            chains.append([match])
+        else:
+            last = chains[joined][-1]
+            ending[last.b_stop][last.a_stop].remove(joined)
+            if cut:
+                match = Match(match.a_start + cut, match.b_start + cut, match.length - cut)
+            chains[joined].append(match)
+        ending.setdefault(match.b_stop, {}).setdefault(match.a_stop, []).append(joined)
+    return chains
+
+
+@dataclass(frozen=True)
+class Region:
+    """A region two files share: a chain of exact matches.
+
+    ``a_start`` to ``a_end`` and ``b_start`` to ``b_end`` are its lines (from 1,
+    inclusive) in files ``a`` and ``b``, a first or last line where the region holds
+    fewer than half the tokens left out
+    (:meth:`~samecode.fragments.tokens.TokenSpans.whole_lines`); ``tokens`` the tokens
+    matched (gaps left out); ``a_share`` and ``b_share`` the share of each file's tokens
+    it matches. ``a_first`` to ``a_stop`` (and ``b_...``) are its tokens (from 0, the
+    stop exclusive), and ``matches`` its exact matches.
+    """
+
+    a: str
+    b: str
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    tokens: int
+    a_share: float
+    b_share: float
+    a_first: int
+    a_stop: int
+    b_first: int
+    b_stop: int
+    matches: tuple[Match, ...]
+
+
+def find_regions(
+    a: TokenSpans,
+    b: TokenSpans,
+    options: FragmentOptions | None = None,
+    *,
+    paths: tuple[str, str] = ("a", "b"),
+    ignored: frozenset[int] = frozenset(),
+    kgrams: tuple[Kgrams, Kgrams] | None = None,
+) -> tuple[list[Region], int]:
+    """Return the regions two texts share (see the module's description) and how many
+    fingerprints were repetitive. Pass the same :class:`TokenSpans` twice for the
+    regions repeated within one text.
+
+    :param a: a text's tokens.
+    :param b: another text's tokens, or ``a`` itself.
+    :param options: ``k``, ``window``, ``gap``, ``min_tokens``, ``max_repeats``.
+    :param paths: the files' names, for the regions.
+    :param ignored: k-gram hashes that seed nothing (boilerplate).
+    :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b``, if
+        already made with ``options.k`` and ``options.window``.
+
+    Runtime complexity: :func:`exact_matches`, plus ``O(log lines)`` per region.
+
+    >>> from samecode.scan.shingling import Shingling
+    >>> block = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(8))
+    >>> rules = Shingling()
+    >>> a = TokenSpans.of("first = 1\\nsecond = 2\\n" + block, rules)
+    >>> b = TokenSpans.of(block + "\\nthe end", rules)
+    >>> (region,), _ = find_regions(a, b, FragmentOptions(k=5, window=4, min_tokens=20))
+    >>> region.a_start, region.a_end, region.b_start, region.b_end, region.tokens
+    (3, 10, 1, 8, 56)
+
+    The eight lines of seven tokens, lines 3 to 10 of ``a`` and 1 to 8 of ``b``.
+    """
+    options = FragmentOptions() if options is None else options
+    matches, repetitive = exact_matches(
+        a.ids,
+        b.ids,
+        k=options.k,
+        window=options.window,
+        max_repeats=options.max_repeats,
+        same=a is b,
+        ignored=ignored,
+        kgrams=kgrams,
+    )
+    regions = []
+    least = min(options.k, _EDGE)
+    for chained in chain_matches(matches, options.gap):
+        tokens = sum(match.length for match in chained)
+        if tokens < options.min_tokens:
+            continue
+        if options.gap and a is not b and not options.normalize:
+            grow_chain(chained, a.ids, b.ids, options.gap, least)
+            tokens = sum(match.length for match in chained)
+        first, last = chained[0], chained[-1]
+        a_lines = a.whole_lines(first.a_start, last.a_stop)
+        b_lines = b.whole_lines(first.b_start, last.b_stop)
+        regions.append(
+            Region(
+                paths[0],
+                paths[1],
+                *a_lines,
+                *b_lines,
+                tokens,
+                tokens / len(a),
+                tokens / len(b),
+                first.a_start,
+                last.a_stop,
+                first.b_start,
+                last.b_stop,
+                tuple(chained),
+            )
+        )
+    return _largest(regions), repetitive
+
+
+#: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer).
+_EDGE = 6
+
+
+def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least: int) -> None:
+    """Add to each end of ``chain`` the longest run of equal tokens, of ``least`` tokens at
+    least, within ``gap`` tokens of that end in both texts (the nearest on ties), if there
+    is one: the part of a copy between an edit and its edge, shorter than ``k``. One run
+    per end, so that a region never walks on through text of a like shape.
+
+    Runtime complexity: ``O(gap**2)`` places looked at per end, a run measured (in C
+    slices) at each place where the tokens agree.
+
+    >>> a, b = array("Q", [1, 2, 3, 4, 5, 6, 7, 8]), array("Q", [1, 2, 3, 9, 5, 6, 7, 8])
+    >>> chain = [Match(4, 4, 4)]
+    >>> grow_chain(chain, a, b, gap=2, least=3)
+    >>> [(m.a_start, m.b_start, m.length) for m in chain]
+    [(0, 0, 3), (4, 4, 4)]
+    """
+    first, best = chain[0], (0, 0, 0)
+    for skipped in range(1, 2 * gap + 1):  # nearest first: da + db == skipped
+        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+            i, j = first.a_start - da, first.b_start - (skipped - da)
+            if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+                length = common_suffix(a, b, i, j)
+                if length >= least and length > best[0]:
+                    best = (length, i, j)
+    length, i, j = best
+    if length:
+        chain.insert(0, Match(i - length, j - length, length))
+    last, best = chain[-1], (0, 0, 0)
+    for skipped in range(1, 2 * gap + 1):
+        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+            i, j = last.a_stop + da, last.b_stop + (skipped - da)
+            if i < len(a) and j < len(b) and a[i] == b[j]:
+                length = common_prefix(a, b, i, j)
+                if length >= least and length > best[0]:
+                    best = (length, i, j)
+    length, i, j = best
+    if length:
+        chain.append(Match(i, j, length))
+
+
+def _largest(regions: list[Region]) -> list[Region]:
+    """The regions left when, of regions overlapping in both texts, only the one with the
+    most tokens is kept (then the earliest), in the order of their tokens in ``a``, then
+    ``b``.
+
+    Runtime complexity: ``O(r log r)`` to sort, and for each region a look at the ones
+    kept.
+    """
+    regions.sort(key=lambda r: (-r.tokens, r.a_first, r.b_first, r.a_stop, r.b_stop))
+    kept: list[Region] = []
+    for region in regions:
+        if not any(
+            other.a_first < region.a_stop
+            and region.a_first < other.a_stop
+            and other.b_first < region.b_stop
+            and region.b_first < other.b_stop
+            for other in kept
+        ):
+            kept.append(region)
+    kept.sort(key=lambda r: (r.a_first, r.b_first))
+    return kept

@@ -1,0 +1,215 @@
+"""Reports of fragments: JSON lines and JSON for machines, text people read.
+
+JSON lines (``"schema": 1``): a first ``{"type": "fragments", ...}`` line with the
+``parameters`` and the ``summary`` (counts, boilerplate and repetitive fingerprints
+ignored), then one object per region, clone class and skipped file:
+
+* ``{"type": "region", "a", "a_start", "a_end", "b", "b_start", "b_end", "tokens",
+  "a_share", "b_share", "matches", "class"}``: lines from 1, inclusive; ``tokens`` the
+  tokens matched, ``a_share`` and ``b_share`` their share of each file's tokens,
+  ``matches`` how many exact matches the region chains, ``class`` its clone class;
+* ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens"}],
+  "regions"}``;
+* ``{"type": "skipped", "path", "reason"}``.
+
+JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
+``regions``, ``classes``, ``skipped``. The same files and options give the same bytes.
+
+>>> from samecode.fragments.options import FragmentOptions
+>>> from samecode.fragments.tree import FragmentResult
+>>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
+>>> print(to_jsonl(empty, {"k": 12}))
+{"type": "fragments", "schema": 1, "parameters": {"k": 12}, "summary": {"compared": 0, ...}}
+>>> print(to_text(empty))
+No shared fragments of 40 tokens or more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from samecode.fragments.classes import FragmentClass
+from samecode.fragments.regions import Region
+from samecode.fragments.tree import FragmentComparison, FragmentResult
+from samecode.scan.report import printable
+
+__all__ = [
+    "SCHEMA",
+    "comparison_json",
+    "comparison_text",
+    "records",
+    "to_json",
+    "to_jsonl",
+    "to_text",
+]
+
+SCHEMA = 1
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _shown(path: str) -> str:
+    """A path as text shows it: not UTF-8 bytes and control characters as ``\\xXX``."""
+    return printable(path).translate(_CONTROL)
+
+
+def _region_record(region: Region, number: int | None) -> dict[str, Any]:
+    return {
+        "a": region.a,
+        "a_start": region.a_start,
+        "a_end": region.a_end,
+        "b": region.b,
+        "b_start": region.b_start,
+        "b_end": region.b_end,
+        "tokens": region.tokens,
+        "a_share": region.a_share,
+        "b_share": region.b_share,
+        "matches": len(region.matches),
+        "class": number,
+    }
+
+
+def _class_record(number: int, clone: FragmentClass) -> dict[str, Any]:
+    return {
+        "id": number,
+        "occurrences": [
+            {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
+            for o in clone.occurrences
+        ],
+        "regions": clone.regions,
+    }
+
+
+def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
+    """``(type, record)`` for every region, class and skipped file, in the report's
+    order."""
+    for region, number in zip(result.regions, result.region_class):
+        yield "region", _region_record(region, number)
+    for number, clone in enumerate(result.classes, 1):
+        yield "class", _class_record(number, clone)
+    for skipped in result.skipped:
+        yield "skipped", {"path": skipped.path, "reason": skipped.reason}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, allow_nan=False)
+
+
+def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
+    """The result as JSON lines (see the module's description), ``parameters`` stated in
+    the first."""
+    head = {
+        "type": "fragments",
+        "schema": SCHEMA,
+        "parameters": parameters,
+        "summary": result.summary(),
+    }
+    return "\n".join([_dumps(head), *(_dumps({"type": t, **r}) for t, r in records(result))])
+
+
+def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:
+    """The result as one JSON object (see the module's description)."""
+    groups: dict[str, list[dict[str, Any]]] = {"region": [], "class": [], "skipped": []}
+    for kind, record in records(result):
+        groups[kind].append(record)
+    whole = {
+        "schema": SCHEMA,
+        "parameters": parameters,
+        "summary": result.summary(),
+        "regions": groups["region"],
+        "classes": groups["class"],
+        "skipped": groups["skipped"],
+    }
+    return json.dumps(whole, ensure_ascii=True, allow_nan=False, indent=2)
+
+
+def _share(value: float) -> str:
+    return f"{value:.0%}" if value >= 0.01 else "<1%"
+
+
+def _region_line(region: Region) -> str:
+    return (
+        f"{_shown(region.a)}:{region.a_start}-{region.a_end} = "
+        f"{_shown(region.b)}:{region.b_start}-{region.b_end}, {region.tokens:,} tokens "
+        f"({_share(region.a_share)} of a, {_share(region.b_share)} of b)"
+    )
+
+
+def to_text(result: FragmentResult) -> str:
+    """The clone classes, each with its occurrences as ``path:first-last`` lines, then
+    every region."""
+    if not result.regions:
+        return f"No shared fragments of {result.options.min_tokens} tokens or more."
+    lines = ["Clone classes (the same text in several places)"]
+    for number, clone in enumerate(result.classes, 1):
+        longest = max(o.tokens for o in clone.occurrences)
+        lines.append(f"{number:>4}. {len(clone.occurrences)} occurrences, up to {longest:,} tokens")
+        lines += [f"      {_shown(o.path)}:{o.start}-{o.end}" for o in clone.occurrences]
+    lines.append("Regions (file:lines = file:lines)")
+    lines += [f"  {_region_line(region)}" for region in result.regions]
+    return "\n".join(lines)
+
+
+def comparison_json(comparison: FragmentComparison) -> str:
+    """The regions of two files as one JSON object: ``a``, ``b``, their ``a_tokens`` and
+    ``b_tokens``, ``repetitive`` and ``regions`` (as in JSON lines, with no class)."""
+    regions = []
+    for region in comparison.regions:
+        record = _region_record(region, None)
+        del record["class"]
+        regions.append(record)
+    whole = {
+        "a": comparison.a,
+        "b": comparison.b,
+        "a_tokens": comparison.a_tokens,
+        "b_tokens": comparison.b_tokens,
+        "repetitive": comparison.repetitive,
+        "regions": regions,
+    }
+    return _dumps(whole)
+
+
+def _numbered(text: str, start: int, end: int) -> list[str]:
+    lines = text.split("\n")[start - 1 : end]
+    width = len(str(end))
+    return [f"  {start + n:>{width}} | {line.rstrip()}".translate(_CONTROL) for n, line in
+            enumerate(lines)]  # fmt: skip
+
+
+def comparison_text(comparison: FragmentComparison) -> str:
+    """Each region of two files with its shared text: the lines of ``a``, and those of
+    ``b`` when they differ (names made placeholders by ``normalize``, or lines in a gap).
+
+    >>> import pathlib, tempfile
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> from samecode.fragments.tree import compare_fragments
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> block = "".join(f"row_{i} = load(path_{i})\\n" for i in range(6))
+    >>> _ = (folder / "a.py").write_text(block)
+    >>> _ = (folder / "b.py").write_text("import os\\n" + block)
+    >>> found = compare_fragments(folder / "a.py", folder / "b.py", FragmentOptions(k=5,
+    ...                           window=4, min_tokens=20))
+    >>> print(comparison_text(found))
+    region 1: ...a.py:1-6 = ...b.py:2-7, 36 tokens (100% of a, 95% of b)
+      1 | row_0 = load(path_0)
+      2 | row_1 = load(path_1)
+    ...
+      6 | row_5 = load(path_5)
+    """
+    if not comparison.regions:
+        return (
+            f"{_shown(comparison.a)} and {_shown(comparison.b)} share no region of "
+            "the minimum length"
+        )
+    lines = []
+    for number, region in enumerate(comparison.regions, 1):
+        lines.append(f"region {number}: {_region_line(region)}")
+        shared = _numbered(comparison.a_text, region.a_start, region.a_end)
+        lines += shared
+        other = _numbered(comparison.b_text, region.b_start, region.b_end)
+        if [line.split("|", 1)[1] for line in other] != [line.split("|", 1)[1] for line in
+                                                         shared]:  # fmt: skip
+            lines.append(f"  in {_shown(region.b)}:")
+            lines += other
+    return "\n".join(lines)

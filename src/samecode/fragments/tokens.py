@@ -1,0 +1,134 @@
+"""A text's tokens with where they are: ids, character offsets, and the lines they are on.
+
+:class:`TokenSpans` holds what fragments need of a file: the scan's tokens
+(:meth:`Shingling.token_spans <samecode.scan.shingling.Shingling.token_spans>`, so
+``--tokens`` and ``--normalize`` mean what they mean for a scan), each as its 64-bit id
+(:func:`~samecode.scan.shingling.token_id`), with the span of text it came from. Lines are
+counted from 1 and end at ``\\n`` (a ``\\r\\n`` pair ends one line); columns are counted
+from 1 in characters, and an end column is the one just past the last character, as in
+SARIF.
+
+>>> from samecode.scan.shingling import Shingling
+>>> spans = TokenSpans.of("def f(x):\\n    return x\\n", Shingling(tokens="code"), "a.py")
+>>> len(spans), spans.lines(0, 2), spans.lines(6, 8)
+(8, (1, 1), (2, 2))
+>>> spans.span(6, 8)
+(2, 5, 2, 13)
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.scan.shingling import Shingling, token_ids
+
+__all__ = ["TokenSpans"]
+
+_NEWLINE = re.compile("\n")
+
+
+@dataclass(frozen=True)
+class TokenSpans:
+    """A text's tokens: their ids, the offset where each starts and the offset just past
+    its end, and the offsets where the text's lines start (the first at 0).
+
+    Picklable; memory about 24 bytes per token and 8 per line.
+    """
+
+    ids: array[int] = field(repr=False)
+    starts: array[int] = field(repr=False)
+    ends: array[int] = field(repr=False)
+    line_starts: array[int] = field(repr=False)
+
+    @classmethod
+    def of(cls, text: str, shingling: Shingling, path: str = "") -> TokenSpans:
+        """The tokens of ``text`` by ``shingling``'s rules (its ``size`` plays no part),
+        for a file at ``path`` (whose extension names its language).
+
+        :raises TypeError: if ``text`` is not a ``str`` or ``shingling`` not a
+            :class:`~samecode.scan.shingling.Shingling`.
+
+        Runtime complexity: ``O(len(text))``: the tokenizer's, one id per token
+        (remembered), one step per token and per line.
+        """
+        if not isinstance(shingling, Shingling):
+            raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
+        tokens, starts, ends = shingling.token_spans(text, path)
+        lines = array("q", [0])
+        lines.extend(match.end() for match in _NEWLINE.finditer(text))
+        return cls(array("Q", token_ids(tokens)), array("q", starts), array("q", ends), lines)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _check(self, first: int, stop: int) -> None:
+        if not 0 <= first < stop <= len(self.ids):
+            raise SamecodeValueError(
+                f"a token range must be within 0 to {len(self.ids)} and not empty; "
+                f"got {first} to {stop}"
+            )
+
+    def line_of(self, offset: int) -> int:
+        """The line (from 1) holding the character at ``offset``."""
+        return bisect_right(self.line_starts, offset)
+
+    def lines(self, first: int, stop: int) -> tuple[int, int]:
+        """The first and last line (from 1, inclusive) of the tokens ``first`` to
+        ``stop`` (exclusive).
+
+        :raises ValueError: for an empty range or one outside the tokens.
+        """
+        self._check(first, stop)
+        return self.line_of(self.starts[first]), self.line_of(self.ends[stop - 1] - 1)
+
+    def _on_line(self, line: int) -> tuple[int, int]:
+        """The tokens starting on ``line``: ``first`` to ``stop`` (exclusive)."""
+        low = bisect_left(self.starts, self.line_starts[line - 1])
+        if line < len(self.line_starts):
+            return low, bisect_left(self.starts, self.line_starts[line])
+        return low, len(self.starts)
+
+    def whole_lines(self, first: int, stop: int) -> tuple[int, int]:
+        """The lines of the tokens ``first`` to ``stop`` (as :meth:`lines`), leaving out
+        a first or last line of several where they hold fewer than half the tokens that
+        start on it (a ``)`` that ends the line before a copied block, say).
+
+        :raises ValueError: for an empty range or one outside the tokens.
+
+        >>> from samecode.scan.shingling import Shingling
+        >>> spans = TokenSpans.of("x = f(1)\\ny = g(2)\\nz = h(3)", Shingling())
+        >>> spans.lines(5, 14), spans.whole_lines(5, 14)
+        ((1, 3), (2, 2))
+        """
+        start, end = self.lines(first, stop)
+        if start < end:
+            low, high = self._on_line(start)
+            if 2 * (high - first) < high - low:
+                start = self.line_of(self.starts[high])
+        if start < end:
+            low, high = self._on_line(end)
+            if low < stop and 2 * (stop - low) < high - low:
+                end = self.line_of(self.ends[low - 1] - 1)
+        return start, end
+
+    def span(self, first: int, stop: int) -> tuple[int, int, int, int]:
+        """``(start_line, start_column, end_line, end_column)`` of the tokens ``first`` to
+        ``stop`` (exclusive): lines and columns from 1, the end column just past the last
+        character.
+
+        :raises ValueError: for an empty range or one outside the tokens.
+        """
+        start_line, end_line = self.lines(first, stop)
+        start = self.starts[first]
+        last = self.ends[stop - 1] - 1
+        return (
+            start_line,
+            start - self.line_starts[start_line - 1] + 1,
+            end_line,
+            last - self.line_starts[end_line - 1] + 2,
+        )

@@ -1,0 +1,336 @@
+"""Fragments across a tree, and between two files: which lines of which files were copied.
+
+:func:`scan_fragments` walks the roots as a scan does (the same rules for which files,
+:class:`~samecode.scan.pipeline.ScanOptions`), and for each file read:
+
+    text -> tokens with spans -> k-gram hashes -> fingerprints (robust winnowing)
+    -> index: fingerprint -> files (boilerplate ignored, counted)
+    -> candidate pairs -> regions (exact matches chained) -> clone classes
+
+:func:`compare_fragments` finds the regions of two files. Both give the same regions for
+the same files and options, sorted by ``a``, ``b`` and place.
+
+>>> import pathlib, tempfile
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
+>>> for name, before in [("a.py", "x = 1\\n"), ("b.py", "y = 2\\nz = 3\\n"), ("c.py", "")]:
+...     _ = (root / name).write_text(before + block + "done = True\\n")
+>>> from samecode.scan.pipeline import ScanOptions
+>>> result = scan_fragments([str(root)], walk=ScanOptions(gitignore=False))
+>>> [(pathlib.Path(r.a).name, r.a_start, r.a_end, pathlib.Path(r.b).name, r.b_start, r.b_end)
+...  for r in result.regions]
+[('a.py', 2, 12, 'b.py', 3, 13), ('a.py', 2, 12, 'c.py', 1, 11), ('b.py', 3, 13, 'c.py', 1, 11)]
+>>> [(pathlib.Path(o.path).name, o.start, o.end) for o in result.classes[0].occurrences]
+[('a.py', 2, 12), ('b.py', 3, 13), ('c.py', 1, 11)]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError
+from samecode.fragments.classes import FragmentClass, region_classes
+from samecode.fragments.index import FingerprintIndex
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import Region, find_regions
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.comparison import read_comparable
+from samecode.scan.engine import engine_for
+from samecode.scan.files import read_text
+from samecode.scan.model import Skipped
+from samecode.scan.pipeline import ScanOptions, discover
+
+__all__ = [
+    "FileFingerprints",
+    "FragmentComparison",
+    "FragmentResult",
+    "compare_fragments",
+    "fingerprint_files",
+    "pair_regions",
+    "scan_fragments",
+]
+
+
+@dataclass(frozen=True)
+class FileFingerprints:
+    """A file read for fragments: its path, tokens with spans, and k-grams (with its
+    fingerprints). Picklable."""
+
+    path: str
+    tokens: TokenSpans
+    kgrams: Kgrams
+
+    @property
+    def fingerprints(self) -> list[int]:
+        """The hashes of the fingerprints, in order."""
+        return [self.kgrams.hashes[p] for p in self.kgrams.selected]
+
+
+def _fingerprint_text(path: str, text: str, options: FragmentOptions) -> FileFingerprints:
+    tokens = TokenSpans.of(text, options.shingling, path)
+    return FileFingerprints(path, tokens, Kgrams.of(tokens.ids, options.k, options.window))
+
+
+def fingerprint_files(
+    paths: Sequence[str], options: FragmentOptions, max_size: int | None, min_tokens: int
+) -> list[FileFingerprints | Skipped]:
+    """Read and fingerprint a batch of files: a :class:`FileFingerprints` per file, or
+    why it was skipped (as a scan skips files: ``binary``, ``too large``, ``empty``, ``too
+    few tokens``...).
+
+    Runtime complexity: ``O(size)`` per file (see
+    :func:`~samecode.fragments.winnowing.fingerprints`).
+    """
+    out: list[FileFingerprints | Skipped] = []
+    for path in paths:
+        text = read_text(path, max_size)
+        if isinstance(text, Skipped):
+            out.append(text)
+            continue
+        found = _fingerprint_text(path, text.text, options)
+        count = len(found.tokens)
+        if count == 0:
+            out.append(Skipped(path, "empty"))
+        elif count < min_tokens:
+            out.append(Skipped(path, "too few tokens"))
+        else:
+            out.append(found)
+    return out
+
+
+@dataclass(frozen=True)
+class FragmentResult:
+    """What :func:`scan_fragments` found.
+
+    ``files``: the paths compared, in the order found; ``skipped``: the others and why;
+    ``regions``: sorted by ``a``, ``b``, then place; ``classes``: the clone classes
+    (:func:`~samecode.fragments.classes.fragment_classes`); ``region_class``: each
+    region's class number (from 1); ``boilerplate``: the fingerprints ignored as
+    boilerplate (distinct hashes), ``boilerplate_occurrences`` how many times files
+    selected them, ``boilerplate_limit`` the most files a fingerprint could be in without
+    being boilerplate; ``repetitive``: fingerprints that seeded nothing in a file where
+    their k-gram is repeated more than ``max_repeats`` times.
+    """
+
+    options: FragmentOptions
+    files: list[str]
+    skipped: list[Skipped]
+    regions: list[Region]
+    classes: list[FragmentClass]
+    region_class: list[int | None]
+    boilerplate: int
+    boilerplate_occurrences: int
+    boilerplate_limit: int
+    repetitive: int
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The counts, as a report states them."""
+        reasons: dict[str, int] = {}
+        for item in self.skipped:
+            reason = item.reason.split(":")[0]
+            reasons[reason] = reasons.get(reason, 0) + 1
+        return {
+            "compared": len(self.files),
+            "skipped": len(self.skipped),
+            "skipped_by_reason": dict(sorted(reasons.items())),
+            "regions": len(self.regions),
+            "classes": len(self.classes),
+            "boilerplate_fingerprints": self.boilerplate,
+            "boilerplate_occurrences": self.boilerplate_occurrences,
+            "boilerplate_limit": self.boilerplate_limit,
+            "repetitive_fingerprints": self.repetitive,
+        }
+
+
+def _regions_of(
+    first: FileFingerprints,
+    second: FileFingerprints,
+    options: FragmentOptions,
+    ignored: frozenset[int],
+) -> tuple[list[Region], int]:
+    """The regions of a pair, ``a`` the file whose path sorts first."""
+    if second.path < first.path:
+        first, second = second, first
+    return find_regions(
+        first.tokens,
+        second.tokens,
+        options,
+        paths=(first.path, second.path),
+        ignored=ignored,
+        kgrams=(first.kgrams, second.kgrams),
+    )
+
+
+def pair_regions(
+    pairs: Sequence[tuple[int, int]],
+    files: Mapping[int, FileFingerprints],
+    options: FragmentOptions,
+    ignored: frozenset[int],
+) -> tuple[list[Region], int]:
+    """The regions of a batch of candidate pairs (numbers of ``files``, which holds every
+    file the batch names), and how many fingerprints were repetitive: a stage of
+    :func:`scan_fragments`, picklable, run by any engine.
+
+    Runtime complexity: :func:`~samecode.fragments.regions.find_regions` per pair.
+    """
+    regions: list[Region] = []
+    repetitive = 0
+    for i, j in pairs:
+        found, skipped_seeds = _regions_of(files[i], files[j], options, ignored)
+        regions += found
+        repetitive += skipped_seeds
+    return regions, repetitive
+
+
+def scan_fragments(
+    roots: Sequence[str | os.PathLike[str]],
+    options: FragmentOptions | None = None,
+    walk: ScanOptions | None = None,
+) -> FragmentResult:
+    """Find the regions the files under ``roots`` share, within and across files, and
+    their clone classes (see the module's description).
+
+    :param roots: files and folders.
+    :param options: the :class:`~samecode.fragments.options.FragmentOptions`.
+    :param walk: which files, as for a scan (``include``, ``exclude``, ``gitignore``,
+        ``max_size``, ``min_tokens``...; its similarity options play no part), and how
+        many processes read and compare them (``jobs``, ``batch_size``): the result is
+        the same for any number.
+    :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
+
+    Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
+    (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
+    its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
+    processes. Memory: about 70 bytes per token of every file compared, in this process
+    (each worker holds the files of its task).
+    """
+    options = FragmentOptions() if options is None else options
+    walk = ScanOptions() if walk is None else walk
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    if not isinstance(walk, ScanOptions):
+        raise SamecodeTypeError(f"walk must be ScanOptions; got {describe(walk)}")
+    if isinstance(roots, (str, bytes, os.PathLike)):
+        raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
+    started = time.perf_counter()
+    paths, skipped = discover([os.fspath(root) for root in roots], walk)
+    files: list[FileFingerprints] = []
+    regions: list[Region] = []
+    repetitive = 0
+    with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
+        size = walk.batch_size
+        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens)
+                 for i in range(0, len(paths), size)]  # fmt: skip
+        for batch in engine.map(fingerprint_files, reads):
+            for item in batch:
+                if isinstance(item, Skipped):
+                    skipped.append(item)
+                else:
+                    files.append(item)
+        index = FingerprintIndex()
+        for number, found in enumerate(files):
+            index.add(number, found.fingerprints)
+        limit = options.boilerplate_limit(len(files))
+        ignored = index.boilerplate(limit)
+        pairs = index.candidate_pairs(ignored)
+        step = -(-len(pairs) // (engine.workers * 4))  # a few tasks per worker, in order
+        tasks = [
+            (chunk, {f: files[f] for pair in chunk for f in pair}, options, ignored)
+            for chunk in (pairs[i : i + step] for i in range(0, len(pairs), step or 1))
+        ]
+        for found_regions, skipped_seeds in engine.map(pair_regions, tasks):
+            regions += found_regions
+            repetitive += skipped_seeds
+    regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
+    classes, region_class = region_classes(regions)
+    return FragmentResult(
+        options,
+        [found.path for found in files],
+        skipped,
+        regions,
+        classes,
+        region_class,
+        len(ignored),
+        index.occurrences(ignored),
+        limit,
+        repetitive,
+        time.perf_counter() - started,
+    )
+
+
+@dataclass(frozen=True)
+class FragmentComparison:
+    """Two files' regions (``a`` and ``b`` as given), with the files' texts (to show the
+    shared lines) and token counts."""
+
+    a: str
+    b: str
+    a_text: str = field(repr=False)
+    b_text: str = field(repr=False)
+    a_tokens: int
+    b_tokens: int
+    regions: list[Region]
+    repetitive: int
+
+
+def compare_fragments(
+    a: str | os.PathLike[str],
+    b: str | os.PathLike[str],
+    options: FragmentOptions | None = None,
+    *,
+    max_size: int | None = None,
+) -> FragmentComparison:
+    """The regions two files share (the same file twice: the text it repeats).
+
+    :param a: a file.
+    :param b: another file, or the same.
+    :param options: the :class:`~samecode.fragments.options.FragmentOptions`
+        (boilerplate plays no part between two files).
+    :param max_size: refuse files of more bytes (``None``: no limit).
+    :raises TypeError: for a path or options of the wrong type.
+    :raises ValueError: for a file that cannot be compared, with why.
+
+    Runtime complexity: :func:`~samecode.fragments.regions.find_regions`.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> block = "".join(f"row_{i} = load(path_{i}, mode='r')\\n" for i in range(8))
+    >>> _ = (folder / "a.py").write_text("import os\\n" + block)
+    >>> _ = (folder / "b.py").write_text(block.replace("row_", "item_"))
+    >>> options = FragmentOptions(tokens="code", normalize=True)
+    >>> found = compare_fragments(folder / "a.py", folder / "b.py", options)
+    >>> [(r.a_start, r.a_end, r.b_start, r.b_end, r.tokens) for r in found.regions]
+    [(2, 9, 1, 8, 80)]
+    """
+    options = FragmentOptions() if options is None else options
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    first_path, first_text = read_comparable(a, max_size)
+    second_path, second_text = read_comparable(b, max_size)
+    first = _fingerprint_text(first_path, first_text, options)
+    one = os.path.realpath(first_path) == os.path.realpath(second_path)
+    second = first if one else _fingerprint_text(second_path, second_text, options)
+    regions, repetitive = find_regions(
+        first.tokens,
+        second.tokens,
+        options,
+        paths=(first_path, second_path),
+        kgrams=(first.kgrams, second.kgrams),
+    )
+    return FragmentComparison(
+        first_path,
+        second_path,
+        first_text,
+        second_text,
+        len(first.tokens),
+        len(second.tokens),
+        regions,
+        repetitive,
+    )

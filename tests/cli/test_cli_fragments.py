@@ -1,0 +1,124 @@
+"""``samecode scan --fragments`` and ``samecode compare A B --fragments``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from samecode.cli import main
+
+LINES = [
+    "def load_rows(table, limit):",
+    "    query = build_query(table)",
+    "    if limit > 0:",
+    "        query = query.limit(limit)",
+    "    rows = []",
+    "    for record in cursor.execute(query):",
+    "        rows.append(convert(record, strict=True))",
+    "    log.debug('loaded %d rows', len(rows))",
+    "    return rows",
+    "",
+    "class Loader(Base):",
+    "    name = 'loader'",
+]
+BLOCK = "".join(line + "\n" for line in LINES)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "a.py").write_text("import sys\n" + BLOCK + "main()\n")
+    (tmp_path / "b.py").write_text(
+        "x = 1\ny = 2\nz = 3\n" + BLOCK.replace("rows", "items").replace("query", "q")
+    )
+    (tmp_path / "c.txt").write_text("nothing in common with the others, only prose here\n")
+    return tmp_path
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    status = main([*args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_scan_writes_a_region_and_a_class_per_line(tree, capsys):
+    status, out, _ = run(capsys, "scan", str(tree), "--fragments", "--format", "jsonl", "-q",
+                         "--tokens", "code", "--normalize")  # fmt: skip
+    assert status == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    head, region, clone = lines
+    assert head["type"] == "fragments"
+    assert head["parameters"]["normalize"] is True
+    assert head["summary"]["regions"] == 1
+    assert region["type"] == "region"
+    assert {k: region[k] for k in ("a_start", "a_end", "b_start", "b_end")} == {
+        "a_start": 2,
+        "a_end": 13,
+        "b_start": 4,
+        "b_end": 15,
+    }
+    assert (Path(region["a"]).name, Path(region["b"]).name) == ("a.py", "b.py")
+    assert region["tokens"] >= 60
+    assert region["class"] == 1
+    assert clone["type"] == "class"
+    assert [(Path(o["path"]).name, o["start"], o["end"]) for o in clone["occurrences"]] == [
+        ("a.py", 2, 13),
+        ("b.py", 4, 15),
+    ]
+
+
+def test_without_normalize_the_renamed_names_break_the_block(tree, capsys):
+    _, out, _ = run(capsys, "scan", str(tree), "--fragments", "--format", "json", "-q")
+    report = json.loads(out)
+    assert report["regions"] == []  # renamed names break the block into short runs
+    _, out, _ = run(capsys, "scan", str(tree), "--fragments", "-q", "--kgram", "3",
+                    "--window", "2", "--min-region", "15", "--gap", "12")  # fmt: skip
+    assert f"{tree / 'a.py'}:2-" in out
+    assert f"{tree / 'b.py'}:4-" in out
+
+
+def test_the_summary_counts_what_was_ignored(tree, capsys):
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--normalize",
+                         "--boilerplate-share", "0.5")  # fmt: skip
+    assert status == 0
+    assert "compared 3 files, none skipped; 1 region in 1 class; ignored 0 boilerplate" in err
+    assert "(in more than 10 files) and 0 repetitive ones" in err
+
+
+def test_fragments_refuse_the_formats_and_options_they_do_not_have(tree, capsys):
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "sarif")
+    assert status == 2
+    assert "--fragments writes --format table, json or jsonl" in err
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--boilerplate-share", "2")
+    assert status == 2
+    assert "share" in err
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--kgram", "50")
+    assert status == 2
+    assert "--min-region must be at least --kgram (50): no match is shorter; got 40" in err
+
+
+def test_compare_shows_the_regions_with_their_text(tree, capsys):
+    a, b = str(tree / "a.py"), str(tree / "b.py")
+    status, out, _ = run(capsys, "compare", a, b, "--fragments", "--normalize")
+    assert status == 0
+    head, *shown = out.splitlines()
+    assert head.startswith(f"region 1: {a}:2-13 = {b}:4-15")
+    assert shown[0] == "   2 | def load_rows(table, limit):"
+    assert f"  in {b}:" in shown
+    status, out, _ = run(capsys, "compare", a, b, "--fragments", "--normalize", "--format",
+                         "json")  # fmt: skip
+    found = json.loads(out)
+    assert [(r["a_start"], r["a_end"], r["b_start"], r["b_end"]) for r in found["regions"]] == [
+        (2, 13, 4, 15)
+    ]
+    status, out, _ = run(capsys, "compare", a, str(tree / "c.txt"), "--fragments")
+    assert "share no region" in out
+
+
+def test_fail_on_match_counts_regions(tree, capsys):
+    found, _, _ = run(capsys, "scan", str(tree), "--fragments", "--normalize", "-q",
+                      "--fail-on-match")  # fmt: skip
+    assert found == 1
+    alone, _, _ = run(capsys, "scan", str(tree / "c.txt"), "--fragments", "-q", "--fail-on-match")
+    assert alone == 0

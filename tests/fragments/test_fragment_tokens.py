@@ -1,0 +1,103 @@
+"""Tokens with their spans: the scan's tokens exactly, each where it is in the text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.shingling import Shingling, token_id
+from samecode.text.tokens import code_token_offsets, code_tokens
+
+PIECES = [
+    "x", "y1", "def", "=", "(", ")", " ", "  ", "\n", "\r\n", "\t", "# c\n", "// d\n",
+    "/* b\n */", "'s'", '"a b"', "'un", '"""doc\n"""', "\\", "1.5e-3", "é", "漢", "\u2028",
+    "\x1c", "$v", ".",
+]  # fmt: skip
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+RULES = st.sampled_from(
+    [
+        Shingling(tokens=kind, normalize=normal)
+        for kind in ("words", "code", "chars")
+        for normal in (False, True)
+        if not (normal and kind == "chars")
+    ]
+)
+PATHS = st.sampled_from(["a.py", "a.c", "a.txt", "a.sql"])
+
+
+@given(TEXTS, RULES, PATHS)
+def test_the_tokens_are_the_scans_and_each_span_holds_its_token(text, rules, path):
+    tokens, starts, ends = rules.token_spans(text, path)
+    assert tokens == rules.token_list(text, path)
+    assert len(starts) == len(ends) == len(tokens)
+    assert all(start < end for start, end in zip(starts, ends))
+    assert all(end <= start for end, start in zip(ends, starts[1:]))
+    plain = Shingling(tokens=rules.tokens)
+    raw = plain.token_list(text, path)
+    for token, start, end in zip(raw, starts, ends):
+        piece = text[start:end]
+        if rules.tokens == "chars" and token == " ":
+            assert piece.isspace() or piece == " "
+        else:
+            assert piece == token
+
+
+@given(TEXTS, PATHS)
+def test_code_offsets_tile_the_text(text, path):
+    tokens, offsets = code_token_offsets(text, line_comments=("#", "//"))
+    assert tokens == code_tokens(text, line_comments=("#", "//"))
+    assert [text[o : o + len(t)] for t, o in zip(tokens, offsets)] == tokens
+    assert offsets == sorted(offsets)
+
+
+@given(TEXTS)
+def test_lines_are_counted_from_one_at_each_newline(text):
+    spans = TokenSpans.of(text, Shingling())
+    assert list(spans.ids) == [token_id(t) for t in Shingling().token_list(text)]
+    for index in range(len(spans)):
+        start, end = spans.lines(index, index + 1)
+        assert start == text.count("\n", 0, spans.starts[index]) + 1
+        assert end == text.count("\n", 0, spans.ends[index] - 1) + 1
+        line, column, last_line, end_column = spans.span(index, index + 1)
+        assert (line, last_line) == (start, end)
+        assert text.split("\n")[line - 1][column - 1] == text[spans.starts[index]]
+        assert text.split("\n")[last_line - 1][end_column - 2] == text[spans.ends[index] - 1]
+
+
+def test_bad_ranges_and_types_are_refused():
+    spans = TokenSpans.of("a b c", Shingling())
+    with pytest.raises(SamecodeValueError, match="token range"):
+        spans.lines(2, 2)
+    with pytest.raises(SamecodeValueError, match="token range"):
+        spans.span(0, 4)
+    with pytest.raises(SamecodeTypeError, match="Shingling"):
+        TokenSpans.of("a", "words")  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match="str"):
+        Shingling().token_spans(b"a")  # type: ignore[arg-type]
+
+
+@given(TEXTS, st.data())
+def test_whole_lines_drop_an_end_line_holding_under_half_its_tokens(text, data):
+    spans = TokenSpans.of(text, Shingling())
+    if not len(spans):
+        return
+    first = data.draw(st.integers(0, len(spans) - 1))
+    stop = data.draw(st.integers(first + 1, len(spans)))
+    start, end = spans.whole_lines(first, stop)
+    low, high = spans.lines(first, stop)
+    assert low <= start <= end <= high
+    starting = [spans.line_of(spans.starts[i]) for i in range(len(spans))]
+
+    def share(line):
+        on = [i for i, at in enumerate(starting) if at == line]
+        return sum(first <= i < stop for i in on), len(on)
+
+    if start > low:
+        inside, total = share(low)
+        assert 2 * inside < total
+    if end < high:
+        inside, total = share(high)
+        assert 2 * inside < total

@@ -1,0 +1,186 @@
+"""Regions: exact matches against brute force, chains across gaps, and linear cost on
+degenerate texts."""
+
+from __future__ import annotations
+
+from array import array
+from itertools import combinations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_winnowing import shared_runs
+
+from budget import line_budget
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import (
+    Match,
+    chain_matches,
+    exact_matches,
+    find_regions,
+    grow_chain,
+)
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.shingling import Shingling, token_ids
+
+TOKENS = st.lists(st.sampled_from("abc"), max_size=45)
+
+
+def ids(tokens):
+    return array("Q", token_ids(tokens))
+
+
+def is_maximal_run(a, b, match):
+    i, j, n = match.a_start, match.b_start, match.length
+    return (
+        a[i : i + n] == b[j : j + n]
+        and (i == 0 or j == 0 or a[i - 1] != b[j - 1])
+        and (i + n == len(a) or j + n == len(b) or a[i + n] != b[j + n])
+    )
+
+
+@given(TOKENS, TOKENS, st.integers(1, 4), st.integers(1, 5))
+def test_exact_matches_hold_every_long_shared_run_exactly(a, b, k, w):
+    found, repetitive = exact_matches(ids(a), ids(b), k=k, window=w)
+    assert repetitive == 0
+    got = {(m.a_start, m.b_start, m.length) for m in found}
+    for run in shared_runs(a, b, w + k - 1):
+        assert run in got
+    for match in found:
+        assert match.length >= k
+        assert is_maximal_run(a, b, match)
+    assert found == sorted(found, key=lambda m: (m.a_start, m.b_start))
+    assert len(got) == len(found)
+
+
+@given(TOKENS, st.integers(1, 4), st.integers(1, 5))
+def test_a_text_against_itself_finds_its_repeats_once_each(a, k, w):
+    found, _ = exact_matches(ids(a), ids(a), k=k, window=w, same=True)
+    got = {(m.a_start, m.b_start, m.length) for m in found}
+    for i, j, n in shared_runs(a, a, w + k - 1):
+        if j < i and n <= i - j:  # an earlier copy, not overlapping
+            assert (i, j, n) in got
+    for match in found:
+        assert match.b_start + match.length <= match.a_start
+        assert is_maximal_run(a, a, match)
+
+
+@given(TOKENS, TOKENS, st.integers(1, 3), st.integers(1, 4), st.integers(0, 4))
+def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
+    options = FragmentOptions(k=k, window=w, min_tokens=k, gap=gap, max_repeats=10**6)
+    spans = [TokenSpans.of(" ".join(t), Shingling()) for t in (a, b)]
+    if not (len(spans[0]) and len(spans[1])):
+        return
+    regions, _ = find_regions(spans[0], spans[1], options)
+    matches, _ = exact_matches(ids(a), ids(b), k=k, window=w)
+    chains = chain_matches(matches, gap)
+    grown = []
+    for chain in chains:
+        bigger = list(chain)
+        if gap:
+            grow_chain(bigger, ids(a), ids(b), gap, min(k, 6))
+        grown.append((chain, bigger))
+    for i, j, n in shared_runs(a, b, w + k - 1):
+        # the run's region (grown at its ends) is reported, or overlaps in both texts one
+        # reported with as many tokens or more
+        ((_, chain),) = [
+            (c, g)
+            for c, g in grown
+            if any(m.a_start < i + n and i < m.a_stop and m.a_start - m.b_start == i - j for m in c)
+        ]
+        a_first, a_stop = chain[0].a_start, chain[-1].a_stop
+        b_first, b_stop = chain[0].b_start, chain[-1].b_stop
+        tokens = sum(m.length for m in chain)
+        assert any(
+            r.a_first < a_stop
+            and a_first < r.a_stop
+            and r.b_first < b_stop
+            and b_first < r.b_stop
+            and r.tokens >= tokens
+            for r in regions
+        ), (i, j, n)
+    for x, y in combinations(regions, 2):  # no two overlap in both texts
+        assert (
+            x.a_stop <= y.a_first
+            or y.a_stop <= x.a_first
+            or (x.b_stop <= y.b_first or y.b_stop <= x.b_first)
+        )
+    for region in regions:
+        chain = region.matches
+        assert region.tokens == sum(m.length for m in chain) >= k
+        assert (region.a_first, region.b_first) == (chain[0].a_start, chain[0].b_start)
+        assert (region.a_stop, region.b_stop) == (chain[-1].a_stop, chain[-1].b_stop)
+        for m in chain:
+            assert a[m.a_start : m.a_stop] == b[m.b_start : m.b_stop]
+        for x, y in zip(chain, chain[1:]):  # noqa: RUF007
+            assert 0 <= y.a_start - x.a_stop <= gap
+            assert 0 <= y.b_start - x.b_stop <= gap
+        assert region.a_share == region.tokens / len(a)
+
+
+def test_chains_cross_small_gaps_in_both_texts_only():
+    matches = [Match(0, 0, 5), Match(8, 5, 5), Match(14, 20, 5)]
+    assert chain_matches(matches, 3) == [matches[:2], matches[2:]]
+    assert chain_matches(matches, 0) == [[m] for m in matches]
+
+
+def test_an_edited_line_keeps_one_region_with_the_gap():
+    lines = [f"value_{i} = compute(item_{i}, {i})" for i in range(12)]
+    edited = [*lines[:6], "something = else_entirely()", *lines[6:]]
+    rules = Shingling()
+    a, b = (TokenSpans.of("\n".join(text), rules) for text in (lines, edited))
+    (region,), _ = find_regions(a, b, FragmentOptions(k=5, window=4, min_tokens=20))
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (1, 12, 1, 13)
+    assert region.tokens == len(a)
+    assert len(region.matches) == 2
+    exact, _ = find_regions(a, b, FragmentOptions(k=5, window=4, min_tokens=20, gap=0))
+    # the ")" ending line 6 is in both exact matches (each is maximal), but is less than
+    # half of line 6: the second region's lines start at 7
+    assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in exact] == [
+        (1, 6, 1, 6),
+        (7, 12, 8, 13),
+    ]
+    assert [r.a_first for r in exact] == [0, 47]
+
+
+N = 50_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x " * N,  # one token repeated: every fingerprint repetitive
+        "a b c " * (N // 3),  # a short period
+        " ".join(f"t{i}" for i in range(N)),  # one huge line, no repeat
+        "head of the file " + "x " * N,  # a unique start, then a repeat
+    ],
+    ids=["same-token", "period-3", "huge-line", "unique-then-same"],
+)
+def test_degenerate_texts_cost_steps_linear_in_their_tokens(text):
+    rules = Shingling()
+    a = TokenSpans.of(text, rules)
+    b = TokenSpans.of(text, rules)
+    options = FragmentOptions()
+    with line_budget(40 * N):  # two winnowings (about 10 lines a token each), then the seeds
+        regions, _ = find_regions(a, b, options)
+    assert len(regions) <= 1
+    if "t1 " in text or text.startswith("head"):
+        assert (regions[0].a_first, regions[0].a_stop) == (0, len(a))
+    with line_budget(40 * N):  # two winnowings (about 10 lines a token each), then the seeds
+        find_regions(a, a, options)  # a text against itself
+
+
+def test_a_million_equal_tokens_finish_and_say_why_nothing_matched():
+    a = TokenSpans.of("x\n" * 1_000_000, Shingling())
+    regions, repetitive = find_regions(a, a, FragmentOptions())
+    assert regions == []
+    assert repetitive > 1_000_000 // 16 - 2
+
+
+@given(TOKENS, TOKENS, st.integers(1, 4), st.integers(1, 5))
+def test_the_matches_are_the_same_whichever_text_is_a(a, b, k, w):
+    forward, _ = exact_matches(ids(a), ids(b), k=k, window=w)
+    backward, _ = exact_matches(ids(b), ids(a), k=k, window=w)
+    assert {(m.a_start, m.b_start, m.length) for m in forward} == {
+        (m.b_start, m.a_start, m.length) for m in backward
+    }

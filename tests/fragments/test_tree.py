@@ -1,0 +1,143 @@
+"""Fragments across a tree and between two files: planted blocks found at their lines,
+boilerplate ignored and counted, renamed copies with normalize, a fixed output."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
+from samecode.fragments.report import to_json, to_jsonl, to_text
+from samecode.scan.pipeline import ScanOptions
+
+WALK = ScanOptions(gitignore=False)
+
+
+def filler(rng: random.Random, count: int, tag: str) -> list[str]:
+    """Lines no other file has (names drawn at random, tagged by file)."""
+    return [f"{tag}_{rng.getrandbits(40):x} = {rng.choice('fghk')}_{n}({n})" for n in range(count)]
+
+
+BLOCK = [f"accumulate(total_{i}, weights[{i}] * scale - offset)" for i in range(15)]
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> tuple[Path, dict[str, int]]:
+    rng = random.Random(18)
+    where = {"a.py": 0, "b.py": 7, "c.py": 30}
+    for name, offset in where.items():
+        lines = filler(rng, offset, name[0]) + BLOCK + filler(rng, 20, name[0] + "end")
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    (tmp_path / "unrelated.py").write_text("\n".join(filler(rng, 60, "u")) + "\n")
+    return tmp_path, where
+
+
+def test_a_planted_block_is_found_at_its_lines_in_every_file(planted):
+    root, where = planted
+    result = scan_fragments([str(root)], walk=WALK)
+    names = sorted(where)
+    got = [(Path(r.a).name, r.a_start, r.a_end, Path(r.b).name, r.b_start, r.b_end)
+           for r in result.regions]  # fmt: skip
+    expected = [
+        (a, where[a] + 1, where[a] + len(BLOCK), b, where[b] + 1, where[b] + len(BLOCK))
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    ]
+    assert got == expected
+    block_tokens = len(" ".join(BLOCK).replace("(", " ( ").split())  # rough upper bound
+    assert all(0 < r.tokens <= block_tokens * 2 for r in result.regions)
+    (clone,) = result.classes
+    assert [(Path(o.path).name, o.start, o.end) for o in clone.occurrences] == [
+        (name, where[name] + 1, where[name] + len(BLOCK)) for name in names
+    ]
+    assert result.region_class == [1, 1, 1]
+    assert len(result.files) == 4
+
+
+def test_the_output_is_the_same_whatever_the_order_of_the_roots(planted):
+    root, _ = planted
+    files = sorted(str(p) for p in root.iterdir())
+    first = scan_fragments(files, walk=WALK)
+    second = scan_fragments(files[::-1], walk=WALK)
+    assert to_jsonl(first, {}) == to_jsonl(second, {})
+    assert json.loads(to_json(first, {}))["summary"]["regions"] == 3
+    assert "3 occurrences" in to_text(first)
+
+
+def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
+    root, _ = planted
+    one = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
+    many = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2, batch_size=1))
+    assert to_jsonl(one, {}) == to_jsonl(many, {})
+    assert len(one.regions) == 3
+
+
+def test_boilerplate_in_more_than_the_share_of_files_is_ignored_and_counted(tmp_path):
+    header = [f"# licence line {i}: permission is granted to use copy modify" for i in range(6)]
+    rng = random.Random(3)
+    for n in range(12):
+        (tmp_path / f"m{n}.py").write_text("\n".join(header + filler(rng, 10, f"m{n}")))
+    ignored = scan_fragments([str(tmp_path)], walk=WALK)
+    assert ignored.regions == []
+    assert ignored.boilerplate > 0
+    assert ignored.boilerplate_occurrences >= 12 * ignored.boilerplate
+    assert ignored.boilerplate_limit == 10
+    kept = scan_fragments([str(tmp_path)], FragmentOptions(boilerplate_share=1.0), WALK)
+    assert len(kept.regions) == 12 * 11 // 2
+    assert kept.boilerplate == 0
+    (clone,) = kept.classes
+    assert len(clone.occurrences) == 12
+    assert {(o.start, o.end) for o in clone.occurrences} == {(1, 6)}
+
+
+def test_renamed_copies_match_with_normalize_only(tmp_path):
+    code = "\n".join(
+        f"def handle_{i}(request, store):\n    return store.save(request.body, {i})"
+        for i in range(6)
+    )
+    renamed = code.replace("request", "req").replace("store", "db").replace("handle", "on")
+    (tmp_path / "a.py").write_text(code)
+    (tmp_path / "b.py").write_text(renamed)
+    plain = compare_fragments(tmp_path / "a.py", tmp_path / "b.py", FragmentOptions())
+    assert plain.regions == []
+    options = FragmentOptions(tokens="code", normalize=True)
+    (region,) = compare_fragments(tmp_path / "a.py", tmp_path / "b.py", options).regions
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (1, 12, 1, 12)
+    assert region.a_share == region.b_share == 1.0
+
+
+def test_a_file_against_itself_shows_what_it_repeats(tmp_path):
+    path = tmp_path / "twice.py"
+    path.write_text("\n".join([*BLOCK, "separator = 1", *BLOCK]))
+    (region,) = compare_fragments(path, path).regions
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (17, 31, 1, 15)
+
+
+def test_bad_calls_are_refused_with_the_rule(tmp_path):
+    (tmp_path / "a.txt").write_text("some words")
+    with pytest.raises(SamecodeValueError, match="missing"):
+        compare_fragments(tmp_path / "a.txt", tmp_path / "none.txt")
+    with pytest.raises(SamecodeTypeError, match="path"):
+        compare_fragments(tmp_path / "a.txt", 3)  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match="FragmentOptions"):
+        compare_fragments(tmp_path / "a.txt", tmp_path / "a.txt", {"k": 3})  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match="roots"):
+        scan_fragments(str(tmp_path))
+    with pytest.raises(SamecodeTypeError, match="walk"):
+        scan_fragments([str(tmp_path)], walk={})  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match="min_tokens must be at least k"):
+        FragmentOptions(k=20, min_tokens=10)
+    with pytest.raises(SamecodeValueError, match="boilerplate_share"):
+        FragmentOptions(boilerplate_share=0)
+    with pytest.raises(SamecodeTypeError, match="boilerplate_share"):
+        FragmentOptions(boilerplate_share="0.1")  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match="normalize"):
+        FragmentOptions(tokens="chars", normalize=True)
+    with pytest.raises(SamecodeValueError, match="window"):
+        FragmentOptions(window=0)
+    with pytest.raises(SamecodeTypeError, match="gap"):
+        FragmentOptions(gap=1.5)  # type: ignore[arg-type]
