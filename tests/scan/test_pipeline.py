@@ -311,3 +311,15 @@ def test_tasks_and_partitions_bounded_by_shingles_give_the_same_answer(monkeypat
     with ProcessPool(2) as engine:
         assert answer(run_pipeline(documents, options, engine)) == expected
     assert max(cut) > 10  # the tasks were many, not one per worker
+
+
+def test_a_pool_keeps_a_few_tasks_ahead_not_every_task():
+    with ProcessPool(2) as engine:
+        submitted = []
+        real = engine._pool.apply_async
+        engine._pool.apply_async = lambda *a, **k: submitted.append(1) or real(*a, **k)
+        results = engine.map(divmod, [(i, 1) for i in range(50)])
+        assert next(results) == (0, 0)
+        assert len(submitted) <= 5  # four ahead of the one awaited, then one per result
+        assert list(results) == [(i, 0) for i in range(1, 50)]
+        assert len(submitted) == 50

@@ -22,9 +22,11 @@ import os
 import signal
 import sys
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing.pool import Pool
+from itertools import islice
+from multiprocessing.pool import AsyncResult, Pool
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
@@ -116,14 +118,27 @@ class ProcessPool(Engine):
         if len(tasks) <= 1:  # nothing to spread: save the round trip
             yield from Serial().map(function, tasks)
             return
-        pending = [self._pool.apply_async(_call, (function, task)) for task in tasks]
-        for result in pending:
+        # A few tasks ahead of the one awaited, no more: results that wait to be taken,
+        # and the tasks pickled for the workers, stay bounded however many tasks there
+        # are; a result is let go once taken.
+        ahead = 2 * self.workers
+        waiting = iter(tasks)
+        pending: deque[AsyncResult[_R]] = deque(
+            self._pool.apply_async(_call, (function, task)) for task in islice(waiting, ahead)
+        )
+        while pending:
+            result = pending.popleft()
+            for task in islice(waiting, 1):
+                pending.append(self._pool.apply_async(_call, (function, task)))
             while True:
                 try:
-                    yield result.get(timeout=1.0)
+                    value = result.get(timeout=1.0)
                     break
                 except multiprocessing.TimeoutError:
                     self._check_alive()
+            del result
+            yield value
+            del value
 
     def _check_alive(self) -> None:
         # A worker killed from outside (or by the kernel) is replaced by the pool, but its

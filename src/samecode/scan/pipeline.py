@@ -93,8 +93,8 @@ Progress = Callable[[str, int, int], None]
 
 #: Shingles a task of a process pool carries at most (8 bytes each), and shingles of the
 #: documents whose keys one partition holds: what bounds a worker's memory.
-_TASK_SHINGLES = 1 << 22
-_PARTITION_SHINGLES = 1 << 24
+_TASK_SHINGLES = 1 << 24
+_PARTITION_SHINGLES = 1 << 25
 
 #: Records of one partition: every key, the id of its document and where the key is in
 #: the document's keys, as three parallel arrays.
