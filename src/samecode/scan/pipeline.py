@@ -400,13 +400,13 @@ def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _parts(engine: Engine, shingles: int, bound: int) -> int:
-    """How many tasks to cut a stage's ``shingles`` into on ``engine``: one per worker,
-    and at most ``bound`` shingles each where there are several processes (this process
-    holds everything anyway)."""
+def _parts(engine: Engine, shingles: int, bound: int, per_worker: int = 1) -> int:
+    """How many tasks to cut a stage's ``shingles`` into on ``engine``: ``per_worker``
+    per worker, and at most ``bound`` shingles each where there are several processes
+    (this process holds everything anyway)."""
     if engine.workers == 1:
         return 1
-    return max(engine.workers, -(-shingles // bound))
+    return max(per_worker * engine.workers, -(-shingles // bound))
 
 
 def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[Sequence[Any]]:
@@ -471,9 +471,10 @@ def join_sets(
     ids = sorted(sets)
     weights = [len(sets[doc]) for doc in ids]
     total = sum(weights)
-    # Tasks cut where the shingles split evenly: one per worker, or more where that
-    # bounds what each process holds at once; their number never changes the answer.
-    batches = _balanced(ids, weights, _parts(engine, total, _TASK_SHINGLES))
+    # Tasks cut where the shingles split evenly: two per worker (one may finish early),
+    # or more where that bounds what each process holds at once; their number never
+    # changes the answer.
+    batches = _balanced(ids, weights, _parts(engine, total, _TASK_SHINGLES, 2))
     counts = None
     if chosen.needs_counts:
         bits = ShingleCounts.for_total(total).bits
@@ -514,7 +515,7 @@ def join_sets(
     tick = _tick(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
     pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
-    pieces = max(engine.workers * 2, _parts(engine, sum(pair_weights), _TASK_SHINGLES))
+    pieces = _parts(engine, sum(pair_weights), _TASK_SHINGLES, 2)
     pair_batches = _balanced(candidates, pair_weights, pieces)
     verify_tasks = [
         (pairs, {d: sets[d] for pair in pairs for d in pair}, threshold, measure)
