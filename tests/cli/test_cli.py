@@ -155,6 +155,7 @@ def test_fail_on_match_and_output_file(tree, tmp_path, capsys):
         ["scan", ".", "--spark-master", "local[2]"],
         ["scan", ".", "--spark-partitions", "0"],
         ["scan", ".", "--engine", "spark", "--against", "corpus.db"],
+        ["scan", ".", "--engine", "spark", "--fragments"],
         ["scan"],
         ["frobnicate"],
         ["match", ".", "--db", "/no/such.db"],

@@ -76,6 +76,21 @@ def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
     assert len(one.regions) == 3
 
 
+def test_progress_counts_the_files_read_and_the_pairs_compared(planted):
+    root, _ = planted
+    seen: dict[str, list[tuple[int, int]]] = {}
+    walk = ScanOptions(gitignore=False, batch_size=3)
+    scan_fragments(
+        [str(root)], walk=walk, progress=lambda s, d, t: seen.setdefault(s, []).append((d, t))
+    )
+    assert list(seen) == ["read", "compare"]
+    assert seen["read"] == [(0, 4), (3, 4), (4, 4)]
+    compared = seen["compare"]
+    assert compared[0][0] == 0
+    assert compared[-1][0] == compared[-1][1] >= 3  # every candidate pair, the three among them
+    assert [d for d, _ in compared] == sorted(d for d, _ in compared)
+
+
 def test_boilerplate_in_more_than_the_share_of_files_is_ignored_and_counted(tmp_path):
     header = [f"# licence line {i}: permission is granted to use copy modify" for i in range(6)]
     rng = random.Random(3)

@@ -440,7 +440,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         "max_size": walk.max_size,
     }
     with Feedback(args.quiet) as feedback:
-        result = scan_fragments(args.paths, options, walk)
+        result = scan_fragments(args.paths, options, walk, feedback)
     if fmt == "jsonl":
         write(to_jsonl(result, parameters), args.output)
     elif fmt == "json":

@@ -53,6 +53,7 @@ STAGES = {
     "join": "joining groups",
     "verify": "verifying candidates",
     "classes": "linking classes",
+    "compare": "comparing pairs",
     "probe": "probing the corpus",
 }
 

@@ -44,7 +44,7 @@ from samecode.scan.comparison import read_comparable
 from samecode.scan.engine import engine_for
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
-from samecode.scan.pipeline import ScanOptions, discover
+from samecode.scan.pipeline import Progress, ScanOptions, discover
 
 __all__ = [
     "FileFingerprints",
@@ -193,6 +193,7 @@ def scan_fragments(
     roots: Sequence[str | os.PathLike[str]],
     options: FragmentOptions | None = None,
     walk: ScanOptions | None = None,
+    progress: Progress | None = None,
 ) -> FragmentResult:
     """Find the regions the files under ``roots`` share, within and across files, and
     their clone classes (see the module's description).
@@ -203,6 +204,8 @@ def scan_fragments(
         ``max_size``, ``min_tokens``...; its similarity options play no part), and how
         many processes read and compare them (``jobs``, ``batch_size``): the result is
         the same for any number.
+    :param progress: called as ``progress(stage, done, total)`` as files are read
+        (``read``) and candidate pairs compared (``compare``).
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
@@ -228,7 +231,9 @@ def scan_fragments(
         size = walk.batch_size
         reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens)
                  for i in range(0, len(paths), size)]  # fmt: skip
-        for batch in engine.map(fingerprint_files, reads):
+        _report(progress, "read", 0, len(paths))
+        for number, batch in enumerate(engine.map(fingerprint_files, reads)):
+            _report(progress, "read", min(len(paths), (number + 1) * size), len(paths))
             for item in batch:
                 if isinstance(item, Skipped):
                     skipped.append(item)
@@ -245,9 +250,15 @@ def scan_fragments(
             (chunk, {f: files[f] for pair in chunk for f in pair}, options, ignored)
             for chunk in (pairs[i : i + step] for i in range(0, len(pairs), step or 1))
         ]
-        for found_regions, skipped_seeds in engine.map(pair_regions, tasks):
+        done = 0
+        _report(progress, "compare", 0, len(pairs))
+        for (found_regions, skipped_seeds), (chunk, *_) in zip(
+            engine.map(pair_regions, tasks), tasks
+        ):
             regions += found_regions
             repetitive += skipped_seeds
+            done += len(chunk)
+            _report(progress, "compare", done, len(pairs))
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
     return FragmentResult(
@@ -263,6 +274,11 @@ def scan_fragments(
         repetitive,
         time.perf_counter() - started,
     )
+
+
+def _report(progress: Progress | None, stage: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(stage, done, total)
 
 
 @dataclass(frozen=True)
