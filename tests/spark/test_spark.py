@@ -184,6 +184,27 @@ def test_a_dataframe_of_contents_gives_the_answer_of_its_files(spark, corpus):
     assert sorted(got.splitlines()) == sorted(expected.splitlines())
 
 
+def test_files_read_by_sparks_binary_file_source_give_the_answer_of_a_local_scan(spark, corpus):
+    # Spark names the files by URI (file:/...); the answer is the same, path for path.
+    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    local = scan([corpus], options)
+    frame = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(corpus)
+    answer = scan_dataframe(frame, options, partitions=3).collect()
+    uri = {row.path: row.path.removeprefix("file:") for row in frame.select("path").collect()}
+    # The source lists no empty file (the local scan reports it skipped, as empty).
+    assert set(uri.values()) == {d.path for d in local.documents} | {
+        s.path for s in local.skipped if s.reason != "empty"
+    }
+    assert answer.compared == len(local.documents)
+    assert [(uri[p.a], uri[p.b], p.shared, p.a_shingles, p.b_shingles) for p in answer.pairs] == [
+        (p.a, p.b, p.shared, p.a_shingles, p.b_shingles) for p in local.pairs
+    ]
+    assert [tuple(uri[m] for m in c.members) for c in answer.classes] == [
+        c.members for c in local.classes
+    ]
+    assert local.pairs
+
+
 def test_bad_frames_are_refused_clearly(spark):
     good = spark.createDataFrame([("a", "x y z")], "path string, content string")
     with pytest.raises(SamecodeValueError, match="no column 'text'"):
