@@ -458,3 +458,24 @@ def test_the_reference_names_every_option():
         if option.startswith("--") and option != "--help" and f"``{option}" not in reference
     ]
     assert missing == []
+
+
+def test_chaining_star_cuts_a_chain_and_counts_the_pairs_cut(tmp_path, capsys):
+    words = [f"w{i}" for i in range(200)]
+    for step in range(4):  # each file 20 words on from the one before
+        (tmp_path / f"v{step}.txt").write_text(" ".join(words[20 * step : 20 * step + 120]))
+    base = [str(tmp_path), "--threshold", "0.6", "--format", "json", "-q", "--no-gitignore"]
+    assert main(["scan", *base]) == 0
+    linked = json.loads(capsys.readouterr().out)
+    assert [c["size"] for c in linked["classes"]] == [4]
+    assert linked["classes"][0]["link_jaccard"] >= 0.6
+    assert linked["summary"]["pairs_between_classes"] == 0
+    assert main(["scan", *base, "--chaining", "star"]) == 0
+    star = json.loads(capsys.readouterr().out)
+    assert star["parameters"]["chaining"] == "star"
+    assert [c["members"] for c in star["classes"]] == [
+        [str(tmp_path / "v0.txt"), str(tmp_path / "v1.txt")],
+        [str(tmp_path / "v2.txt"), str(tmp_path / "v3.txt")],
+    ]
+    assert star["summary"]["pairs_between_classes"] == 1  # v1 - v2
+    assert main(["scan", *base, "--chaining", "ring"]) == 2

@@ -154,7 +154,7 @@ def test_the_table_is_linear_in_pairs(tmp_path):
 
     def draw(classes: int) -> float:
         pairs = [Pair(f"a{i:05}", f"b{i:05}", 9, 10, 10) for i in range(classes)]
-        clones = [CloneClass((p.a, p.b), p.a, 0.8, 0.8) for p in pairs]
+        clones = [CloneClass((p.a, p.b), p.a, 0.8, 0.8, 0.8) for p in pairs]
         report = Report({}, pairs, clones, [], 2 * classes)
         started = time.perf_counter()
         table = to_table(report)

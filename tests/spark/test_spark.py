@@ -4,6 +4,7 @@ and a key shared by more documents than a block."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from dataclasses import dataclass
@@ -170,6 +171,19 @@ def test_spark_gives_the_jsonl_of_one_machine(
     if isinstance(chosen, Blocked) and chosen.base == "exact":
         assert found.stats["oversized_keys"] >= 1
         assert found.stats["block_tasks"] >= 10
+
+
+def test_star_classes_are_those_of_one_machine(spark, corpus):
+    # The edit chain is one linked class; as stars it is cut, the same way on both.
+    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5, chaining="star")
+    local = scan([corpus], options)
+    linked = scan([corpus], dataclasses.replace(options, chaining="linked"))
+    assert len(local.classes) > len(linked.classes)
+    answer = scan_files([corpus], options, partitions=3).collect()
+    expected = _jsonl(options, local.pairs, local.classes, local.skipped, len(local.documents))
+    got = _jsonl(options, answer.pairs, answer.classes, answer.skipped, answer.compared)
+    assert got == expected
+    assert '"pairs_between_classes": 0' not in got.splitlines()[0]
 
 
 def test_a_dataframe_of_contents_gives_the_answer_of_its_files(spark, corpus):

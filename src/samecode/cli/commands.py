@@ -86,6 +86,7 @@ def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions
         follow_symlinks=option(args, "follow_symlinks"),
         jobs=option(args, "jobs"),
         batch_size=option(args, "batch_size"),
+        chaining=option(args, "chaining"),
     )
 
 

@@ -24,6 +24,7 @@ from samecode._validation import describe
 from samecode.cli.output import to_stdout
 from samecode.errors import SamecodeError, SamecodeTypeError
 from samecode.scan.candidates import method_names
+from samecode.scan.classes import CHAINING
 from samecode.scan.corpus import Corpus
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import FORMATS
@@ -80,6 +81,7 @@ def _defaults() -> dict[str, Any]:
         "follow_symlinks": scan["follow_symlinks"],
         "jobs": _cores(),
         "batch_size": scan["batch_size"],
+        "chaining": scan["chaining"],
         "format": FORMATS[0],
         "db": "samecode.db",
         "min_threshold": exact_threshold(
@@ -409,6 +411,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"how candidates are proposed (default {DEFAULTS['method']})",
     )
     _minhash_options(scan, "--threshold")
+    scan.add_argument(
+        "--chaining",
+        choices=CHAINING,
+        help="how pairs make clone classes: every chain of pairs (linked), or every member "
+        f"pairing with its class's representative (star; default {DEFAULTS['chaining']})",
+    )
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
     _engine_options(scan)
     _shingling_options(scan)
@@ -512,6 +520,7 @@ _CONFIG_KEYS: dict[str, tuple[type, Callable[[str], Any] | None]] = {
     "max-size": (object, _size),
     "jobs": (int, _bounded("jobs", 1, 1024)),
     "batch-size": (int, _bounded("batch-size", 1, 1 << 20)),
+    "chaining": (str, None),
     "format": (str, None),
     "engine": (str, None),
     "db": (str, None),

@@ -105,10 +105,13 @@ class Pair:
 
 @dataclass(frozen=True, slots=True)
 class CloneClass:
-    """Files linked by chains of pairs: its members (sorted), a representative (the
-    member with the most shingles), and the lowest and highest Jaccard of its pairs."""
+    """Files linked by pairs: its members (sorted), a representative (the member with the
+    most shingles), the lowest and highest Jaccard of its pairs, and the lowest Jaccard on
+    the strongest paths through it (``link_jaccard``: the largest value such that its
+    pairs at or above it still link every member; see :mod:`samecode.scan.classes`)."""
 
     members: tuple[str, ...]
     representative: str
     min_jaccard: float
     max_jaccard: float
+    link_jaccard: float

@@ -61,7 +61,7 @@ from typing import Any, TypeAlias
 from samecode._validation import check_bool, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
-from samecode.scan.classes import clone_classes
+from samecode.scan.classes import CHAINING, clone_classes
 from samecode.scan.engine import Engine, Serial, engine_for
 from samecode.scan.files import Text, decode_text, find_files, read_text
 from samecode.scan.join import ShingleCounts, distinct_sets, verify
@@ -126,6 +126,8 @@ class ScanOptions:
     :param num_perm: signature values per file for the ``minhash`` method.
     :param lsh_threshold: the LSH threshold of the ``minhash`` method (by default 0.2 below
         ``threshold``).
+    :param chaining: how pairs make clone classes: ``"linked"`` (every chain of pairs) or
+        ``"star"`` (every member pairs with its representative; :mod:`samecode.scan.classes`).
     :raises TypeError, ValueError: for a bad option, at construction.
     """
 
@@ -144,6 +146,7 @@ class ScanOptions:
     num_perm: int = 128
     lsh_threshold: float | None = None
     batch_size: int = 32
+    chaining: str = "linked"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", exact_threshold(self.threshold))
@@ -190,6 +193,10 @@ class ScanOptions:
         chosen.configured(num_perm=self.num_perm, lsh_threshold=self.lsh_threshold).parameters(
             self.exact_threshold
         )
+        if self.chaining not in CHAINING:
+            raise SamecodeValueError(
+                f"chaining must be one of {', '.join(CHAINING)}; got {self.chaining!r}"
+            )
         check_int(self.jobs, "jobs")
         if not 1 <= self.jobs <= 1024:
             raise SamecodeValueError(f"jobs must be from 1 to 1024; got {self.jobs}")
@@ -705,7 +712,7 @@ def scan(
         documents, read_skipped = read_all(paths, options, progress, engine)
         pairs = run_pipeline(documents, options, engine, progress)
     tick = _tick(progress, "classes", len(pairs))
-    classes = clone_classes(documents, pairs)
+    classes = clone_classes(documents, pairs, options.chaining)
     tick(len(pairs))
     return ScanResult(
         options,

@@ -11,14 +11,14 @@ The JSON schema (``"schema": 1``): an object with ``parameters`` (the options th
 the similarity), ``summary`` (counts), ``pairs`` (objects with ``a``, ``b``, ``jaccard``,
 ``shared``, ``a_shingles``, ``b_shingles``, ``class``, and ``containment_a`` /
 ``containment_b`` when containment is the measure, ``corpus: true`` for a match against a
-corpus), ``classes`` (``id``, ``members``, ``representative``, ``min_jaccard``,
-``max_jaccard``) and ``skipped`` (``path``, ``reason``). JSONL gives the same records one
-per line, each with a ``type`` (``pair``, ``class``, ``skipped``), after a first
-``{"type": "scan", ...}`` line holding the parameters.
+corpus), ``classes`` (``id``, ``members``, ``representative``, ``size``, ``min_jaccard``,
+``max_jaccard``, ``link_jaccard``) and ``skipped`` (``path``, ``reason``). JSONL gives the
+same records one per line, each with a ``type`` (``pair``, ``class``, ``skipped``), after a
+first ``{"type": "scan", ...}`` line holding the parameters.
 
 >>> from samecode.scan.pipeline import Pair, CloneClass
 >>> report = Report({"threshold": 0.8}, [Pair("a.py", "b.py", 9, 10, 10)],
-...                 [CloneClass(("a.py", "b.py"), "a.py", 9 / 11, 9 / 11)], [], 2)
+...                 [CloneClass(("a.py", "b.py"), "a.py", 9 / 11, 9 / 11, 9 / 11)], [], 2)
 >>> print(to_jsonl(report))
 {"type": "scan", "schema": 1, "parameters": {"threshold": 0.8}, "summary": {...}}
 {"type": "pair", "a": "a.py", "b": "b.py", "jaccard": 0.8181818181818182, "shared": 9, ...}
@@ -89,8 +89,17 @@ class Report:
             "skipped_by_reason": dict(sorted(reasons.items())),
             "pairs": len(self.pairs),
             "classes": len(self.classes),
+            "pairs_between_classes": self.pairs_between_classes(),
             "corpus_matches": len(self.corpus_pairs),
         }
+
+    def pairs_between_classes(self) -> int:
+        """How many pairs join files of two classes (or a file in none): none when the
+        classes are linked groups; with ``chaining="star"``, the pairs cut."""
+        class_of = self.class_of()
+        return sum(
+            1 for p in self.pairs if class_of.get(p.a) != class_of.get(p.b) or p.a not in class_of
+        )
 
 
 def scan_parameters(options: ScanOptions) -> dict[str, Any]:
@@ -111,6 +120,7 @@ def scan_parameters(options: ScanOptions) -> dict[str, Any]:
         **{("shingle" if key == "size" else key): value for key, value in rules.items()},
         "min_tokens": options.min_tokens,
         "max_size": options.max_size,
+        "chaining": options.chaining,
         **chosen.parameters(options.exact_threshold),
     }
 
@@ -173,8 +183,10 @@ def _class_record(number: int, clone: CloneClass) -> dict[str, Any]:
         "id": number,
         "members": list(clone.members),
         "representative": clone.representative,
+        "size": len(clone.members),
         "min_jaccard": clone.min_jaccard,
         "max_jaccard": clone.max_jaccard,
+        "link_jaccard": clone.link_jaccard,
     }
 
 

@@ -59,6 +59,7 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Member, Method, method
+from samecode.scan.classes import clone_classes
 from samecode.scan.join import ShingleCounts, distinct_sets
 from samecode.scan.model import CloneClass, Document, Pair, Skipped
 from samecode.scan.pipeline import (
@@ -97,7 +98,7 @@ PAIR_SCHEMA = (
 #: The clone classes, numbered from 1, largest first (then by first member).
 CLASS_SCHEMA = (
     "id long, members array<string>, representative string, size long, "
-    "min_jaccard double, max_jaccard double"
+    "min_jaccard double, max_jaccard double, link_jaccard double"
 )
 #: Every document compared: kept or not, and the representative it duplicates.
 DECISION_SCHEMA = "path string, keep boolean, duplicate_of string, class long"
@@ -174,7 +175,13 @@ class SparkScan:
         ]
         pairs.sort(key=lambda p: (p.a, p.b))
         classes = [
-            CloneClass(tuple(row.members), row.representative, row.min_jaccard, row.max_jaccard)
+            CloneClass(
+                tuple(row.members),
+                row.representative,
+                row.min_jaccard,
+                row.max_jaccard,
+                row.link_jaccard,
+            )
             for row in sorted(self.classes.collect(), key=lambda row: row.id)
         ]
         skipped = [s for _, s in sorted(self._skipped_order.collect(), key=_skipped_key)]
@@ -410,8 +417,8 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
 
     members = reps.map(lambda r: (r[0], (r[2], len(r[1]))))
     copies = tuple(noting.copy_notes().items()) if noting is not None else ()
-    pairs = _pairs(verified, members, reps, copies, parts)
-    classes = _classes(verified, members, parts, held)
+    pairs = _hold(held, _pairs(verified, members, reps, copies, parts))
+    classes = _classes(verified, members, pairs, options.chaining, parts, held)
     numbered = classes.sortBy(_class_order, numPartitions=parts).zipWithIndex()
     class_rows = _hold(
         held,
@@ -423,6 +430,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
                 len(item[0].members),
                 item[0].min_jaccard,
                 item[0].max_jaccard,
+                item[0].link_jaccard,
             )
         ),
     )
@@ -627,41 +635,28 @@ def _pairs(
     return across.union(reps.filter(lambda r: len(r[2]) > 1).flatMap(inside))
 
 
-def _classes(verified: Any, members: Any, parts: int, held: list[Any]) -> Any:
-    """The clone classes (unnumbered): components of the representatives' pairs, and
-    each identical set of two or more that is in no pair."""
+def _classes(
+    verified: Any, members: Any, pairs: Any, chaining: str, parts: int, held: list[Any]
+) -> Any:
+    """The clone classes (unnumbered): the components of the representatives' pairs (an
+    identical set in no pair is one of its own), each made into classes by the one
+    machine's :func:`~samecode.scan.classes.clone_classes` over its pairs."""
     labels = _hold(held, connected_components(verified.map(lambda v: (v[0], v[1])), parts))
-    nodes = labels.join(members, parts).map(lambda item: (item[1][0], (0, item[1][1])))
-    alone = members.filter(lambda m: len(m[1][0]) > 1).subtractByKey(labels, parts)
-    jaccards = (
-        verified.map(lambda v: (v[0], Pair("", "", v[2], v[3], v[4]).jaccard))
-        .join(labels, parts)
-        .map(lambda item: (item[1][1], (1, item[1][0])))
+    label_of_path = members.leftOuterJoin(labels, parts).flatMap(
+        lambda item: [(p, item[0] if item[1][1] is None else item[1][1]) for p in item[1][0][0]]
     )
     return (
-        nodes.union(alone.mapValues(lambda m: (0, m)))
-        .union(jaccards)
+        pairs.map(lambda row: (row[0], row))
+        .join(label_of_path, parts)
+        .map(lambda item: (item[1][1], item[1][0]))
         .groupByKey(parts)
-        .map(_clone_class)
+        .flatMap(lambda item: clone_classes([], [_pair_of(row) for row in item[1]], chaining))
     )
 
 
-def _clone_class(item: tuple[int, Iterable[tuple[int, Any]]]) -> CloneClass:
-    paths: list[str] = []
-    sizes: dict[str, int] = {}
-    low, high = 1.0, 0.0
-    for kind, value in item[1]:
-        if kind == 0:
-            group, size = value
-            paths += group
-            sizes.update((p, size) for p in group)
-            if len(group) > 1:  # identical files: pairs of Jaccard 1
-                high = 1.0
-        else:
-            low, high = min(low, value), max(high, value)
-    paths.sort()
-    representative = min(paths, key=lambda p: (-sizes[p], p))
-    return CloneClass(tuple(paths), representative, low, high)
+def _pair_of(row: tuple[Any, ...]) -> Pair:
+    a, b, _, shared, a_shingles, b_shingles, _ = row
+    return Pair(a, b, shared, a_shingles, b_shingles)
 
 
 def _class_order(clone: CloneClass) -> tuple[int, str]:
