@@ -196,24 +196,29 @@ def _join(
         engine,
         keep=lambda i, j: mixed(i, j) or mixed(j, i),
     )
+    # identical sets: a query and a stored copy of it
     verified += [(i, i, len(sets[r])) for i, r in enumerate(representatives) if mixed(i, i)]
     out: list[Pair] = []
-    for i, j, shared in verified:
-        for first, second in ((i, j), (j, i)) if i != j else ((i, i),):
-            if not mixed(first, second):
+
+    def pairs(i: int, j: int, shared: int) -> None:
+        for a in groups[i]:
+            if a >= split:
                 continue
-            for a in groups[first]:
-                if a >= split:
+            for b in groups[j]:
+                if b < split:
                     continue
-                for b in groups[second]:
-                    if b < split:
-                        continue
-                    path, shingles = stored[b - split]
-                    if path in own[a]:
-                        continue
-                    n, m = len(queries[a]), len(shingles)
-                    if _reaches(shared, n, m, t, measure):
-                        out.append(Pair(batch[a].path, path, shared, n, m))
+                path, shingles = stored[b - split]
+                if path in own[a]:
+                    continue
+                n, m = len(queries[a]), len(shingles)
+                if _reaches(shared, n, m, t, measure):
+                    out.append(Pair(batch[a].path, path, shared, n, m))
+
+    for i, j, shared in verified:
+        if mixed(i, j):
+            pairs(i, j, shared)
+        if i != j and mixed(j, i):
+            pairs(j, i, shared)
     return out
 
 
