@@ -1,6 +1,7 @@
 """The command as processes: Ctrl-C and SIGTERM end every process of ``samecode scan
---jobs 2`` within seconds (one line, no traceback, status 130 or 143), and one file
-reached by several spellings is scanned once."""
+--jobs 2`` within seconds (one line, no traceback, status 130 or 143), wherever the
+signal lands, and even when the pool's own threads cannot stop; and one file reached by
+several spellings is scanned once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -21,6 +23,17 @@ def _tree(root: Path, files: int = 400) -> None:
     for i in range(files):
         words = " ".join(f"token{(i * 7 + j) % 5000}" for j in range(3000))
         (root / f"f{i:04}.txt").write_text(words)
+
+
+def _ended(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """The process's output once it has ended; killed (and the test failed) if it takes
+    longer than ``timeout`` seconds, so that no pipe is left open for later tests."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # its workers hold the pipes too
+        process.communicate()
+        pytest.fail(f"still running {timeout} s later")
 
 
 def _children(pid: int) -> list[int]:
@@ -43,7 +56,12 @@ def test_a_signal_ends_every_process_at_once(tmp_path: Path, number: int, status
     env = {**os.environ, "PYTHONPATH": SRC}
     command = [sys.executable, "-m", "samecode", "scan", str(tmp_path), "--jobs", "2", "-q"]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 30
     while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
@@ -53,7 +71,7 @@ def test_a_signal_ends_every_process_at_once(tmp_path: Path, number: int, status
     time.sleep(0.3)
     started = time.monotonic()
     process.send_signal(number)
-    _, err = process.communicate(timeout=20)
+    _, err = _ended(process, 20)
     assert time.monotonic() - started < 5
     assert process.returncode == status, err
     assert "Traceback" not in err
@@ -92,3 +110,80 @@ def test_one_file_reached_by_two_spellings_is_scanned_once(tmp_path: Path) -> No
     assert pairs == [("t/b.txt", "t/lib/a.txt")]
     header = next(r for r in records if r["type"] == "scan")
     assert header["summary"]["compared"] == 2
+
+
+# A pool mapping tiny tasks for ever, so that a signal lands in any part of the loop: in
+# the wait for a result, in a submission, in the handing over of a result.
+_BUSY_POOL = """
+from samecode.scan.engine import ProcessPool, terminate_on_sigterm
+
+def work(i):
+    return sum(range(i % 50))
+
+with terminate_on_sigterm(), ProcessPool(2) as pool:
+    print("up", flush=True)
+    while True:
+        for _ in pool.map(work, [(i,) for i in range(2000)]):
+            pass
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the workers")
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.07, 0.12, 0.2, 0.31, 0.45])
+def test_sigterm_anywhere_in_the_pools_loop_ends_every_process(delay: float) -> None:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _BUSY_POOL],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == "up\n"
+    workers = _children(process.pid)
+    assert len(workers) == 2
+    time.sleep(delay)
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, err = _ended(process, 20)
+    assert time.monotonic() - started < 5
+    assert process.returncode == 143, err
+    assert "Traceback" not in err
+    time.sleep(0.2)
+    assert not [w for w in workers if Path(f"/proc/{w}").exists()]
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the workers")
+def test_a_pool_whose_own_threads_never_stop_still_ends_its_workers() -> None:
+    # What a signal's exception raised at the wrong moment can do: Pool.terminate waits
+    # for ever on the pool's own threads (here, on its first step). Leaving the block on
+    # an error must still end, and kill every worker.
+    script = textwrap.dedent("""
+        import multiprocessing, threading
+        from multiprocessing.pool import Pool
+        from samecode.scan.engine import ProcessPool
+
+        Pool._help_stuff_finish = staticmethod(lambda *args: threading.Event().wait())
+        with ProcessPool(2) as pool:
+            list(pool.map(pow, [(2, 3), (3, 2), (4, 2)]))
+            print(*(p.pid for p in multiprocessing.active_children()), flush=True)
+            raise SystemExit(3)
+    """)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        start_new_session=True,
+    )
+    started = time.monotonic()
+    out, err = _ended(process, 20)
+    assert time.monotonic() - started < 10
+    assert process.returncode == 3, err
+    workers = [int(pid) for pid in out.split()]
+    assert len(workers) == 2
+    assert not [w for w in workers if Path(f"/proc/{w}").exists()]

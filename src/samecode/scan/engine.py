@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +37,9 @@ from samecode.errors import SamecodeError, SamecodeValueError
 __all__ = ["Engine", "ProcessPool", "Serial", "WorkerError", "engine_for", "terminate_on_sigterm"]
 
 _R = TypeVar("_R")
+
+#: Seconds an ending pool may take to stop its own threads before its workers are killed.
+_END_WAIT = 2.0
 
 
 class WorkerError(SamecodeError, OSError):
@@ -159,9 +163,26 @@ class ProcessPool(Engine):
             return
         if kind is None:
             pool.close()
+            pool.join()
         else:
-            pool.terminate()
-        pool.join()
+            _end_now(pool)
+
+
+def _end_now(pool: Pool) -> None:
+    # Pool.terminate joins the pool's own threads. An exception raised in this thread by a
+    # signal handler (SIGTERM's SystemExit, Ctrl-C's KeyboardInterrupt) can land between
+    # taking and releasing a lock one of them needs, such as the one a task's result is
+    # handed over with, and then that join never ends. So terminate runs aside, for at
+    # most _END_WAIT seconds, and whatever it did, every worker is killed and reaped.
+    ender = threading.Thread(target=pool.terminate, name="samecode-pool-end", daemon=True)
+    ender.start()
+    ender.join(_END_WAIT)
+    workers = list(getattr(pool, "_pool", []))
+    for process in workers:
+        if process.exitcode is None:
+            process.kill()
+    for process in workers:
+        process.join(_END_WAIT)
 
 
 def engine_for(jobs: int) -> Engine:
