@@ -184,3 +184,84 @@ def test_the_matches_are_the_same_whichever_text_is_a(a, b, k, w):
     assert {(m.a_start, m.b_start, m.length) for m in forward} == {
         (m.b_start, m.a_start, m.length) for m in backward
     }
+
+
+_BODY = [f"    total_{i} = price_{i} * count_{i} + tax_{i}" for i in range(10)]
+
+
+def _edge_regions(a_lines: list[str], b_lines: list[str]) -> list[tuple[int, int, int, int]]:
+    rules = Shingling(tokens="code")
+    a, b = (TokenSpans.of("\n".join(text), rules, "f.py") for text in (a_lines, b_lines))
+    regions, _ = find_regions(a, b, FragmentOptions(tokens="code", k=8, window=8))
+    return [(r.a_start, r.a_end, r.b_start, r.b_end) for r in regions]
+
+
+def test_a_whole_short_line_before_an_edit_joins_the_region():
+    # "import datetime": 2 tokens, too few for a run of its own, but a whole line in both
+    # texts, one inserted line from the rest of the copy
+    a = ["x = 1", "import datetime", "def f():", *_BODY]
+    b = ["y = 2", "import datetime", "inserted = 'a line'", "def f():", *_BODY]
+    assert _edge_regions(a, b) == [(2, 13, 2, 14)]
+    # the same after the copy: "return total" (2 tokens, 12 characters)
+    a = ["def f():", *_BODY, "    return total", "x = 1"]
+    b = ["def f():", *_BODY, "    inserted = 1", "    return total", "y = 2"]
+    assert _edge_regions(a, b) == [(1, 12, 1, 13)]
+
+
+def test_a_short_line_grows_a_region_only_across_one_line_and_when_long_enough():
+    # "import os" (2 tokens, 9 characters) is too little to tell a copy from chance
+    a = ["import os", "def f():", *_BODY]
+    b = ["import os", "inserted = 'a line'", "def f():", *_BODY]
+    assert _edge_regions(a, b) == [(2, 12, 3, 13)]
+    # a whole line two edited lines away is another text's line, not the copy's
+    a = ["import datetime", "def f():", *_BODY]
+    b = ["import datetime", "one = 'line'", "two = 'lines'", "def f():", *_BODY]
+    assert _edge_regions(a, b) == [(2, 12, 4, 14)]
+
+
+def _grown_by_brute_force(chain, a, b, gap, least):
+    """Every place within ``gap`` of each end, nearest first: the longest run wins."""
+
+    def run_back(i, j):
+        n = 0
+        while i - n > 0 and j - n > 0 and a[i - n - 1] == b[j - n - 1]:
+            n += 1
+        return n
+
+    def run_on(i, j):
+        n = 0
+        while i + n < len(a) and j + n < len(b) and a[i + n] == b[j + n]:
+            n += 1
+        return n
+
+    first, last = chain[0], chain[-1]
+    before = after = None
+    for skipped in range(1, 2 * gap + 1):
+        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
+            i, j = first.a_start - da, first.b_start - (skipped - da)
+            n = run_back(i, j) if i >= 0 and j >= 0 else 0
+            if n >= least and (before is None or n > before.length):
+                before = Match(i - n, j - n, n)
+            i, j = last.a_stop + da, last.b_stop + (skipped - da)
+            n = run_on(i, j) if i <= len(a) and j <= len(b) else 0
+            if n >= least and (after is None or n > after.length):
+                after = Match(i, j, n)
+    return [m for m in (before, *chain, after) if m is not None]
+
+
+@given(
+    st.lists(st.sampled_from("abcd"), min_size=12, max_size=40),
+    st.lists(st.sampled_from("abcd"), min_size=12, max_size=40),
+    st.integers(0, 5),
+    st.integers(1, 4),
+    st.data(),
+)
+def test_grow_chain_takes_the_longest_nearest_run_at_each_end(a, b, gap, least, data):
+    a, b = ids(a), ids(b)
+    start = data.draw(st.integers(0, min(len(a), len(b)) - 2))
+    length = data.draw(st.integers(1, min(len(a), len(b)) - start - 1))
+    b_start = data.draw(st.integers(0, len(b) - length))
+    chain = [Match(start, b_start, length)]
+    expected = _grown_by_brute_force(chain, a, b, gap, least)
+    grow_chain(chain, a, b, gap, least)
+    assert chain == expected

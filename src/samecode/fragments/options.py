@@ -46,7 +46,7 @@ class FragmentOptions:
     k: int = 12
     window: int = 16
     min_tokens: int = 40
-    gap: int = 10
+    gap: int = 20
     max_repeats: int = 64
     boilerplate_share: float = 0.1
     boilerplate_files: int = 10

@@ -297,7 +297,7 @@ def find_regions(
         if tokens < options.min_tokens:
             continue
         if options.gap and a is not b and not options.normalize:
-            grow_chain(chained, a.ids, b.ids, options.gap, least)
+            grow_chain(chained, a.ids, b.ids, options.gap, least, (a, b))
             tokens = sum(match.length for match in chained)
         first, last = chained[0], chained[-1]
         a_lines = a.whole_lines(first.a_start, last.a_stop)
@@ -321,18 +321,31 @@ def find_regions(
     return _largest(regions), repetitive
 
 
-#: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer).
+#: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer)...
 _EDGE = 6
+#: ... or, if it holds a whole line in both texts, this many tokens or characters.
+_LINE = 3
+_CHARS = 12
 
 
-def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least: int) -> None:
-    """Add to each end of ``chain`` the longest run of equal tokens, of ``least`` tokens at
-    least, within ``gap`` tokens of that end in both texts (the nearest on ties), if there
-    is one: the part of a copy between an edit and its edge, shorter than ``k``. One run
-    per end, so that a region never walks on through text of a like shape.
+def grow_chain(
+    chain: list[Match],
+    a: array[int],
+    b: array[int],
+    gap: int,
+    least: int,
+    spans: tuple[TokenSpans, TokenSpans] | None = None,
+) -> None:
+    """Add to each end of ``chain`` the longest run of equal tokens within ``gap`` tokens
+    of that end in both texts (the nearest on ties), if there is one of ``least`` tokens at
+    least, or, given the texts' ``spans``, of 3 tokens or 12 characters at least that
+    holds a whole line in both texts and is apart from the chain by tokens of one line at
+    most in each (an edited line): the part of a copy between an edit and its edge,
+    shorter than ``k`` (an ``import`` line before an inserted one, say). One run per end,
+    so that a region never walks on through text of a like shape.
 
-    Runtime complexity: ``O(gap**2)`` places looked at per end, a run measured (in C
-    slices) at each place where the tokens agree.
+    Runtime complexity: ``O(gap)`` to index the tokens near each end, and a run measured
+    (in C slices) at each pair of places in the two texts where the tokens agree.
 
     >>> a, b = array("Q", [1, 2, 3, 4, 5, 6, 7, 8]), array("Q", [1, 2, 3, 9, 5, 6, 7, 8])
     >>> chain = [Match(4, 4, 4)]
@@ -340,26 +353,54 @@ def grow_chain(chain: list[Match], a: array[int], b: array[int], gap: int, least
     >>> [(m.a_start, m.b_start, m.length) for m in chain]
     [(0, 0, 3), (4, 4, 4)]
     """
-    first, best = chain[0], (0, 0, 0)
-    for skipped in range(1, 2 * gap + 1):  # nearest first: da + db == skipped
-        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
-            i, j = first.a_start - da, first.b_start - (skipped - da)
-            if i > 0 and j > 0 and a[i - 1] == b[j - 1]:
+
+    def fits(length: int, run: tuple[int, int], skipped: tuple[int, int, int, int]) -> bool:
+        if length >= least:
+            return True
+        if spans is None:
+            return False
+        return all(
+            (length >= _LINE or text.ends[first + length - 1] - text.starts[first] >= _CHARS)
+            and text.holds_a_line(first, first + length)
+            and (start == stop or len(set(text.lines(start, stop))) == 1)
+            for text, first, start, stop in zip(spans, run, skipped[::2], skipped[1::2])
+        )
+
+    first = chain[0]
+    # the runs ending just before i in a and j in b: i = a_start - da, j = b_start - db
+    near: dict[int, list[int]] = {}
+    for db in range(min(gap, first.b_start - 1) + 1):
+        near.setdefault(b[first.b_start - db - 1], []).append(db)
+    best = (0, 0, 0, 0)  # length, -skipped, i, j
+    for da in range(min(gap, first.a_start - 1) + 1):
+        i = first.a_start - da
+        for db in near.get(a[i - 1], ()):
+            if da or db:
+                j = first.b_start - db
                 length = common_suffix(a, b, i, j)
-                if length >= least and length > best[0]:
-                    best = (length, i, j)
-    length, i, j = best
+                key = (length, -(da + db))
+                if key > best[:2] and fits(
+                    length, (i - length, j - length), (i, first.a_start, j, first.b_start)
+                ):
+                    best = (length, -(da + db), i, j)
+    length, _, i, j = best
     if length:
         chain.insert(0, Match(i - length, j - length, length))
-    last, best = chain[-1], (0, 0, 0)
-    for skipped in range(1, 2 * gap + 1):
-        for da in range(max(0, skipped - gap), min(gap, skipped) + 1):
-            i, j = last.a_stop + da, last.b_stop + (skipped - da)
-            if i < len(a) and j < len(b) and a[i] == b[j]:
+    last = chain[-1]
+    near = {}
+    for db in range(min(gap, len(b) - last.b_stop - 1) + 1):
+        near.setdefault(b[last.b_stop + db], []).append(db)
+    best = (0, 0, 0, 0)
+    for da in range(min(gap, len(a) - last.a_stop - 1) + 1):
+        i = last.a_stop + da
+        for db in near.get(a[i], ()):
+            if da or db:
+                j = last.b_stop + db
                 length = common_prefix(a, b, i, j)
-                if length >= least and length > best[0]:
-                    best = (length, i, j)
-    length, i, j = best
+                key = (length, -(da + db))
+                if key > best[:2] and fits(length, (i, j), (last.a_stop, i, last.b_stop, j)):
+                    best = (length, -(da + db), i, j)
+    length, _, i, j = best
     if length:
         chain.append(Match(i, j, length))
 

@@ -93,6 +93,23 @@ class TokenSpans:
             return low, bisect_left(self.starts, self.line_starts[line])
         return low, len(self.starts)
 
+    def holds_a_line(self, first: int, stop: int) -> bool:
+        """Whether the tokens ``first`` to ``stop`` (exclusive) hold every token of at
+        least one line.
+
+        :raises ValueError: for an empty range or one outside the tokens.
+
+        >>> from samecode.scan.shingling import Shingling
+        >>> spans = TokenSpans.of("x = f(1)\\ny = g(2)\\nz = h(3)", Shingling())
+        >>> spans.holds_a_line(4, 12), spans.holds_a_line(6, 12), spans.holds_a_line(7, 17)
+        (True, True, False)
+        """
+        self._check(first, stop)
+        low, high = self._on_line(self.line_of(self.starts[first]))
+        if low == first:
+            return high <= stop
+        return high < stop and self._on_line(self.line_of(self.starts[high]))[1] <= stop
+
     def whole_lines(self, first: int, stop: int) -> tuple[int, int]:
         """The lines of the tokens ``first`` to ``stop`` (as :meth:`lines`), leaving out
         a first or last line of several where they hold fewer than half the tokens that
