@@ -8,8 +8,11 @@ ignored), then one object per region, clone class and skipped file:
   "a_share", "b_share", "matches", "class"}``: lines from 1, inclusive; ``tokens`` the
   tokens matched, ``a_share`` and ``b_share`` their share of each file's tokens,
   ``matches`` how many exact matches the region chains, ``class`` its clone class;
-* ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens"}],
-  "regions"}``;
+* ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens",
+  "digest"}], "regions"}``: ``digest`` the :mod:`~samecode.fragments.digest` of the
+  occurrence's tokens; with a baseline (:mod:`~samecode.fragments.baseline`), each
+  occurrence says whether it is ``new`` and the class which baseline classes it
+  ``joins``;
 * ``{"type": "skipped", "path", "reason"}``.
 
 JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
@@ -70,15 +73,21 @@ def _region_record(region: Region, number: int | None) -> dict[str, Any]:
     }
 
 
-def _class_record(number: int, clone: FragmentClass) -> dict[str, Any]:
-    return {
-        "id": number,
-        "occurrences": [
-            {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
-            for o in clone.occurrences
-        ],
-        "regions": clone.regions,
-    }
+def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> dict[str, Any]:
+    occurrences = [
+        {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
+        for o in clone.occurrences
+    ]
+    if result.digests:
+        for record, digest in zip(occurrences, result.digests[number - 1]):
+            record["digest"] = digest
+    record = {"id": number, "occurrences": occurrences, "regions": clone.regions}
+    if result.baseline is not None:
+        novelty = result.baseline.classes[number - 1]
+        for place, new in zip(occurrences, novelty.new):
+            place["new"] = new
+        record["joins"] = list(novelty.joins)
+    return record
 
 
 def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
@@ -87,7 +96,7 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
     for region, number in zip(result.regions, result.region_class):
         yield "region", _region_record(region, number)
     for number, clone in enumerate(result.classes, 1):
-        yield "class", _class_record(number, clone)
+        yield "class", _class_record(number, clone, result)
     for skipped in result.skipped:
         yield "skipped", {"path": skipped.path, "reason": skipped.reason}
 
@@ -139,13 +148,26 @@ def _region_line(region: Region) -> str:
 def to_text(result: FragmentResult) -> str:
     """The clone classes, each with its occurrences as ``path:first-last`` lines, then
     every region."""
+    if not result.regions and result.baseline is not None:
+        return (
+            f"Nothing new since the baseline ({result.baseline.old_classes} clone classes "
+            "left out, all in it)."
+        )
     if not result.regions:
         return f"No shared fragments of {result.options.min_tokens} tokens or more."
     lines = ["Clone classes (the same text in several places)"]
+    marks = None if result.baseline is None else result.baseline.classes
     for number, clone in enumerate(result.classes, 1):
         longest = max(o.tokens for o in clone.occurrences)
-        lines.append(f"{number:>4}. {len(clone.occurrences)} occurrences, up to {longest:,} tokens")
-        lines += [f"      {_shown(o.path)}:{o.start}-{o.end}" for o in clone.occurrences]
+        head = f"{number:>4}. {len(clone.occurrences)} occurrences, up to {longest:,} tokens"
+        new = (False,) * len(clone.occurrences) if marks is None else marks[number - 1].new
+        if marks is not None and marks[number - 1].joins:
+            head += f"; joins baseline class {', '.join(map(str, marks[number - 1].joins))}"
+        lines.append(head)
+        lines += [f"    {'+ ' if fresh else '  '}{_shown(o.path)}:{o.start}-{o.end}"
+                  for o, fresh in zip(clone.occurrences, new)]  # fmt: skip
+    if marks is not None:
+        lines.append("(+ new since the baseline)")
     lines.append("Regions (file:lines = file:lines)")
     lines += [f"  {_region_line(region)}" for region in result.regions]
     return "\n".join(lines)

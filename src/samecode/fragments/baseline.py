@@ -1,0 +1,288 @@
+"""Baselines: report only what is new since a fragments report saved earlier.
+
+A baseline is a JSON fragments report (:func:`~samecode.fragments.report.to_json`, what
+``samecode scan --fragments --format json`` writes). Occurrences are matched by **path and
+digest**: the path as the report gives it, and the :mod:`~samecode.fragments.digest` of
+the occurrence's tokens (its normalised text), not its line numbers, so a place that only
+moved (lines added above it) is still old. Occurrences are *counted*: a path and digest
+that the baseline holds twice accounts for two places now, and a third is new.
+
+* A clone class all of whose occurrences are in the baseline is old: it is left out.
+* A class with at least one new occurrence is reported whole, its new occurrences marked,
+  with the baseline classes it joins (those holding its old occurrences): a new copy of
+  a clone the baseline already had.
+* Of its regions, those with an end in a new occurrence are reported.
+
+The baseline must be made with the same ``k``, ``window``, ``tokens`` and ``normalize``
+(the digests depend on them); another one is refused, as is a file that is not a
+fragments JSON report of this schema, or one made before reports held digests.
+
+>>> import json
+>>> from samecode.fragments.options import FragmentOptions
+>>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "classes": [
+...     {"id": 1, "occurrences": [{"path": "a.py", "digest": "d1"},
+...                               {"path": "b.py", "digest": "d1"}]}]}
+>>> baseline = parse_baseline(json.dumps(saved), FragmentOptions())
+>>> baseline.count("b.py", "d1"), baseline.count("c.py", "d1")
+(1, 0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import Region
+
+if TYPE_CHECKING:
+    from samecode.fragments.tree import FragmentResult
+
+__all__ = [
+    "MATCHED_PARAMETERS",
+    "Baseline",
+    "BaselineError",
+    "BaselineNovelty",
+    "ClassNovelty",
+    "only_new",
+    "parse_baseline",
+    "read_baseline",
+]
+
+#: The parameters a baseline must share with the scan (the digests depend on them).
+MATCHED_PARAMETERS = ("k", "window", "tokens", "normalize")
+
+
+class BaselineError(SamecodeValueError):
+    """A baseline that cannot be used: not a fragments JSON report, of another schema, or
+    made with other parameters (the message says which and why)."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline read: where from, and for each ``(path, digest)`` the baseline class
+    numbers holding it (one entry per occurrence, in the baseline's order)."""
+
+    source: str
+    places: dict[tuple[str, str], tuple[int, ...]]
+
+    def count(self, path: str, digest: str) -> int:
+        """How many occurrences of ``digest`` in ``path`` the baseline holds."""
+        return len(self.places.get((path, digest), ()))
+
+
+@dataclass(frozen=True)
+class ClassNovelty:
+    """Of a class reported with a baseline: which occurrences are new (in the class's
+    order) and the numbers of the baseline classes it joins (sorted)."""
+
+    new: tuple[bool, ...]
+    joins: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BaselineNovelty:
+    """What a baseline did to a result: its ``source``, for each class kept its
+    :class:`ClassNovelty`, and how many classes, occurrences (of the classes kept) and
+    regions were old and left out."""
+
+    source: str
+    classes: list[ClassNovelty]
+    old_classes: int
+    old_occurrences: int
+    old_regions: int
+
+    def summary(self) -> dict[str, Any]:
+        """The counts, as a report states them."""
+        return {
+            "source": self.source,
+            "old_classes": self.old_classes,
+            "old_occurrences": self.old_occurrences,
+            "old_regions": self.old_regions,
+            "new_occurrences": sum(sum(c.new) for c in self.classes),
+        }
+
+
+def _refuse(source: str, why: str) -> BaselineError:
+    return BaselineError(f"baseline {source} is not a samecode fragments JSON report: {why}")
+
+
+def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") -> Baseline:
+    """Read a baseline from the text of a JSON fragments report.
+
+    :param text: the report's JSON.
+    :param options: the scan's parameters, which the baseline's must match
+        (:data:`MATCHED_PARAMETERS`).
+    :param source: where the text came from, for messages.
+    :raises TypeError: if ``text`` is not a ``str`` or ``options`` not
+        :class:`~samecode.fragments.options.FragmentOptions`.
+    :raises BaselineError: (a :class:`ValueError`) for text that is not such a report, or
+        one made with other parameters.
+
+    Runtime complexity: ``O(len(text))``.
+
+    >>> parse_baseline("[1, 2]", FragmentOptions())
+    Traceback (most recent call last):
+    ...
+    samecode.fragments.baseline.BaselineError: baseline <text> is not a samecode fragments
+    JSON report: it holds list [1, 2], not an object
+    """
+    if not isinstance(text, str):
+        raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise _refuse(source, f"not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise _refuse(source, f"it holds {describe(data)}, not an object")
+    missing = [key for key in ("schema", "parameters", "classes") if key not in data]
+    if missing:
+        raise _refuse(
+            source,
+            f"it has no {', '.join(map(repr, missing))} (a JSON lines or file-level "
+            "report? save one with scan --fragments --format json)",
+        )
+    from samecode.fragments.report import SCHEMA
+
+    if data["schema"] != SCHEMA:
+        raise _refuse(source, f"its schema is {data['schema']!r}; this samecode reads {SCHEMA}")
+    parameters, classes = data["parameters"], data["classes"]
+    if not isinstance(parameters, dict) or not isinstance(classes, list):
+        raise _refuse(source, "its parameters must be an object and its classes a list")
+    ours = options.to_dict()
+    different = [
+        f"{name} {parameters.get(name)!r} (this scan: {ours[name]!r})"
+        for name in MATCHED_PARAMETERS
+        if parameters.get(name) != ours[name]
+    ]
+    if different:
+        raise BaselineError(
+            f"baseline {source} was made with other fragment parameters: "
+            f"{', '.join(different)}; its digests cannot be compared"
+        )
+    places: dict[tuple[str, str], list[int]] = {}
+    for number, clone in enumerate(classes, 1):
+        occurrences = clone.get("occurrences") if isinstance(clone, dict) else None
+        if not isinstance(occurrences, list):
+            raise _refuse(source, f"class {number} has no list of occurrences")
+        for place in occurrences:
+            path = place.get("path") if isinstance(place, dict) else None
+            digest = place.get("digest") if isinstance(place, dict) else None
+            if not isinstance(path, str) or not isinstance(digest, str):
+                raise _refuse(source, f"an occurrence of class {number} has no path and "
+                              "digest (made by an older samecode? make it again)")  # fmt: skip
+            places.setdefault((path, digest), []).append(clone.get("id", number))
+    return Baseline(source, {key: tuple(value) for key, value in places.items()})
+
+
+def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Baseline:
+    """Read the baseline saved in the file ``path`` (see :func:`parse_baseline`).
+
+    :raises BaselineError: for a file that cannot be read or used, with why.
+
+    >>> import pathlib, tempfile
+    >>> saved = pathlib.Path(tempfile.mkdtemp()) / "old.json"
+    >>> _ = saved.write_text('{"schema": 1, "parameters": {"k": 8}, "classes": []}')
+    >>> read_baseline(saved, FragmentOptions())
+    Traceback (most recent call last):
+    ...
+    samecode.fragments.baseline.BaselineError: baseline .../old.json was made with other
+    fragment parameters: k 8 (this scan: 12), window None (this scan: 16), ...
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BaselineError(f"cannot read baseline {source}: {error}") from None
+    return parse_baseline(text, options, source)
+
+
+def _inside(region_path: str, first: int, places: set[tuple[str, int, int]]) -> bool:
+    return any(path == region_path and low <= first < high for path, low, high in places)
+
+
+def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
+    """``result`` less what ``baseline`` holds (see the module's description): the
+    classes with a new occurrence, their regions with an end in one, renumbered, and a
+    :class:`BaselineNovelty` saying what was left out.
+
+    :param result: a :class:`~samecode.fragments.tree.FragmentResult` with its digests.
+    :param baseline: a :class:`Baseline`.
+    :raises TypeError: if ``baseline`` is not a :class:`Baseline`.
+    :raises ValueError: if ``result`` has no digests for its classes.
+
+    Runtime complexity: ``O(o + r * p)`` for ``o`` occurrences, ``r`` regions and ``p``
+    new occurrences per class (a handful).
+
+    >>> from samecode.fragments.classes import FragmentClass, Occurrence
+    >>> from samecode.fragments.tree import FragmentResult
+    >>> clone = FragmentClass((Occurrence("a.py", 1, 9, 0, 50), Occurrence("b.py", 3, 11,
+    ...                        5, 55)), 1)
+    >>> found = FragmentResult(FragmentOptions(), ["a.py", "b.py"], [], [], [clone], [], 0, 0,
+    ...                        10, 0, digests=[("d1", "d1")])
+    >>> old = Baseline("old.json", {("a.py", "d1"): (4,)})
+    >>> only_new(found, old).baseline.classes
+    [ClassNovelty(new=(False, True), joins=(4,))]
+    """
+    if not isinstance(baseline, Baseline):
+        raise SamecodeTypeError(f"baseline must be a Baseline; got {describe(baseline)}")
+    if len(result.digests) != len(result.classes):
+        raise SamecodeValueError(
+            f"the result must have a digest for each class ({len(result.classes)}); "
+            f"got {len(result.digests)}"
+        )
+    left = Counter({key: len(numbers) for key, numbers in baseline.places.items()})
+    kept: dict[int, int] = {}
+    novelty: list[ClassNovelty] = []
+    new_places: dict[int, set[tuple[str, int, int]]] = {}
+    old_occurrences = 0
+    for number, (clone, digests) in enumerate(zip(result.classes, result.digests), 1):
+        new: list[bool] = []
+        joins: set[int] = set()
+        for occurrence, digest in zip(clone.occurrences, digests):
+            key = (occurrence.path, digest)
+            fresh = left[key] <= 0
+            if not fresh:
+                left[key] -= 1
+                joins.update(baseline.places[key])
+            new.append(fresh)
+        if any(new):
+            kept[number] = len(kept) + 1
+            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joins))))
+            old_occurrences += new.count(False)
+            new_places[number] = {
+                (o.path, o.first, o.stop) for o, fresh in zip(clone.occurrences, new) if fresh
+            }
+    regions: list[Region] = []
+    region_class: list[int | None] = []
+    for region, number in zip(result.regions, result.region_class):
+        if number is not None and number in kept:
+            places = new_places[number]
+            if _inside(region.a, region.a_first, places) or _inside(
+                region.b, region.b_first, places
+            ):
+                regions.append(region)
+                region_class.append(kept[number])
+    return dataclasses.replace(
+        result,
+        regions=regions,
+        classes=[result.classes[n - 1] for n in kept],
+        region_class=region_class,
+        digests=[result.digests[n - 1] for n in kept],
+        baseline=BaselineNovelty(
+            baseline.source,
+            novelty,
+            len(result.classes) - len(kept),
+            old_occurrences,
+            len(result.regions) - len(regions),
+        ),
+    )
