@@ -264,14 +264,14 @@ def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
             }
     regions: list[Region] = []
     region_class: list[int | None] = []
-    for region, number in zip(result.regions, result.region_class):
-        if number is not None and number in kept:
-            places = new_places[number]
+    for region, of_class in zip(result.regions, result.region_class):
+        if of_class is not None and of_class in kept:
+            places = new_places[of_class]
             if _inside(region.a, region.a_first, places) or _inside(
                 region.b, region.b_first, places
             ):
                 regions.append(region)
-                region_class.append(kept[number])
+                region_class.append(kept[of_class])
     return dataclasses.replace(
         result,
         regions=regions,
