@@ -87,9 +87,15 @@ def test_the_summary_counts_what_was_ignored(tree, capsys):
 
 
 def test_fragments_refuse_the_formats_and_options_they_do_not_have(tree, capsys):
-    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "sarif")
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "csv")
     assert status == 2
-    assert "--fragments writes --format table, json or jsonl" in err
+    assert "--fragments writes --format table, json, jsonl, sarif, html; got csv" in err
+    status, _, err = run(capsys, "scan", str(tree), "--format", "html")
+    assert status == 2
+    assert "--format html needs --fragments" in err
+    status, _, err = run(capsys, "scan", str(tree), "--baseline", "old.json")
+    assert status == 2
+    assert "--baseline needs --fragments" in err
     status, _, err = run(capsys, "scan", str(tree), "--fragments", "--boilerplate-share", "2")
     assert status == 2
     assert "share" in err

@@ -19,7 +19,7 @@ fragments JSON report of this schema, or one made before reports held digests.
 
 >>> import json
 >>> from samecode.fragments.options import FragmentOptions
->>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "classes": [
+>>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "regions": [], "classes": [
 ...     {"id": 1, "occurrences": [{"path": "a.py", "digest": "d1"},
 ...                               {"path": "b.py", "digest": "d1"}]}]}
 >>> baseline = parse_baseline(json.dumps(saved), FragmentOptions())
@@ -143,7 +143,7 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
         raise _refuse(source, f"not JSON ({error})") from None
     if not isinstance(data, dict):
         raise _refuse(source, f"it holds {describe(data)}, not an object")
-    missing = [key for key in ("schema", "parameters", "classes") if key not in data]
+    missing = [key for key in ("schema", "parameters", "regions", "classes") if key not in data]
     if missing:
         raise _refuse(
             source,
@@ -157,6 +157,10 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
     parameters, classes = data["parameters"], data["classes"]
     if not isinstance(parameters, dict) or not isinstance(classes, list):
         raise _refuse(source, "its parameters must be an object and its classes a list")
+    absent = [name for name in MATCHED_PARAMETERS if name not in parameters]
+    if absent:
+        raise _refuse(source, f"its parameters have no {', '.join(map(repr, absent))} (a "
+                      "file-level report? save one with scan --fragments --format json)")  # fmt: skip
     ours = options.to_dict()
     different = [
         f"{name} {parameters.get(name)!r} (this scan: {ours[name]!r})"
@@ -190,12 +194,15 @@ def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Bas
 
     >>> import pathlib, tempfile
     >>> saved = pathlib.Path(tempfile.mkdtemp()) / "old.json"
-    >>> _ = saved.write_text('{"schema": 1, "parameters": {"k": 8}, "classes": []}')
+    >>> options = {**FragmentOptions().to_dict(), "k": 8, "window": 4}
+    >>> _ = saved.write_text(json.dumps({"schema": 1, "parameters": options, "regions": [],
+    ...                                  "classes": []}))
     >>> read_baseline(saved, FragmentOptions())
     Traceback (most recent call last):
     ...
     samecode.fragments.baseline.BaselineError: baseline .../old.json was made with other
-    fragment parameters: k 8 (this scan: 12), window None (this scan: 16), ...
+    fragment parameters: k 8 (this scan: 12), window 4 (this scan: 16); its digests cannot
+    be compared
     """
     source = os.fspath(path)
     try:

@@ -39,6 +39,7 @@ from samecode.fragments.tree import FragmentComparison, FragmentResult
 from samecode.scan.report import printable
 
 __all__ = [
+    "FORMATS",
     "SCHEMA",
     "comparison_json",
     "comparison_text",
@@ -48,6 +49,10 @@ __all__ = [
     "to_text",
 ]
 
+#: The formats of a fragments report: ``table`` (:func:`to_text`), ``json``, ``jsonl``,
+#: ``sarif`` (:mod:`~samecode.fragments.sarif`) and ``html``
+#: (:mod:`~samecode.fragments.html`).
+FORMATS = ("table", "json", "jsonl", "sarif", "html")
 SCHEMA = 1
 _CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
 
