@@ -56,7 +56,8 @@ def test_an_unchanged_tree_has_nothing_new(tree, tmp_path, capsys):
     assert len(json.loads(saved.read_text())["classes"]) == 2
     report, places = new_places(capsys, tree, saved)
     assert places == []
-    assert report["regions"] == [] and report["classes"] == []
+    assert report["regions"] == []
+    assert report["classes"] == []
     assert report["summary"]["baseline"]["old_classes"] == 2
     status, out, _ = scan(capsys, tree, "--baseline", str(saved))
     assert status == 0
@@ -86,7 +87,7 @@ def test_a_new_copy_of_an_old_clone_is_exactly_what_is_reported(tree, tmp_path, 
         ("a.py", "e.py"),
         ("b.py", "e.py"),
     }
-    status, out, _ = scan(capsys, tree, "--baseline", str(saved))
+    _, out, _ = scan(capsys, tree, "--baseline", str(saved))
     assert f"joins baseline class {old_class}" in out
     assert "+ " + str(tree / "e.py") + ":3-14" in out
 
@@ -126,8 +127,8 @@ def test_a_baseline_of_other_parameters_or_not_a_report_is_refused(tree, tmp_pat
     capsys.readouterr()
     status, _, err = scan(capsys, tree, "--baseline", str(files))
     assert (
-        "is not a samecode fragments JSON report: it has no 'regions' (a JSON lines or file-level report?"
-        in err
+        "is not a samecode fragments JSON report: it has no 'regions' (a JSON lines or "
+        "file-level report?" in err
     )
     status, _, err = scan(capsys, tree, "--baseline", str(tmp_path / "missing.json"))
     assert status != 0

@@ -23,11 +23,11 @@ from samecode import __version__
 from samecode._validation import describe
 from samecode.cli.output import to_stdout
 from samecode.errors import SamecodeError, SamecodeTypeError
+from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.corpus import Corpus
 from samecode.scan.pipeline import ScanOptions
-from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.report import FORMATS
 from samecode.scan.shingling import TOKEN_KINDS, Shingling
 from samecode.scan.similarity import MEASURES, exact_threshold

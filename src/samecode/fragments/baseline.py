@@ -159,8 +159,11 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
         raise _refuse(source, "its parameters must be an object and its classes a list")
     absent = [name for name in MATCHED_PARAMETERS if name not in parameters]
     if absent:
-        raise _refuse(source, f"its parameters have no {', '.join(map(repr, absent))} (a "
-                      "file-level report? save one with scan --fragments --format json)")  # fmt: skip
+        raise _refuse(
+            source,
+            f"its parameters have no {', '.join(map(repr, absent))} (a file-level report? "
+            "save one with scan --fragments --format json)",
+        )
     ours = options.to_dict()
     different = [
         f"{name} {parameters.get(name)!r} (this scan: {ours[name]!r})"

@@ -62,7 +62,9 @@ __all__ = ["RULE_ID", "SarifLimits", "common_root", "to_sarif"]
 
 #: The one rule's id: stable across versions.
 RULE_ID = "samecode/copied-fragment"
-_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 _LINKED = 10  # related locations linked from a message; the others are only listed
 
 
