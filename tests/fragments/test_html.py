@@ -126,7 +126,8 @@ def test_the_same_result_gives_the_same_bytes_and_bad_arguments_are_refused(tmp_
 
 
 LINE = re.compile(
-    r'^<div class="line[^"]*" id="f(\d+)-(\d+)" data-line="\d+"><span class="no">\d+</span>(.*)</div>$',
+    r'^<div class="line[^"]*" id="f(\d+)-(\d+)" data-line="\d+">'
+    r'<span class="no">\d+</span>(.*)</div>$',
     re.MULTILINE,
 )
 

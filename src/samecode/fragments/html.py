@@ -167,10 +167,16 @@ def to_html(
             {
                 "number": n,
                 "occurrences": [
-                    {"file": number[o.path], "path": printable(o.path), "start": o.start,
-                     "end": o.end, "tokens": o.tokens, "new": fresh}
+                    {
+                        "file": number[o.path],
+                        "path": printable(o.path),
+                        "start": o.start,
+                        "end": o.end,
+                        "tokens": o.tokens,
+                        "new": fresh,
+                    }
                     for o, fresh in zip(clone.occurrences, new)
-                ],  # fmt: skip
+                ],
                 "tokens": max(o.tokens for o in clone.occurrences),
                 "joins": () if marks is None else marks[n - 1].joins,
                 "regions": [],
