@@ -461,7 +461,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     elif fmt == "html":
         from samecode.fragments.html import to_html
 
-        write(to_html(result, parameters), args.output)
+        write(to_html(result, parameters, root=common_root(args.paths)), args.output)
     else:
         write(to_text(result), args.output)
     feedback.summary(

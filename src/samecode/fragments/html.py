@@ -25,13 +25,16 @@ why instead of its lines.
 >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
 >>> for name in ("a.py", "b.py"):
 ...     _ = (root / name).write_text(block)
->>> page = to_html(scan_fragments([str(root)], walk=ScanOptions(gitignore=False)))
+>>> page = to_html(scan_fragments([str(root)], walk=ScanOptions(gitignore=False)), root=root)
 >>> page.startswith("<!DOCTYPE html>"), 'id="region-1"' in page, "http" in page
 (True, True, False)
+>>> '<a class="occ" href="#f1-1" data-file="1" data-start="1" data-end="10">a.py:1-10</a>' in page
+True
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,10 +96,21 @@ def _highlighted(path: str, text: str) -> list[str]:
     return (lines + [""] * count)[:count]
 
 
-def _file(number: int, path: str, ranges: list[tuple[int, int]], context: int) -> _File:
+def _shown(path: str, root: str | None) -> str:
+    """``path`` as the page shows it: relative to ``root`` when within it."""
+    if root is not None:
+        relative = os.path.relpath(os.path.abspath(path), root)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            path = relative
+    return printable(path)
+
+
+def _file(
+    number: int, path: str, ranges: list[tuple[int, int]], context: int, root: str | None
+) -> _File:
     text = read_text(path, None)
     if isinstance(text, Skipped):
-        return _File(number, printable(path), [], f"cannot show the file: {text.reason}")
+        return _File(number, _shown(path, root), [], f"cannot show the file: {text.reason}")
     html = _highlighted(path, text.text)
     marked: set[int] = set()
     for start, end in ranges:
@@ -113,7 +127,7 @@ def _file(number: int, path: str, ranges: list[tuple[int, int]], context: int) -
         shown = high
     if shown < len(html):
         lines.append(len(html) - shown)
-    return _File(number, printable(path), lines, "")
+    return _File(number, _shown(path, root), lines, "")
 
 
 def _template() -> Any:
@@ -130,6 +144,7 @@ def to_html(
     result: FragmentResult,
     parameters: dict[str, Any] | None = None,
     *,
+    root: str | os.PathLike[str] | None = None,
     context: int = 3,
 ) -> str:
     """The result as one self-contained HTML page (see the module's description).
@@ -137,6 +152,7 @@ def to_html(
     :param result: a :class:`~samecode.fragments.tree.FragmentResult`; its files are read
         again to show their lines.
     :param parameters: the parameters to state (default: the result's options).
+    :param root: paths within this folder are shown relative to it (as given otherwise).
     :param context: lines shown around each occurrence and region, 0 to 1000.
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
@@ -158,7 +174,8 @@ def to_html(
         ranges.setdefault(region.a, []).append((region.a_start, region.a_end))
         ranges.setdefault(region.b, []).append((region.b_start, region.b_end))
     number = {path: n for n, path in enumerate(sorted(ranges), 1)}
-    files = [_file(number[path], path, ranges[path], context) for path in sorted(ranges)]
+    base = None if root is None else os.path.abspath(os.fspath(root))
+    files = [_file(number[p], p, ranges[p], context, base) for p in sorted(ranges)]
     marks = None if result.baseline is None else result.baseline.classes
     classes: list[dict[str, Any]] = []
     for n, clone in enumerate(result.classes, 1):
@@ -169,7 +186,7 @@ def to_html(
                 "occurrences": [
                     {
                         "file": number[o.path],
-                        "path": printable(o.path),
+                        "path": _shown(o.path, base),
                         "start": o.start,
                         "end": o.end,
                         "tokens": o.tokens,
@@ -187,11 +204,11 @@ def to_html(
         record = {
             "number": n,
             "a": number[region.a],
-            "a_path": printable(region.a),
+            "a_path": _shown(region.a, base),
             "a_start": region.a_start,
             "a_end": region.a_end,
             "b": number[region.b],
-            "b_path": printable(region.b),
+            "b_path": _shown(region.b, base),
             "b_start": region.b_start,
             "b_end": region.b_end,
             "tokens": region.tokens,
