@@ -49,7 +49,7 @@ class Page(HTMLParser):
         assert self.open.pop() == tag
 
     def lines(self, file: int) -> list[int]:
-        return [int(a["data-line"]) for t, a in self.tags
+        return [int(a["data-n"]) for t, a in self.tags
                 if t == "div" and (a.get("id") or "").startswith(f"f{file}-")]  # fmt: skip
 
 
@@ -126,8 +126,7 @@ def test_the_same_result_gives_the_same_bytes_and_bad_arguments_are_refused(tmp_
 
 
 LINE = re.compile(
-    r'^<div class="line[^"]*" id="f(\d+)-(\d+)" data-line="\d+">'
-    r'<span class="no">\d+</span>(.*)</div>$',
+    r'^<div class="l[^"]*" id="f(\d+)-(\d+)" data-n="\d+">(.*)</div>$',
     re.MULTILINE,
 )
 

@@ -84,15 +84,15 @@ def test_a_region_link_highlights_its_lines_in_both_files(browser, tmp_path):
     assert browser.find_element(By.ID, "pair").is_displayed()
     for pane, (start, end) in (("a", (region.a_start, region.a_end)),
                                ("b", (region.b_start, region.b_end))):  # fmt: skip
-        hits = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .line.hit")
-        assert [int(h.get_attribute("data-line")) for h in hits] == list(range(start, end + 1))
-        shown = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .line")
+        hits = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .l.hit")
+        assert [int(h.get_attribute("data-n")) for h in hits] == list(range(start, end + 1))
+        shown = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .l")
         assert len(shown) > len(hits)  # context around the region
     title = browser.find_element(By.CSS_SELECTOR, "#pane-b .pane-title").text
     assert title == f"lib/loader.py:{region.b_start}-{region.b_end}"
-    first_line = browser.find_element(By.CSS_SELECTOR, "#pane-a .line.hit").text
+    first_line = browser.find_element(By.CSS_SELECTOR, "#pane-a .l.hit").text
     app_lines = (root / "app.py").read_text().split("\n")
-    assert first_line.removeprefix(str(region.a_start)) == app_lines[region.a_start - 1]
+    assert first_line == app_lines[region.a_start - 1]
     assert browser.current_url.endswith("#region-1")
     shot = tmp_path / "report.png"
     assert browser.save_screenshot(str(shot))

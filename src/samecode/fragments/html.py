@@ -79,10 +79,30 @@ def _wanted(ranges: Iterable[tuple[int, int]], context: int) -> list[tuple[int, 
     return [(low, high) for low, high in merged]
 
 
+def _css_classes() -> Any:
+    """For each token type, the CSS class of pygments' default style, or ``""`` where
+    the style gives it no colour or weight (plain text needs no element)."""
+    from pygments.styles import get_style_by_name
+    from pygments.token import STANDARD_TYPES
+
+    style = get_style_by_name("default")
+
+    def css(ttype: Any) -> str:
+        rule = style.style_for_token(ttype)
+        if not (rule["color"] or rule["bold"] or rule["italic"] or rule["bgcolor"]):
+            return ""
+        while ttype not in STANDARD_TYPES:
+            ttype = ttype.parent
+        return str(STANDARD_TYPES[ttype])
+
+    return css
+
+
 def _highlighted(path: str, text: str) -> list[str]:
-    """Each line of ``text`` (as fragments count lines: ends at ``\\n``) as HTML."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
+    """Each line of ``text`` (as fragments count lines: ends at ``\\n``) as HTML: the
+    tokens of pygments' lexer for the file's name, those its default style colours in a
+    ``<span>`` of its CSS class, all escaped."""
+    from markupsafe import escape
     from pygments.lexers import TextLexer, get_lexer_for_filename
     from pygments.util import ClassNotFound
 
@@ -91,7 +111,23 @@ def _highlighted(path: str, text: str) -> list[str]:
         lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=True)
     except ClassNotFound:
         lexer = TextLexer(stripnl=False, ensurenl=True)
-    lines: list[str] = highlight(text, lexer, HtmlFormatter(nowrap=True)).split("\n")
+    css = _css_classes()
+    classes: dict[Any, str] = {}
+    lines: list[str] = []
+    line: list[str] = []
+    for ttype, value in lexer.get_tokens(text):
+        name = classes.get(ttype)
+        if name is None:
+            name = classes[ttype] = css(ttype)
+        parts = value.split("\n")
+        for number, part in enumerate(parts):
+            if number:
+                lines.append("".join(line))
+                line = []
+            if part:
+                shown = str(escape(part))
+                line.append(f'<span class="{name}">{shown}</span>' if name else shown)
+    lines.append("".join(line))
     count = text.count("\n") + 1
     return (lines + [""] * count)[:count]
 
