@@ -133,3 +133,16 @@ def test_a_baseline_of_other_parameters_or_not_a_report_is_refused(tree, tmp_pat
     status, _, err = scan(capsys, tree, "--baseline", str(tmp_path / "missing.json"))
     assert status != 0
     assert "cannot read baseline" in err
+
+
+def test_an_old_place_a_new_copy_matches_over_more_lines_stays_old(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    (tree / "e.py").write_text((tree / "b.py").read_text())  # b.py whole: more than BLOCK
+    report, places = new_places(capsys, tree, saved)
+    assert [p[:3] for p in places] == [("e.py", 1, 14)]
+    (clone,) = report["classes"]
+    assert [(Path(o["path"]).name, o["start"], o["new"]) for o in clone["occurrences"]] == [
+        ("a.py", 2, False),
+        ("b.py", 1, False),  # grown from line 3, matched whole by e.py
+        ("e.py", 1, True),
+    ]

@@ -1,13 +1,19 @@
 """Baselines: report only what is new since a fragments report saved earlier.
 
 A baseline is a JSON fragments report (:func:`~samecode.fragments.report.to_json`, what
-``samecode scan --fragments --format json`` writes). Occurrences are matched by **path and
+``samecode scan --fragments --format json`` writes). Places are matched by **path and
 digest**: the path as the report gives it, and the :mod:`~samecode.fragments.digest` of
-the occurrence's tokens (its normalised text), not its line numbers, so a place that only
-moved (lines added above it) is still old. Occurrences are *counted*: a path and digest
-that the baseline holds twice accounts for two places now, and a third is new.
+the place's tokens (its normalised text), not its line numbers, so a place that only
+moved (lines added above it) is still old. Matches are *counted*: what the baseline holds
+twice accounts for two places now, and a third is new (in each file, the places in
+order: the later ones are new).
 
-* A clone class all of whose occurrences are in the baseline is old: it is left out.
+* A region is old when the baseline holds a region of the same two paths with the same
+  two digests (counted).
+* An occurrence is old when the baseline holds an occurrence of the same path and digest
+  (counted), or when an old region ends in it (an old occurrence that a new copy matches
+  over more lines than the old copies did grows, and so changes its digest).
+* A clone class all of whose occurrences are old is left out.
 * A class with at least one new occurrence is reported whole, its new occurrences marked,
   with the baseline classes it joins (those holding its old occurrences): a new copy of
   a clone the baseline already had.
@@ -19,9 +25,10 @@ fragments JSON report of this schema, or one made before reports held digests.
 
 >>> import json
 >>> from samecode.fragments.options import FragmentOptions
->>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "regions": [], "classes": [
-...     {"id": 1, "occurrences": [{"path": "a.py", "digest": "d1"},
-...                               {"path": "b.py", "digest": "d1"}]}]}
+>>> region = {"a": "a.py", "b": "b.py", "a_digest": "d1", "b_digest": "d1", "class": 1}
+>>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "regions": [region],
+...          "classes": [{"id": 1, "occurrences": [{"path": "a.py", "digest": "d1"},
+...                                                {"path": "b.py", "digest": "d1"}]}]}
 >>> baseline = parse_baseline(json.dumps(saved), FragmentOptions())
 >>> baseline.count("b.py", "d1"), baseline.count("c.py", "d1")
 (1, 0)
@@ -32,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -66,11 +74,16 @@ class BaselineError(SamecodeValueError):
 
 @dataclass(frozen=True)
 class Baseline:
-    """A baseline read: where from, and for each ``(path, digest)`` the baseline class
-    numbers holding it (one entry per occurrence, in the baseline's order)."""
+    """A baseline read: where from; for each ``(path, digest)`` the baseline class
+    numbers holding it (one entry per occurrence, in the baseline's order); and for each
+    ``(a, a_digest, b, b_digest)`` the class numbers of its regions (one per region, 0
+    for a region of no class)."""
 
     source: str
     places: dict[tuple[str, str], tuple[int, ...]]
+    regions: dict[tuple[str, str, str, str], tuple[int, ...]] = dataclasses.field(
+        default_factory=dict
+    )
 
     def count(self, path: str, digest: str) -> int:
         """How many occurrences of ``digest`` in ``path`` the baseline holds."""
@@ -187,7 +200,22 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
                 raise _refuse(source, f"an occurrence of class {number} has no path and "
                               "digest (made by an older samecode? make it again)")  # fmt: skip
             places.setdefault((path, digest), []).append(clone.get("id", number))
-    return Baseline(source, {key: tuple(value) for key, value in places.items()})
+    pairs: dict[tuple[str, str, str, str], list[int]] = {}
+    for number, record in enumerate(data["regions"], 1):
+        fields = [record.get(key) if isinstance(record, dict) else None
+                  for key in ("a", "a_digest", "b", "b_digest")]  # fmt: skip
+        a, a_digest, b, b_digest = (value if isinstance(value, str) else "" for value in fields)
+        if not (a and a_digest and b and b_digest):
+            raise _refuse(source, f"region {number} has no paths and digests (made by an "
+                          "older samecode? make it again)")  # fmt: skip
+        key = (a, a_digest, b, b_digest)
+        klass = record.get("class")
+        pairs.setdefault(key, []).append(klass if isinstance(klass, int) else 0)
+    return Baseline(
+        source,
+        {key: tuple(value) for key, value in places.items()},
+        {key: tuple(value) for key, value in pairs.items()},
+    )
 
 
 def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Baseline:
@@ -216,10 +244,6 @@ def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Bas
     return parse_baseline(text, options, source)
 
 
-def _inside(region_path: str, first: int, places: set[tuple[str, int, int]]) -> bool:
-    return any(path == region_path and low <= first < high for path, low, high in places)
-
-
 def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
     """``result`` less what ``baseline`` holds (see the module's description): the
     classes with a new occurrence, their regions with an end in one, renumbered, and a
@@ -230,64 +254,88 @@ def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
     :raises TypeError: if ``baseline`` is not a :class:`Baseline`.
     :raises ValueError: if ``result`` has no digests for its classes.
 
-    Runtime complexity: ``O(o + r * p)`` for ``o`` occurrences, ``r`` regions and ``p``
-    new occurrences per class (a handful).
+    Runtime complexity: ``O((o + r) log o)`` for ``o`` occurrences and ``r`` regions.
 
     >>> from samecode.fragments.classes import FragmentClass, Occurrence
     >>> from samecode.fragments.tree import FragmentResult
     >>> clone = FragmentClass((Occurrence("a.py", 1, 9, 0, 50), Occurrence("b.py", 3, 11,
     ...                        5, 55)), 1)
     >>> found = FragmentResult(FragmentOptions(), ["a.py", "b.py"], [], [], [clone], [], 0, 0,
-    ...                        10, 0, digests=[("d1", "d1")])
+    ...                        10, 0, digests=[("d1", "d1")], region_digests=[])
     >>> old = Baseline("old.json", {("a.py", "d1"): (4,)})
     >>> only_new(found, old).baseline.classes
     [ClassNovelty(new=(False, True), joins=(4,))]
     """
     if not isinstance(baseline, Baseline):
         raise SamecodeTypeError(f"baseline must be a Baseline; got {describe(baseline)}")
-    if len(result.digests) != len(result.classes):
+    if len(result.digests) != len(result.classes) or len(result.region_digests) != len(
+        result.regions
+    ):
         raise SamecodeValueError(
-            f"the result must have a digest for each class ({len(result.classes)}); "
-            f"got {len(result.digests)}"
+            f"the result must have digests for each class ({len(result.classes)}) and "
+            f"region ({len(result.regions)}); got {len(result.digests)} and "
+            f"{len(result.region_digests)}"
         )
-    left = Counter({key: len(numbers) for key, numbers in baseline.places.items()})
+    # Each file's occurrences, sorted (they do not overlap): which one holds a token.
+    located: dict[str, list[tuple[int, int, int, int]]] = {}
+    for number, clone in enumerate(result.classes, 1):
+        for index, o in enumerate(clone.occurrences):
+            located.setdefault(o.path, []).append((o.first, o.stop, number, index))
+    for found in located.values():
+        found.sort()
+    firsts = {path: [item[0] for item in found] for path, found in located.items()}
+
+    def holder(path: str, first: int) -> tuple[int, int] | None:
+        at = bisect_right(firsts.get(path, []), first) - 1
+        if at < 0 or first >= located[path][at][1]:
+            return None
+        return located[path][at][2], located[path][at][3]
+
+    joins: dict[tuple[int, int], set[int]] = {}  # old occurrences, and the classes joined
+    regions_left = Counter({key: len(ids) for key, ids in baseline.regions.items()})
+    for region, (a_digest, b_digest) in zip(result.regions, result.region_digests):
+        key = (region.a, a_digest, region.b, b_digest)
+        if regions_left[key] > 0:
+            regions_left[key] -= 1
+            ids = {n for n in baseline.regions[key] if n > 0}
+            for end in (holder(region.a, region.a_first), holder(region.b, region.b_first)):
+                if end is not None:
+                    joins.setdefault(end, set()).update(ids)
+    places_left = Counter({key: len(ids) for key, ids in baseline.places.items()})
+    for path, found in sorted(located.items()):
+        for _, _, number, index in found:
+            place = (path, result.digests[number - 1][index])
+            if places_left[place] > 0:
+                places_left[place] -= 1
+                joins.setdefault((number, index), set()).update(baseline.places[place])
     kept: dict[int, int] = {}
     novelty: list[ClassNovelty] = []
-    new_places: dict[int, set[tuple[str, int, int]]] = {}
     old_occurrences = 0
-    for number, (clone, digests) in enumerate(zip(result.classes, result.digests), 1):
-        new: list[bool] = []
-        joins: set[int] = set()
-        for occurrence, digest in zip(clone.occurrences, digests):
-            key = (occurrence.path, digest)
-            fresh = left[key] <= 0
-            if not fresh:
-                left[key] -= 1
-                joins.update(baseline.places[key])
-            new.append(fresh)
+    for number, clone in enumerate(result.classes, 1):
+        new = [(number, index) not in joins for index in range(len(clone.occurrences))]
         if any(new):
             kept[number] = len(kept) + 1
-            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joins))))
+            joined = set().union(*(joins.get((number, i), set()) for i in range(len(new))))
+            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joined))))
             old_occurrences += new.count(False)
-            new_places[number] = {
-                (o.path, o.first, o.stop) for o, fresh in zip(clone.occurrences, new) if fresh
-            }
     regions: list[Region] = []
     region_class: list[int | None] = []
-    for region, of_class in zip(result.regions, result.region_class):
-        if of_class is not None and of_class in kept:
-            places = new_places[of_class]
-            if _inside(region.a, region.a_first, places) or _inside(
-                region.b, region.b_first, places
-            ):
-                regions.append(region)
-                region_class.append(kept[of_class])
+    digests: list[tuple[str, str]] = []
+    for region, of_class, pair in zip(result.regions, result.region_class, result.region_digests):
+        if of_class is None or of_class not in kept:
+            continue
+        ends = (holder(region.a, region.a_first), holder(region.b, region.b_first))
+        if any(end is not None and end not in joins for end in ends):
+            regions.append(region)
+            region_class.append(kept[of_class])
+            digests.append(pair)
     return dataclasses.replace(
         result,
         regions=regions,
         classes=[result.classes[n - 1] for n in kept],
         region_class=region_class,
         digests=[result.digests[n - 1] for n in kept],
+        region_digests=digests,
         baseline=BaselineNovelty(
             baseline.source,
             novelty,

@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
 from samecode.fragments.classes import FragmentClass
+from samecode.fragments.regions import Region
 from samecode.fragments.tokens import TokenSpans
 
-__all__ = ["class_digests", "token_digest"]
+__all__ = ["class_digests", "region_digests", "token_digest"]
 
 
 def token_digest(ids: array[int], first: int, stop: int) -> str:
@@ -75,4 +76,31 @@ def class_digests(
     return [
         tuple(token_digest(tokens[o.path].ids, o.first, o.stop) for o in clone.occurrences)
         for clone in classes
+    ]
+
+
+def region_digests(
+    regions: Sequence[Region], tokens: Mapping[str, TokenSpans]
+) -> list[tuple[str, str]]:
+    """For each region, the digests of its tokens in ``a`` and in ``b``.
+
+    :param regions: regions.
+    :param tokens: the tokens of every file the regions name, by path.
+    :raises KeyError: if a file is missing from ``tokens``.
+
+    Runtime complexity: ``O(t)`` for the ``t`` tokens of all regions.
+
+    >>> from samecode.scan.shingling import Shingling
+    >>> spans = TokenSpans.of("a b c\\nx\\na b c\\n", Shingling())
+    >>> region = Region("f", "f", 1, 1, 3, 3, 3, 0.5, 0.5, 0, 3, 4, 7, ())
+    >>> first, second = region_digests([region], {"f": spans})[0]
+    >>> first == second
+    True
+    """
+    return [
+        (
+            token_digest(tokens[r.a].ids, r.a_first, r.a_stop),
+            token_digest(tokens[r.b].ids, r.b_first, r.b_stop),
+        )
+        for r in regions
     ]

@@ -5,9 +5,11 @@ JSON lines (``"schema": 1``): a first ``{"type": "fragments", ...}`` line with t
 ignored), then one object per region, clone class and skipped file:
 
 * ``{"type": "region", "a", "a_start", "a_end", "b", "b_start", "b_end", "tokens",
-  "a_share", "b_share", "matches", "class"}``: lines from 1, inclusive; ``tokens`` the
-  tokens matched, ``a_share`` and ``b_share`` their share of each file's tokens,
-  ``matches`` how many exact matches the region chains, ``class`` its clone class;
+  "a_share", "b_share", "matches", "class", "a_digest", "b_digest"}``: lines from 1,
+  inclusive; ``a_digest`` and ``b_digest`` the :mod:`~samecode.fragments.digest` of its
+  tokens in each file; ``tokens`` the tokens matched, ``a_share`` and ``b_share`` their
+  share of each file's tokens, ``matches`` how many exact matches the region chains,
+  ``class`` its clone class;
 * ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens",
   "digest"}], "regions"}``: ``digest`` the :mod:`~samecode.fragments.digest` of the
   occurrence's tokens; with a baseline (:mod:`~samecode.fragments.baseline`), each
@@ -62,8 +64,10 @@ def _shown(path: str) -> str:
     return printable(path).translate(_CONTROL)
 
 
-def _region_record(region: Region, number: int | None) -> dict[str, Any]:
-    return {
+def _region_record(
+    region: Region, number: int | None, digests: tuple[str, str] | None = None
+) -> dict[str, Any]:
+    record = {
         "a": region.a,
         "a_start": region.a_start,
         "a_end": region.a_end,
@@ -76,6 +80,9 @@ def _region_record(region: Region, number: int | None) -> dict[str, Any]:
         "matches": len(region.matches),
         "class": number,
     }
+    if digests is not None:
+        record["a_digest"], record["b_digest"] = digests
+    return record
 
 
 def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> dict[str, Any]:
@@ -98,8 +105,10 @@ def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> 
 def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
     """``(type, record)`` for every region, class and skipped file, in the report's
     order."""
-    for region, number in zip(result.regions, result.region_class):
-        yield "region", _region_record(region, number)
+    digests: list[tuple[str, str] | None] = [*result.region_digests]
+    digests += [None] * (len(result.regions) - len(digests))
+    for region, number, pair in zip(result.regions, result.region_class, digests):
+        yield "region", _region_record(region, number, pair)
     for number, clone in enumerate(result.classes, 1):
         yield "class", _class_record(number, clone, result)
     for skipped in result.skipped:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.classes import FragmentClass, region_classes
-from samecode.fragments.digest import class_digests
+from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -121,6 +121,7 @@ class FragmentResult:
     being boilerplate; ``repetitive``: fingerprints that seeded nothing in a file where
     their k-gram is repeated more than ``max_repeats`` times; ``digests``: for each class,
     the :mod:`~samecode.fragments.digest` of each occurrence (empty when not made);
+    ``region_digests``: for each region, the digests of its two ends (the same);
     ``baseline``: what a baseline left out (:func:`~samecode.fragments.baseline.only_new`),
     ``None`` when none was given.
     """
@@ -137,6 +138,7 @@ class FragmentResult:
     repetitive: int
     seconds: float = 0.0
     digests: list[tuple[str, ...]] = field(default_factory=list)
+    region_digests: list[tuple[str, str]] = field(default_factory=list)
     baseline: BaselineNovelty | None = None
 
     def summary(self) -> dict[str, Any]:
@@ -271,7 +273,7 @@ def scan_fragments(
             _report(progress, "compare", done, len(pairs))
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
-    digests = class_digests(classes, {found.path: found.tokens for found in files})
+    tokens = {found.path: found.tokens for found in files}
     return FragmentResult(
         options,
         [found.path for found in files],
@@ -284,7 +286,8 @@ def scan_fragments(
         limit,
         repetitive,
         time.perf_counter() - started,
-        digests,
+        class_digests(classes, tokens),
+        region_digests(regions, tokens),
     )
 
 
