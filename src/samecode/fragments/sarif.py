@@ -50,9 +50,8 @@ import pathlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
-from samecode import __version__
+from samecode._sarif import sarif_log, sarif_uri
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.classes import Occurrence
@@ -121,10 +120,7 @@ def _location(path: str, root: str) -> dict[str, Any]:
     relative = os.path.relpath(absolute, root)
     if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         return {"uri": pathlib.Path(absolute).as_uri()}
-    if os.sep == "\\":  # pragma: no cover - Windows
-        relative = relative.replace("\\", "/")
-    uri = quote(relative.encode("utf-8", "surrogateescape"), safe="/")
-    return {"uri": uri, "uriBaseId": "SRCROOT"}
+    return {"uri": sarif_uri(relative), "uriBaseId": "SRCROOT"}
 
 
 def _physical(place: Occurrence, root: str) -> dict[str, Any]:
@@ -231,33 +227,17 @@ def _log(
     invocation: dict[str, Any] = {"executionSuccessful": True}
     if notes:
         invocation["toolExecutionNotifications"] = notes
-    summary = result.summary()
-    return {
-        "$schema": _SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "samecode",
-                        "version": __version__,
-                        "informationUri": "https://pypi.org/project/samecode/",
-                        "rules": [_RULE],
-                    }
-                },
-                "originalUriBaseIds": {
-                    "SRCROOT": {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}
-                },
-                "invocations": [invocation],
-                "results": results,
-                "properties": {
-                    "parameters": result.options.to_dict(),
-                    "summary": summary,
-                    "truncated": truncated,
-                },
-            }
-        ],
+    run = {
+        "originalUriBaseIds": {"SRCROOT": {"uri": pathlib.Path(root).as_uri().rstrip("/") + "/"}},
+        "invocations": [invocation],
+        "results": results,
+        "properties": {
+            "parameters": result.options.to_dict(),
+            "summary": result.summary(),
+            "truncated": truncated,
+        },
     }
+    return sarif_log([_RULE], run)
 
 
 def _dumps(log: dict[str, Any]) -> str:
