@@ -265,7 +265,6 @@ def to_html(
         parameters=result.options.to_dict() if parameters is None else parameters,
         classes=classes,
         regions=regions,
-        loose=[r for r in regions if r["class"] is None],
         files=files,
         context=context,
         baseline=summary.get("baseline"),
