@@ -44,7 +44,8 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.tree import FragmentResult
-from samecode.scan.files import Skipped, read_text
+from samecode.scan.files import read_text
+from samecode.scan.model import Skipped
 from samecode.scan.report import printable
 
 __all__ = ["to_html"]

@@ -30,10 +30,11 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
+from samecode.fragments.baseline import BaselineNovelty
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
@@ -46,9 +47,6 @@ from samecode.scan.engine import engine_for
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
 from samecode.scan.pipeline import Progress, ScanOptions, discover
-
-if TYPE_CHECKING:
-    from samecode.fragments.baseline import BaselineNovelty
 
 __all__ = [
     "FileFingerprints",
