@@ -225,7 +225,10 @@ def test_a_log_too_large_gzipped_keeps_the_results_that_fit_and_says_so():
     run = whole["runs"][0]
     assert len(run["results"]) == 30
     assert run["properties"]["truncated"]["related_locations"] == 30 * (29 - 3)
-    assert "and 26 more places (26 of them not listed" in run["results"][0]["message"]["text"]
+    assert (
+        "and 26 more places (26 not listed: too many locations)."
+        in run["results"][0]["message"]["text"]
+    )
     text = to_sarif(found, root="/", limits=SarifLimits(locations=4, gzip_bytes=2200))
     run = valid(text)["runs"][0]
     kept = len(run["results"])
@@ -238,3 +241,14 @@ def test_a_log_too_large_gzipped_keeps_the_results_that_fit_and_says_so():
         f"{30 - kept} results left out (0 past the most results, {30 - kept} past"
         in (note["message"]["text"])
     )
+
+
+def test_with_room_for_the_primary_location_alone_the_message_counts_the_others(tree):
+    log = valid(to_sarif(scanned(tree), root=tree, limits=SarifLimits(locations=1)))
+    first = log["runs"][0]["results"][0]
+    assert first["relatedLocations"] == []
+    assert first["message"]["text"] == (
+        "Lines 2-11 are copied: the same text is in 2 other places (2 not listed: too many "
+        "locations)."
+    )
+    assert first["properties"]["omittedRelatedLocations"] == 2

@@ -150,12 +150,15 @@ def _result(
     others = [o for n, o in enumerate(clone.occurrences) if n != index]
     kept = others[: limits.locations - 1]
     links = [f"[{_link_text(o, root)}]({n})" for n, o in enumerate(kept[:_LINKED], 1)]
-    text = f"Lines {place.start}-{place.end} are copied: the same text is in {', '.join(links)}"
-    if len(others) > len(links):
-        text += f" and {len(others) - len(links)} more place"
-        text += "s" if len(others) - len(links) > 1 else ""
-        if len(others) > len(kept):
-            text += f" ({len(others) - len(kept)} of them not listed: too many locations)"
+    text = f"Lines {place.start}-{place.end} are copied: the same text is in "
+    rest = len(others) - len(links)
+    if links:
+        text += ", ".join(links)
+        text += f" and {rest} more place{'s' if rest > 1 else ''}" if rest else ""
+    else:
+        text += f"{rest} other place{'s' if rest > 1 else ''}"
+    if len(others) > len(kept):
+        text += f" ({len(others) - len(kept)} not listed: too many locations)"
     properties: dict[str, Any] = {
         "class": number,
         "occurrences": len(clone.occurrences),
