@@ -87,9 +87,15 @@ def test_the_summary_counts_what_was_ignored(tree, capsys):
 
 
 def test_fragments_refuse_the_formats_and_options_they_do_not_have(tree, capsys):
-    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "sarif")
+    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "csv")
     assert status == 2
-    assert "--fragments writes --format table, json or jsonl" in err
+    assert "--fragments writes --format table, json, jsonl, sarif, html; got csv" in err
+    status, _, err = run(capsys, "scan", str(tree), "--format", "html")
+    assert status == 2
+    assert "--format html needs --fragments" in err
+    status, _, err = run(capsys, "scan", str(tree), "--baseline", "old.json")
+    assert status == 2
+    assert "--baseline needs --fragments" in err
     status, _, err = run(capsys, "scan", str(tree), "--fragments", "--boilerplate-share", "2")
     assert status == 2
     assert "share" in err
@@ -122,3 +128,20 @@ def test_fail_on_match_counts_regions(tree, capsys):
     assert found == 1
     alone, _, _ = run(capsys, "scan", str(tree / "c.txt"), "--fragments", "-q", "--fail-on-match")
     assert alone == 0
+
+
+def test_scan_writes_sarif_and_html(tree, capsys, tmp_path):
+    status, out, _ = run(capsys, "scan", str(tree), "--fragments", "--format", "sarif", "-q",
+                         "--tokens", "code", "--normalize")  # fmt: skip
+    assert status == 0
+    results = json.loads(out)["runs"][0]["results"]
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results] == [
+        "a.py",
+        "b.py",
+    ]
+    page = tmp_path / "report.html"
+    status, _, _ = run(capsys, "scan", str(tree), "--fragments", "--format", "html", "-q",
+                       "--tokens", "code", "--normalize", "-o", str(page))  # fmt: skip
+    assert status == 0
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert 'id="region-1"' in page.read_text()

@@ -14,6 +14,7 @@ import pytest
 from samecode.cli import main
 from samecode.cli.commands import COMMANDS
 from samecode.cli.parser import DEFAULTS, build_parser
+from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.corpus import Corpus
 from samecode.scan.pipeline import ScanOptions
@@ -52,7 +53,8 @@ def test_defaults_and_choices_are_the_librarys():
     assert DEFAULTS["num_perm"] == options.num_perm
     assert (DEFAULTS["shingle"], DEFAULTS["tokens"]) == (rules.size, rules.tokens)
     assert DEFAULTS["min_threshold"] == Corpus.create.__kwdefaults__["min_threshold"]
-    assert _choices("scan", "--format") == list(FORMATS)
+    assert _choices("scan", "--format") == [*FORMATS, "html"]
+    assert set(FORMATS) | set(FRAGMENT_FORMATS) == set(_choices("scan", "--format"))
     assert _choices("match", "--format") == list(FORMATS)
     assert _choices("scan", "--method") == method_names()
     assert set(COMMANDS) == {"scan", "match", "index", "fingerprint", "compare"}

@@ -33,7 +33,7 @@ from samecode.scan.engine import engine_for
 from samecode.scan.files import Skipped
 from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
-from samecode.scan.report import corpus_parameters, scan_parameters
+from samecode.scan.report import FORMATS, corpus_parameters, scan_parameters
 from samecode.scan.shingling import Shingling
 
 __all__ = [
@@ -178,6 +178,10 @@ def run_scan(args: argparse.Namespace) -> int:
         if spark:
             raise UsageError("--fragments runs on --engine local")
         return run_scan_fragments(args)
+    if args.baseline:
+        raise UsageError("--baseline needs --fragments")
+    if option(args, "format") not in FORMATS:
+        raise UsageError(f"--format {option(args, 'format')} needs --fragments")
     with Feedback(args.quiet) as feedback:
         found = (_spark_scan if spark else _local_scan)(args, feedback)
     corpus_pairs = found.corpus_pairs or []
@@ -424,16 +428,20 @@ def _fragment_options(args: argparse.Namespace) -> Any:
 
 def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
+    from samecode.fragments.baseline import only_new, read_baseline
+    from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
     from samecode.fragments.report import to_json, to_jsonl, to_text
+    from samecode.fragments.sarif import common_root, to_sarif
     from samecode.fragments.tree import scan_fragments
 
     fmt = option(args, "format")
-    if fmt not in ("table", "json", "jsonl"):
-        raise UsageError(f"--fragments writes --format table, json or jsonl; got {fmt}")
+    if fmt not in FRAGMENT_FORMATS:
+        raise UsageError(f"--fragments writes --format {', '.join(FRAGMENT_FORMATS)}; got {fmt}")
     if args.against:
         raise UsageError("--fragments does not match against a corpus (--against) yet")
     _check_roots(args.paths)
     options = _fragment_options(args)
+    baseline = None if args.baseline is None else read_baseline(args.baseline, options)
     walk = _scan_options(args, _shingling(args))
     parameters = {
         **options.to_dict(),
@@ -442,10 +450,18 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     }
     with Feedback(args.quiet) as feedback:
         result = scan_fragments(args.paths, options, walk, feedback)
+    if baseline is not None:
+        result = only_new(result, baseline)
     if fmt == "jsonl":
         write(to_jsonl(result, parameters), args.output)
     elif fmt == "json":
         write(to_json(result, parameters), args.output)
+    elif fmt == "sarif":
+        write(to_sarif(result, common_root(args.paths)), args.output)
+    elif fmt == "html":
+        from samecode.fragments.html import to_html
+
+        write(to_html(result, parameters, root=common_root(args.paths)), args.output)
     else:
         write(to_text(result), args.output)
     feedback.summary(
@@ -455,6 +471,12 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         f"{counted(result.boilerplate, 'boilerplate fingerprint')} (in more than "
         f"{files_text(result.boilerplate_limit)}) and "
         f"{counted(result.repetitive, 'repetitive one')}"
+        + (
+            ""
+            if result.baseline is None
+            else f"; {counted(result.baseline.old_classes, 'class', 'classes')} all in the "
+            f"baseline left out, {counted(result.baseline.old_regions, 'old region')}"
+        )
     )
     return 1 if args.fail_on_match and result.regions else 0
 

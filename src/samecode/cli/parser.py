@@ -23,6 +23,7 @@ from samecode import __version__
 from samecode._validation import describe
 from samecode.cli.output import to_stdout
 from samecode.errors import SamecodeError, SamecodeTypeError
+from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.corpus import Corpus
@@ -377,6 +378,13 @@ def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
             f"{rules.boilerplate_files}) are boilerplate, ignored and counted "
             f"(default {rules.boilerplate_share:g})",
         )
+        group.add_argument(
+            "--baseline",
+            metavar="FILE",
+            help="report only what is new since FILE, a report saved with --fragments "
+            "--format json (by path and digest of each occurrence: a new copy of an old "
+            "clone is new)",
+        )
 
 
 def _share(text: str) -> float:
@@ -422,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shingling_options(scan)
     _fragment_options(scan, tree=True)
     _walk_options(scan)
-    _output_options(scan, FORMATS)
+    _output_options(scan, (*FORMATS, *(f for f in FRAGMENT_FORMATS if f not in FORMATS)))
 
     match = commands.add_parser("match", help="the corpus files each file matches")
     match.add_argument("paths", nargs="+", metavar="PATH")

@@ -5,11 +5,16 @@ JSON lines (``"schema": 1``): a first ``{"type": "fragments", ...}`` line with t
 ignored), then one object per region, clone class and skipped file:
 
 * ``{"type": "region", "a", "a_start", "a_end", "b", "b_start", "b_end", "tokens",
-  "a_share", "b_share", "matches", "class"}``: lines from 1, inclusive; ``tokens`` the
-  tokens matched, ``a_share`` and ``b_share`` their share of each file's tokens,
-  ``matches`` how many exact matches the region chains, ``class`` its clone class;
-* ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens"}],
-  "regions"}``;
+  "a_share", "b_share", "matches", "class", "a_digest", "b_digest"}``: lines from 1,
+  inclusive; ``a_digest`` and ``b_digest`` the :mod:`~samecode.fragments.digest` of its
+  tokens in each file; ``tokens`` the tokens matched, ``a_share`` and ``b_share`` their
+  share of each file's tokens, ``matches`` how many exact matches the region chains,
+  ``class`` its clone class;
+* ``{"type": "class", "id", "occurrences": [{"path", "start", "end", "tokens",
+  "digest"}], "regions"}``: ``digest`` the :mod:`~samecode.fragments.digest` of the
+  occurrence's tokens; with a baseline (:mod:`~samecode.fragments.baseline`), each
+  occurrence says whether it is ``new`` and the class which baseline classes it
+  ``joins``;
 * ``{"type": "skipped", "path", "reason"}``.
 
 JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
@@ -36,6 +41,7 @@ from samecode.fragments.tree import FragmentComparison, FragmentResult
 from samecode.scan.report import printable
 
 __all__ = [
+    "FORMATS",
     "SCHEMA",
     "comparison_json",
     "comparison_text",
@@ -45,6 +51,10 @@ __all__ = [
     "to_text",
 ]
 
+#: The formats of a fragments report: ``table`` (:func:`to_text`), ``json``, ``jsonl``,
+#: ``sarif`` (:mod:`~samecode.fragments.sarif`) and ``html``
+#: (:mod:`~samecode.fragments.html`).
+FORMATS = ("table", "json", "jsonl", "sarif", "html")
 SCHEMA = 1
 _CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
 
@@ -54,8 +64,10 @@ def _shown(path: str) -> str:
     return printable(path).translate(_CONTROL)
 
 
-def _region_record(region: Region, number: int | None) -> dict[str, Any]:
-    return {
+def _region_record(
+    region: Region, number: int | None, digests: tuple[str, str] | None = None
+) -> dict[str, Any]:
+    record = {
         "a": region.a,
         "a_start": region.a_start,
         "a_end": region.a_end,
@@ -68,26 +80,37 @@ def _region_record(region: Region, number: int | None) -> dict[str, Any]:
         "matches": len(region.matches),
         "class": number,
     }
+    if digests is not None:
+        record["a_digest"], record["b_digest"] = digests
+    return record
 
 
-def _class_record(number: int, clone: FragmentClass) -> dict[str, Any]:
-    return {
-        "id": number,
-        "occurrences": [
-            {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
-            for o in clone.occurrences
-        ],
-        "regions": clone.regions,
-    }
+def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> dict[str, Any]:
+    occurrences = [
+        {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
+        for o in clone.occurrences
+    ]
+    if result.digests:
+        for record, digest in zip(occurrences, result.digests[number - 1]):
+            record["digest"] = digest
+    record = {"id": number, "occurrences": occurrences, "regions": clone.regions}
+    if result.baseline is not None:
+        novelty = result.baseline.classes[number - 1]
+        for place, new in zip(occurrences, novelty.new):
+            place["new"] = new
+        record["joins"] = list(novelty.joins)
+    return record
 
 
 def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
     """``(type, record)`` for every region, class and skipped file, in the report's
     order."""
-    for region, number in zip(result.regions, result.region_class):
-        yield "region", _region_record(region, number)
+    digests: list[tuple[str, str] | None] = [*result.region_digests]
+    digests += [None] * (len(result.regions) - len(digests))
+    for region, number, pair in zip(result.regions, result.region_class, digests):
+        yield "region", _region_record(region, number, pair)
     for number, clone in enumerate(result.classes, 1):
-        yield "class", _class_record(number, clone)
+        yield "class", _class_record(number, clone, result)
     for skipped in result.skipped:
         yield "skipped", {"path": skipped.path, "reason": skipped.reason}
 
@@ -139,13 +162,26 @@ def _region_line(region: Region) -> str:
 def to_text(result: FragmentResult) -> str:
     """The clone classes, each with its occurrences as ``path:first-last`` lines, then
     every region."""
+    if not result.regions and result.baseline is not None:
+        return (
+            f"Nothing new since the baseline ({result.baseline.old_classes} clone classes "
+            "left out, all in it)."
+        )
     if not result.regions:
         return f"No shared fragments of {result.options.min_tokens} tokens or more."
     lines = ["Clone classes (the same text in several places)"]
+    marks = None if result.baseline is None else result.baseline.classes
     for number, clone in enumerate(result.classes, 1):
         longest = max(o.tokens for o in clone.occurrences)
-        lines.append(f"{number:>4}. {len(clone.occurrences)} occurrences, up to {longest:,} tokens")
-        lines += [f"      {_shown(o.path)}:{o.start}-{o.end}" for o in clone.occurrences]
+        head = f"{number:>4}. {len(clone.occurrences)} occurrences, up to {longest:,} tokens"
+        new = (False,) * len(clone.occurrences) if marks is None else marks[number - 1].new
+        if marks is not None and marks[number - 1].joins:
+            head += f"; joins baseline class {', '.join(map(str, marks[number - 1].joins))}"
+        lines.append(head)
+        lines += [f"    {'+ ' if fresh else '  '}{_shown(o.path)}:{o.start}-{o.end}"
+                  for o, fresh in zip(clone.occurrences, new)]  # fmt: skip
+    if marks is not None:
+        lines.append("(+ new since the baseline)")
     lines.append("Regions (file:lines = file:lines)")
     lines += [f"  {_region_line(region)}" for region in result.regions]
     return "\n".join(lines)

@@ -34,7 +34,9 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
+from samecode.fragments.baseline import BaselineNovelty
 from samecode.fragments.classes import FragmentClass, region_classes
+from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -115,7 +117,11 @@ class FragmentResult:
     boilerplate (distinct hashes), ``boilerplate_occurrences`` how many times files
     selected them, ``boilerplate_limit`` the most files a fingerprint could be in without
     being boilerplate; ``repetitive``: fingerprints that seeded nothing in a file where
-    their k-gram is repeated more than ``max_repeats`` times.
+    their k-gram is repeated more than ``max_repeats`` times; ``digests``: for each class,
+    the :mod:`~samecode.fragments.digest` of each occurrence (empty when not made);
+    ``region_digests``: for each region, the digests of its two ends (the same);
+    ``baseline``: what a baseline left out (:func:`~samecode.fragments.baseline.only_new`),
+    ``None`` when none was given.
     """
 
     options: FragmentOptions
@@ -129,6 +135,9 @@ class FragmentResult:
     boilerplate_limit: int
     repetitive: int
     seconds: float = 0.0
+    digests: list[tuple[str, ...]] = field(default_factory=list)
+    region_digests: list[tuple[str, str]] = field(default_factory=list)
+    baseline: BaselineNovelty | None = None
 
     def summary(self) -> dict[str, Any]:
         """The counts, as a report states them."""
@@ -146,6 +155,7 @@ class FragmentResult:
             "boilerplate_occurrences": self.boilerplate_occurrences,
             "boilerplate_limit": self.boilerplate_limit,
             "repetitive_fingerprints": self.repetitive,
+            **({} if self.baseline is None else {"baseline": self.baseline.summary()}),
         }
 
 
@@ -261,6 +271,7 @@ def scan_fragments(
             _report(progress, "compare", done, len(pairs))
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
+    tokens = {found.path: found.tokens for found in files}
     return FragmentResult(
         options,
         [found.path for found in files],
@@ -273,6 +284,8 @@ def scan_fragments(
         limit,
         repetitive,
         time.perf_counter() - started,
+        class_digests(classes, tokens),
+        region_digests(regions, tokens),
     )
 
 

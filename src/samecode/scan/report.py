@@ -35,9 +35,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from samecode import __version__
+from samecode._sarif import sarif_log, sarif_uri
 from samecode.errors import SamecodeValueError
 from samecode.scan.files import Skipped
 from samecode.scan.model import CloneClass, Pair
@@ -266,18 +265,6 @@ def _csv_note(value: Any) -> str:
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
-def _uri(path: str) -> str:
-    """A path as a SARIF URI: percent-encoded, with ``/`` between folders. A backslash is
-    a separator on Windows only; elsewhere it is a character of a name (``%5C``).
-
-    >>> _uri("a b/c\\\\d.py") == ("a%20b/c/d.py" if os.sep == "\\\\" else "a%20b/c%5Cd.py")
-    True
-    """
-    if os.sep == "\\":  # pragma: no cover - Windows
-        path = path.replace("\\", "/")
-    return quote(path.encode("utf-8", "surrogateescape"), safe="/:@")
-
-
 def to_sarif(report: Report) -> str:
     """The pairs as a SARIF 2.1.0 log: a ``note`` per pair, on ``a``, related to ``b``."""
     results = []
@@ -294,13 +281,13 @@ def to_sarif(report: Report) -> str:
                         f"shared of {pair.a_shingles} and {pair.b_shingles})"
                     },
                     "locations": [
-                        {"physicalLocation": {"artifactLocation": {"uri": _uri(pair.a)}}}
+                        {"physicalLocation": {"artifactLocation": {"uri": sarif_uri(pair.a)}}}
                     ],
                     "relatedLocations": [
                         {
                             "id": 1,
                             "message": {"text": "the near-copy"},
-                            "physicalLocation": {"artifactLocation": {"uri": _uri(pair.b)}},
+                            "physicalLocation": {"artifactLocation": {"uri": sarif_uri(pair.b)}},
                         }
                     ],
                     "properties": {
@@ -310,35 +297,17 @@ def to_sarif(report: Report) -> str:
                     },
                 }
             )
-    log = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "samecode",
-                        "version": __version__,
-                        "informationUri": "https://pypi.org/project/samecode/",
-                        "rules": [
-                            {
-                                "id": "near-duplicate",
-                                "name": "NearDuplicateFile",
-                                "shortDescription": {"text": "Near-duplicate file"},
-                                "fullDescription": {
-                                    "text": "Two files whose sets of token shingles have a "
-                                    "Jaccard index at or above the threshold."
-                                },
-                                "defaultConfiguration": {"level": "note"},
-                            }
-                        ],
-                    }
-                },
-                "properties": {"parameters": report.parameters},
-                "results": results,
-            }
-        ],
+    rule = {
+        "id": "near-duplicate",
+        "name": "NearDuplicateFile",
+        "shortDescription": {"text": "Near-duplicate file"},
+        "fullDescription": {
+            "text": "Two files whose sets of token shingles have a "
+            "Jaccard index at or above the threshold."
+        },
+        "defaultConfiguration": {"level": "note"},
     }
+    log = sarif_log([rule], {"properties": {"parameters": report.parameters}, "results": results})
     return json.dumps(log, ensure_ascii=True, allow_nan=False, indent=2)
 
 
@@ -432,7 +401,6 @@ def _note_text(value: Any) -> str:
 
 def _common_folder(paths: Sequence[str]) -> str:
     """The deepest folder holding every path, if it is more than the root or nothing."""
-    import os
 
     if len(paths) < 2:
         return ""

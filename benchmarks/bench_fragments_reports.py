@@ -1,0 +1,159 @@
+"""The fragment reports at scale: size and time to write HTML and SARIF for N regions.
+
+    python benchmarks/bench_fragments_reports.py --regions 10000
+
+Writes a tree of Python-like files into a temporary folder: ``--regions`` blocks of 8
+lines, each planted in two files (20 blocks per file, filler lines between them), and
+makes the result a scan would give for it (one region and one class of two occurrences
+per block, found from where the blocks were planted; the scan itself is not timed here,
+see ``bench_fragments_quality.py``). Then it times :func:`~samecode.fragments.html.to_html`
+and :func:`~samecode.fragments.sarif.to_sarif` (median of ``--runs``) and prints the
+sizes, plain and gzipped. With ``--browser``, it opens the HTML page in a headless
+Chromium (Debian's chromium and chromium-driver, through selenium) and times loading it
+and following the last region's link until both sides are highlighted and laid out
+(timed in the page).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from samecode.fragments.classes import region_classes
+from samecode.fragments.html import to_html
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import Region
+from samecode.fragments.sarif import to_sarif
+from samecode.fragments.tree import FragmentResult
+
+PER_FILE = 20
+BLOCK_LINES = 8
+FILLER = 3
+
+
+def block(number: int, rng: random.Random) -> list[str]:
+    names = [f"value_{number}_{i}" for i in range(BLOCK_LINES)]
+    lines = [f"def step_{number}(data, limit={rng.randint(1, 99)}):"]
+    lines += [f"    {n} = transform(data, {rng.randint(0, 999)}) + limit  # step {i}"
+              for i, n in enumerate(names[: BLOCK_LINES - 2])]  # fmt: skip
+    lines.append(f"    return {' + '.join(names[: BLOCK_LINES - 2])}")
+    return lines
+
+
+def make_tree(root: Path, regions: int, seed: int) -> FragmentResult:
+    rng = random.Random(seed)
+    files = max(2, 2 * regions // PER_FILE)
+    slots = [(f, s) for f in range(files) for s in range(PER_FILE)]
+    rng.shuffle(slots)
+    content: dict[int, dict[int, int]] = {}  # file -> slot -> block
+    for number in range(regions):
+        for f, s in (slots[2 * number], slots[2 * number + 1]):
+            content.setdefault(f, {})[s] = number
+    blocks = {n: block(n, rng) for n in range(regions)}
+    where: dict[int, list[tuple[str, int]]] = {}
+    paths = []
+    for f in range(files):
+        path = root / f"pkg{f % 50}" / f"module_{f}.py"
+        path.parent.mkdir(exist_ok=True)
+        lines = [f'"""Module {f}."""', "", "import os"]
+        for s in range(PER_FILE):
+            lines += [f"CONSTANT_{f}_{s}_{i} = {rng.random()!r}" for i in range(FILLER)]
+            if s in content.get(f, {}):
+                number = content[f][s]
+                where.setdefault(number, []).append((str(path), len(lines) + 1))
+                lines += blocks[number]
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    found = []
+    for number in range(regions):
+        (a, a_line), (b, b_line) = sorted(where[number])
+        found.append(Region(a, b, a_line, a_line + BLOCK_LINES - 1, b_line,
+                            b_line + BLOCK_LINES - 1, 90, 0.05, 0.05, a_line * 10,
+                            a_line * 10 + 90, b_line * 10, b_line * 10 + 90, ()))  # fmt: skip
+    found.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
+    classes, region_class = region_classes(found)
+    digests = [tuple(f"{rng.getrandbits(128):032x}" for _ in c.occurrences) for c in classes]
+    return FragmentResult(FragmentOptions(), sorted(paths), [], found, classes, region_class,
+                          0, 0, 10, 0, digests=digests)  # fmt: skip
+
+
+def timed(function, runs: int) -> tuple[float, str]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        text = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), text
+
+
+def browse(page: Path, regions: int) -> tuple[float, float]:
+    """Seconds to load ``page`` in a headless Chromium, and to show its last region."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,900"):  # fmt: skip
+        options.add_argument(argument)
+    service = Service(executable_path=shutil.which("chromedriver") or "chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        started = time.perf_counter()
+        driver.get(page.as_uri())
+        loaded = time.perf_counter() - started
+        # A click on the last region's link, then the layout it causes, timed in the page
+        # (selenium's own click would add its scrolling and waiting).
+        shown = driver.execute_script(
+            """
+            var started = performance.now();
+            document.querySelector('a.region-link[href="#region-' + arguments[0] + '"]').click();
+            document.getElementById("pair").getBoundingClientRect();
+            return (performance.now() - started) / 1000;
+            """,
+            regions,
+        )
+        hits = driver.find_elements(By.CSS_SELECTOR, "#pane-a .l.hit, #pane-b .l.hit")
+        assert len(hits) == 2 * BLOCK_LINES, len(hits)
+        return loaded, shown
+    finally:
+        driver.quit()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--regions", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--browser", action="store_true", help="time the page in Chromium")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        result = make_tree(root, args.regions, args.seed)
+        lines = sum(p.read_text().count("\n") for p in root.rglob("*.py"))
+        print(f"{len(result.regions):,} regions, {len(result.classes):,} classes, "
+              f"{len(result.files):,} files, {lines:,} lines")  # fmt: skip
+        for name, write in (("html", lambda: to_html(result, root=root)),
+                            ("sarif", lambda: to_sarif(result, root=root))):  # fmt: skip
+            seconds, text = timed(write, args.runs)
+            data = text.encode("utf-8")
+            packed = len(gzip.compress(data, compresslevel=6, mtime=0))
+            print(f"  {name:5}: {len(data) / 2**20:6.1f} MiB ({packed / 2**20:5.1f} MiB "
+                  f"gzipped), {seconds:5.2f} s to write (median of {args.runs})")  # fmt: skip
+            if name == "html" and args.browser:
+                page = root / "report.html"
+                page.write_text(text)
+                loaded, shown = browse(page, len(result.regions))
+                print(f"         Chromium: {loaded:.2f} s to load, {shown:.2f} s to show "
+                      "the last region side by side")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,346 @@
+"""Baselines: report only what is new since a fragments report saved earlier.
+
+A baseline is a JSON fragments report (:func:`~samecode.fragments.report.to_json`, what
+``samecode scan --fragments --format json`` writes). Places are matched by **path and
+digest**: the path as the report gives it, and the :mod:`~samecode.fragments.digest` of
+the place's tokens (its normalised text), not its line numbers, so a place that only
+moved (lines added above it) is still old. Matches are *counted*: what the baseline holds
+twice accounts for two places now, and a third is new (in each file, the places in
+order: the later ones are new).
+
+* A region is old when the baseline holds a region of the same two paths with the same
+  two digests (counted).
+* An occurrence is old when the baseline holds an occurrence of the same path and digest
+  (counted), or when an old region ends in it (an old occurrence that a new copy matches
+  over more lines than the old copies did grows, and so changes its digest).
+* A clone class all of whose occurrences are old is left out.
+* A class with at least one new occurrence is reported whole, its new occurrences marked,
+  with the baseline classes it joins (those holding its old occurrences): a new copy of
+  a clone the baseline already had.
+* Of its regions, those with an end in a new occurrence are reported.
+
+The baseline must be made with the same ``k``, ``window``, ``tokens`` and ``normalize``
+(the digests depend on them); another one is refused, as is a file that is not a
+fragments JSON report of this schema, or one made before reports held digests.
+
+>>> import json
+>>> from samecode.fragments.options import FragmentOptions
+>>> region = {"a": "a.py", "b": "b.py", "a_digest": "d1", "b_digest": "d1", "class": 1}
+>>> saved = {"schema": 1, "parameters": FragmentOptions().to_dict(), "regions": [region],
+...          "classes": [{"id": 1, "occurrences": [{"path": "a.py", "digest": "d1"},
+...                                                {"path": "b.py", "digest": "d1"}]}]}
+>>> baseline = parse_baseline(json.dumps(saved), FragmentOptions())
+>>> baseline.count("b.py", "d1"), baseline.count("c.py", "d1")
+(1, 0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import Region
+
+if TYPE_CHECKING:
+    from samecode.fragments.tree import FragmentResult
+
+__all__ = [
+    "MATCHED_PARAMETERS",
+    "Baseline",
+    "BaselineError",
+    "BaselineNovelty",
+    "ClassNovelty",
+    "only_new",
+    "parse_baseline",
+    "read_baseline",
+]
+
+#: The parameters a baseline must share with the scan (the digests depend on them).
+MATCHED_PARAMETERS = ("k", "window", "tokens", "normalize")
+
+
+class BaselineError(SamecodeValueError):
+    """A baseline that cannot be used: not a fragments JSON report, of another schema, or
+    made with other parameters (the message says which and why)."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline read: where from; for each ``(path, digest)`` the baseline class
+    numbers holding it (one entry per occurrence, in the baseline's order); and for each
+    ``(a, a_digest, b, b_digest)`` the class numbers of its regions (one per region, 0
+    for a region of no class)."""
+
+    source: str
+    places: dict[tuple[str, str], tuple[int, ...]]
+    regions: dict[tuple[str, str, str, str], tuple[int, ...]] = dataclasses.field(
+        default_factory=dict
+    )
+
+    def count(self, path: str, digest: str) -> int:
+        """How many occurrences of ``digest`` in ``path`` the baseline holds."""
+        return len(self.places.get((path, digest), ()))
+
+
+@dataclass(frozen=True)
+class ClassNovelty:
+    """Of a class reported with a baseline: which occurrences are new (in the class's
+    order) and the numbers of the baseline classes it joins (sorted)."""
+
+    new: tuple[bool, ...]
+    joins: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BaselineNovelty:
+    """What a baseline did to a result: its ``source``, for each class kept its
+    :class:`ClassNovelty`, and how many classes, occurrences (of the classes kept) and
+    regions were old and left out."""
+
+    source: str
+    classes: list[ClassNovelty]
+    old_classes: int
+    old_occurrences: int
+    old_regions: int
+
+    def summary(self) -> dict[str, Any]:
+        """The counts, as a report states them."""
+        return {
+            "source": self.source,
+            "old_classes": self.old_classes,
+            "old_occurrences": self.old_occurrences,
+            "old_regions": self.old_regions,
+            "new_occurrences": sum(sum(c.new) for c in self.classes),
+        }
+
+
+def _refuse(source: str, why: str) -> BaselineError:
+    return BaselineError(f"baseline {source} is not a samecode fragments JSON report: {why}")
+
+
+def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") -> Baseline:
+    """Read a baseline from the text of a JSON fragments report.
+
+    :param text: the report's JSON.
+    :param options: the scan's parameters, which the baseline's must match
+        (:data:`MATCHED_PARAMETERS`).
+    :param source: where the text came from, for messages.
+    :raises TypeError: if ``text`` is not a ``str`` or ``options`` not
+        :class:`~samecode.fragments.options.FragmentOptions`.
+    :raises BaselineError: (a :class:`ValueError`) for text that is not such a report, or
+        one made with other parameters.
+
+    Runtime complexity: ``O(len(text))``.
+
+    >>> parse_baseline("[1, 2]", FragmentOptions())
+    Traceback (most recent call last):
+    ...
+    samecode.fragments.baseline.BaselineError: baseline <text> is not a samecode fragments
+    JSON report: it holds list [1, 2], not an object
+    """
+    if not isinstance(text, str):
+        raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise _refuse(source, f"not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise _refuse(source, f"it holds {describe(data)}, not an object")
+    missing = [key for key in ("schema", "parameters", "regions", "classes") if key not in data]
+    if missing:
+        raise _refuse(
+            source,
+            f"it has no {', '.join(map(repr, missing))} (a JSON lines or file-level "
+            "report? save one with scan --fragments --format json)",
+        )
+    from samecode.fragments.report import SCHEMA
+
+    if data["schema"] != SCHEMA:
+        raise _refuse(source, f"its schema is {data['schema']!r}; this samecode reads {SCHEMA}")
+    parameters, classes = data["parameters"], data["classes"]
+    if not isinstance(parameters, dict) or not isinstance(classes, list):
+        raise _refuse(source, "its parameters must be an object and its classes a list")
+    absent = [name for name in MATCHED_PARAMETERS if name not in parameters]
+    if absent:
+        raise _refuse(
+            source,
+            f"its parameters have no {', '.join(map(repr, absent))} (a file-level report? "
+            "save one with scan --fragments --format json)",
+        )
+    ours = options.to_dict()
+    different = [
+        f"{name} {parameters.get(name)!r} (this scan: {ours[name]!r})"
+        for name in MATCHED_PARAMETERS
+        if parameters.get(name) != ours[name]
+    ]
+    if different:
+        raise BaselineError(
+            f"baseline {source} was made with other fragment parameters: "
+            f"{', '.join(different)}; its digests cannot be compared"
+        )
+    places: dict[tuple[str, str], list[int]] = {}
+    for number, clone in enumerate(classes, 1):
+        occurrences = clone.get("occurrences") if isinstance(clone, dict) else None
+        if not isinstance(occurrences, list):
+            raise _refuse(source, f"class {number} has no list of occurrences")
+        for place in occurrences:
+            path = place.get("path") if isinstance(place, dict) else None
+            digest = place.get("digest") if isinstance(place, dict) else None
+            if not isinstance(path, str) or not isinstance(digest, str):
+                raise _refuse(source, f"an occurrence of class {number} has no path and "
+                              "digest (made by an older samecode? make it again)")  # fmt: skip
+            places.setdefault((path, digest), []).append(clone.get("id", number))
+    pairs: dict[tuple[str, str, str, str], list[int]] = {}
+    for number, record in enumerate(data["regions"], 1):
+        fields = [record.get(key) if isinstance(record, dict) else None
+                  for key in ("a", "a_digest", "b", "b_digest")]  # fmt: skip
+        a, a_digest, b, b_digest = (value if isinstance(value, str) else "" for value in fields)
+        if not (a and a_digest and b and b_digest):
+            raise _refuse(source, f"region {number} has no paths and digests (made by an "
+                          "older samecode? make it again)")  # fmt: skip
+        key = (a, a_digest, b, b_digest)
+        klass = record.get("class")
+        pairs.setdefault(key, []).append(klass if isinstance(klass, int) else 0)
+    return Baseline(
+        source,
+        {key: tuple(value) for key, value in places.items()},
+        {key: tuple(value) for key, value in pairs.items()},
+    )
+
+
+def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Baseline:
+    """Read the baseline saved in the file ``path`` (see :func:`parse_baseline`).
+
+    :raises BaselineError: for a file that cannot be read or used, with why.
+
+    >>> import pathlib, tempfile
+    >>> saved = pathlib.Path(tempfile.mkdtemp()) / "old.json"
+    >>> options = {**FragmentOptions().to_dict(), "k": 8, "window": 4}
+    >>> _ = saved.write_text(json.dumps({"schema": 1, "parameters": options, "regions": [],
+    ...                                  "classes": []}))
+    >>> read_baseline(saved, FragmentOptions())
+    Traceback (most recent call last):
+    ...
+    samecode.fragments.baseline.BaselineError: baseline .../old.json was made with other
+    fragment parameters: k 8 (this scan: 12), window 4 (this scan: 16); its digests cannot
+    be compared
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BaselineError(f"cannot read baseline {source}: {error}") from None
+    return parse_baseline(text, options, source)
+
+
+def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
+    """``result`` less what ``baseline`` holds (see the module's description): the
+    classes with a new occurrence, their regions with an end in one, renumbered, and a
+    :class:`BaselineNovelty` saying what was left out.
+
+    :param result: a :class:`~samecode.fragments.tree.FragmentResult` with its digests.
+    :param baseline: a :class:`Baseline`.
+    :raises TypeError: if ``baseline`` is not a :class:`Baseline`.
+    :raises ValueError: if ``result`` has no digests for its classes.
+
+    Runtime complexity: ``O((o + r) log o)`` for ``o`` occurrences and ``r`` regions.
+
+    >>> from samecode.fragments.classes import FragmentClass, Occurrence
+    >>> from samecode.fragments.tree import FragmentResult
+    >>> clone = FragmentClass((Occurrence("a.py", 1, 9, 0, 50), Occurrence("b.py", 3, 11,
+    ...                        5, 55)), 1)
+    >>> found = FragmentResult(FragmentOptions(), ["a.py", "b.py"], [], [], [clone], [], 0, 0,
+    ...                        10, 0, digests=[("d1", "d1")], region_digests=[])
+    >>> old = Baseline("old.json", {("a.py", "d1"): (4,)})
+    >>> only_new(found, old).baseline.classes
+    [ClassNovelty(new=(False, True), joins=(4,))]
+    """
+    if not isinstance(baseline, Baseline):
+        raise SamecodeTypeError(f"baseline must be a Baseline; got {describe(baseline)}")
+    if len(result.digests) != len(result.classes) or len(result.region_digests) != len(
+        result.regions
+    ):
+        raise SamecodeValueError(
+            f"the result must have digests for each class ({len(result.classes)}) and "
+            f"region ({len(result.regions)}); got {len(result.digests)} and "
+            f"{len(result.region_digests)}"
+        )
+    # Each file's occurrences, sorted (they do not overlap): which one holds a token.
+    located: dict[str, list[tuple[int, int, int, int]]] = {}
+    for number, clone in enumerate(result.classes, 1):
+        for index, o in enumerate(clone.occurrences):
+            located.setdefault(o.path, []).append((o.first, o.stop, number, index))
+    for found in located.values():
+        found.sort()
+    firsts = {path: [item[0] for item in found] for path, found in located.items()}
+
+    def holder(path: str, first: int) -> tuple[int, int] | None:
+        at = bisect_right(firsts.get(path, []), first) - 1
+        if at < 0 or first >= located[path][at][1]:
+            return None
+        return located[path][at][2], located[path][at][3]
+
+    joins: dict[tuple[int, int], set[int]] = {}  # old occurrences, and the classes joined
+    regions_left = Counter({key: len(ids) for key, ids in baseline.regions.items()})
+    for region, (a_digest, b_digest) in zip(result.regions, result.region_digests):
+        key = (region.a, a_digest, region.b, b_digest)
+        if regions_left[key] > 0:
+            regions_left[key] -= 1
+            ids = {n for n in baseline.regions[key] if n > 0}
+            for end in (holder(region.a, region.a_first), holder(region.b, region.b_first)):
+                if end is not None:
+                    joins.setdefault(end, set()).update(ids)
+    places_left = Counter({key: len(ids) for key, ids in baseline.places.items()})
+    for path, found in sorted(located.items()):
+        for _, _, number, index in found:
+            place = (path, result.digests[number - 1][index])
+            if places_left[place] > 0:
+                places_left[place] -= 1
+                joins.setdefault((number, index), set()).update(baseline.places[place])
+    kept: dict[int, int] = {}
+    novelty: list[ClassNovelty] = []
+    old_occurrences = 0
+    for number, clone in enumerate(result.classes, 1):
+        new = [(number, index) not in joins for index in range(len(clone.occurrences))]
+        if any(new):
+            kept[number] = len(kept) + 1
+            joined = set().union(*(joins.get((number, i), set()) for i in range(len(new))))
+            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joined))))
+            old_occurrences += new.count(False)
+    regions: list[Region] = []
+    region_class: list[int | None] = []
+    digests: list[tuple[str, str]] = []
+    for region, of_class, pair in zip(result.regions, result.region_class, result.region_digests):
+        if of_class is None or of_class not in kept:
+            continue
+        ends = (holder(region.a, region.a_first), holder(region.b, region.b_first))
+        if any(end is not None and end not in joins for end in ends):
+            regions.append(region)
+            region_class.append(kept[of_class])
+            digests.append(pair)
+    return dataclasses.replace(
+        result,
+        regions=regions,
+        classes=[result.classes[n - 1] for n in kept],
+        region_class=region_class,
+        digests=[result.digests[n - 1] for n in kept],
+        region_digests=digests,
+        baseline=BaselineNovelty(
+            baseline.source,
+            novelty,
+            len(result.classes) - len(kept),
+            old_occurrences,
+            len(result.regions) - len(regions),
+        ),
+    )

@@ -1,0 +1,148 @@
+"""``samecode scan --fragments --baseline FILE``: only what is new since a saved report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from samecode.cli import main
+
+BLOCK = "".join(f"total_{i} = price_{i} * count + tax_rate - discount\n" for i in range(12))
+OTHER = "".join(f"name_{i} = normalise(raw_{i}).strip().lower()\n" for i in range(12))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a.py").write_text("import os\n" + BLOCK + "run()\n")
+    (root / "b.py").write_text("x = 1\ny = 2\n" + BLOCK)
+    (root / "c.py").write_text(OTHER + "\nmore = 1\n")
+    (root / "d.py").write_text("z = 3\n" + OTHER)
+    return root
+
+
+def scan(capsys, root: Path, *extra: str) -> tuple[int, str, str]:
+    status = main(["scan", str(root), "--fragments", "--no-gitignore", "-q", *extra])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def save_baseline(capsys, root: Path, tmp_path: Path, *extra: str) -> Path:
+    status, out, _ = scan(capsys, root, "--format", "json", *extra)
+    assert status == 0
+    saved = tmp_path / "baseline.json"
+    saved.write_text(out)
+    return saved
+
+
+def new_places(capsys, root: Path, saved: Path, *extra: str) -> tuple[dict, list]:
+    status, out, _ = scan(capsys, root, "--format", "json", "--baseline", str(saved), *extra)
+    assert status == 0
+    report = json.loads(out)
+    places = [
+        (Path(o["path"]).name, o["start"], o["end"], clone["joins"])
+        for clone in report["classes"]
+        for o in clone["occurrences"]
+        if o["new"]
+    ]
+    return report, places
+
+
+def test_an_unchanged_tree_has_nothing_new(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    assert len(json.loads(saved.read_text())["classes"]) == 2
+    report, places = new_places(capsys, tree, saved)
+    assert places == []
+    assert report["regions"] == []
+    assert report["classes"] == []
+    assert report["summary"]["baseline"]["old_classes"] == 2
+    status, out, _ = scan(capsys, tree, "--baseline", str(saved))
+    assert status == 0
+    assert out.strip() == "Nothing new since the baseline (2 clone classes left out, all in it)."
+
+
+def test_shifted_lines_are_not_new(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    (tree / "a.py").write_text("import os\nimport sys\n\n\n" + BLOCK + "run()\n")
+    (tree / "d.py").write_text("z = 3\n" + OTHER.replace("\n", "\n\n", 3))
+    _, places = new_places(capsys, tree, saved)
+    assert places == []
+
+
+def test_a_new_copy_of_an_old_clone_is_exactly_what_is_reported(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    old_class = next(
+        c["id"] for c in json.loads(saved.read_text())["classes"]
+        if Path(c["occurrences"][0]["path"]).name == "a.py"
+    )  # fmt: skip
+    (tree / "e.py").write_text("first = 0\nsecond = 1\n" + BLOCK)
+    report, places = new_places(capsys, tree, saved)
+    assert places == [("e.py", 3, 14, [old_class])]
+    (clone,) = report["classes"]
+    assert [Path(o["path"]).name for o in clone["occurrences"]] == ["a.py", "b.py", "e.py"]
+    assert {(Path(r["a"]).name, Path(r["b"]).name) for r in report["regions"]} == {
+        ("a.py", "e.py"),
+        ("b.py", "e.py"),
+    }
+    _, out, _ = scan(capsys, tree, "--baseline", str(saved))
+    assert f"joins baseline class {old_class}" in out
+    assert "+ " + str(tree / "e.py") + ":3-14" in out
+
+
+def test_a_second_copy_in_the_same_file_is_counted_as_new(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    (tree / "b.py").write_text("x = 1\ny = 2\n" + BLOCK + "\nbetween = True\n\n" + BLOCK)
+    _, places = new_places(capsys, tree, saved)
+    assert len(places) == 1
+    assert places[0][0] == "b.py"
+
+
+def test_a_new_clone_is_new_whole(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    text = "".join(f"fresh_{i} = compute(alpha_{i}, beta) + gamma * delta\n" for i in range(12))
+    (tree / "f.py").write_text(text)
+    (tree / "g.py").write_text("pass\n" + text)
+    _, places = new_places(capsys, tree, saved)
+    assert places == [("f.py", 1, 12, []), ("g.py", 2, 13, [])]
+
+
+def test_a_baseline_of_other_parameters_or_not_a_report_is_refused(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    status, _, err = scan(capsys, tree, "--baseline", str(saved), "--kgram", "10")
+    assert status != 0
+    assert "was made with other fragment parameters: k 12 (this scan: 10)" in err
+    status, _, err = scan(capsys, tree, "--baseline", str(saved), "--normalize")
+    assert "normalize False (this scan: True)" in err
+    lines = tmp_path / "lines.jsonl"
+    status, out, _ = scan(capsys, tree, "--format", "jsonl")
+    lines.write_text(out)
+    status, _, err = scan(capsys, tree, "--baseline", str(lines))
+    assert status != 0
+    assert "is not a samecode fragments JSON report: not JSON" in err
+    files = tmp_path / "files.json"
+    assert main(["scan", str(tree), "--format", "json", "-q", "-o", str(files)]) == 0
+    capsys.readouterr()
+    status, _, err = scan(capsys, tree, "--baseline", str(files))
+    assert (
+        "is not a samecode fragments JSON report: it has no 'regions' (a JSON lines or "
+        "file-level report?" in err
+    )
+    status, _, err = scan(capsys, tree, "--baseline", str(tmp_path / "missing.json"))
+    assert status != 0
+    assert "cannot read baseline" in err
+
+
+def test_an_old_place_a_new_copy_matches_over_more_lines_stays_old(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    (tree / "e.py").write_text((tree / "b.py").read_text())  # b.py whole: more than BLOCK
+    report, places = new_places(capsys, tree, saved)
+    assert [p[:3] for p in places] == [("e.py", 1, 14)]
+    (clone,) = report["classes"]
+    assert [(Path(o["path"]).name, o["start"], o["new"]) for o in clone["occurrences"]] == [
+        ("a.py", 2, False),
+        ("b.py", 1, False),  # grown from line 3, matched whole by e.py
+        ("e.py", 1, True),
+    ]
