@@ -144,11 +144,7 @@ def test_a_boilerplate_file_copied_into_two_files_yields_no_region(tmp_path):
     (tree / "a.py").write_text("\n".join(own_lines(rng, "a", 3) + template + own_lines(rng, "a2")))
     (tree / "b.py").write_text("\n".join(template + own_lines(rng, "b")))
     options = FragmentOptions()
-    files = BoilerplateFiles.read(
-        [tmp_path / "template.txt"],
-        lambda text, path: TokenSpans.of(text, options.shingling, path),
-        options.k,
-    )
+    files = BoilerplateFiles.read([tmp_path / "template.txt"], options)
     plain = scan_fragments([str(tree)], options, WALK)
     assert len(plain.regions) == 1  # without it, the copies match
     result = scan_fragments([str(tree)], options, WALK, boilerplate=files)
@@ -167,12 +163,8 @@ def test_a_boilerplate_file_copied_into_two_files_yields_no_region(tmp_path):
 def test_boilerplate_files_read_with_another_k_are_refused(tmp_path):
     (tmp_path / "t.txt").write_text("a b c d e f g h i j k l m n o p")
     options = FragmentOptions()
-    files = BoilerplateFiles.read(
-        [tmp_path / "t.txt"], lambda text, path: TokenSpans.of(text, options.shingling, path), 3
-    )
+    files = BoilerplateFiles.read([tmp_path / "t.txt"], FragmentOptions(k=3))
     with pytest.raises(SamecodeValueError, match="k=3"):
         compare_fragments(tmp_path / "t.txt", tmp_path / "t.txt", options, boilerplate=files)
     with pytest.raises(TypeError, match="list of paths"):
-        BoilerplateFiles.read(
-            str(tmp_path / "t.txt"), lambda t, p: TokenSpans.of(t, options.shingling), 3
-        )  # type: ignore[arg-type]
+        BoilerplateFiles.read(str(tmp_path / "t.txt"), options)

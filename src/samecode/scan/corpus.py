@@ -503,7 +503,9 @@ def _fragment_options(recorded: Any, shingling: Shingling) -> FragmentOptions:
             f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
             f"layout {_layout()}"
         )
-    options = FragmentOptions(**{key: recorded[key] for key in _FRAGMENT_KEYS})
+    chosen = {key: recorded[key] for key in _FRAGMENT_KEYS}
+    # a TypeError for a k that is not a number: the metadata is refused
+    options = FragmentOptions(**chosen, min_tokens=max(FragmentOptions.min_tokens, chosen["k"]))
     if (options.tokens, options.normalize) != (shingling.tokens, shingling.normalize):
         raise SamecodeValueError("its fragments tokenize otherwise than its shingling")
     return options
