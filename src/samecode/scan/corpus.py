@@ -1325,20 +1325,26 @@ class Corpus(StoreFile):
             raise self._no_fragments()
         values = sorted({signed64(value) for value in hashes})
         found: dict[int, list[int]] = {}
+        if not values:
+            return found
         self._run("CREATE TEMP TABLE IF NOT EXISTS fragment_probe (value INTEGER)")
         try:
             self._run("BEGIN")
             self._many("INSERT INTO temp.fragment_probe VALUES (?)", zip(values))
             self._run("COMMIT")
+            # CROSS JOIN: the probe drives, each value looked up in the index (SQLite
+            # would otherwise scan the whole index for a small probe)
             for value, file_id in self._run(
                 "SELECT i.hash, i.file FROM temp.fragment_probe q "
-                "JOIN fragment_index i ON i.hash = q.value ORDER BY i.hash, i.file"
+                "CROSS JOIN fragment_index i ON i.hash = q.value"
             ):
                 found.setdefault(unsigned64(value), []).append(file_id)
         finally:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             self._run("DELETE FROM temp.fragment_probe")
+        for files in found.values():
+            files.sort()
         return found
 
     def fragment_record(self, file_id: int) -> bytes:
