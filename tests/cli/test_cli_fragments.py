@@ -47,7 +47,9 @@ def test_scan_writes_a_region_and_a_class_per_line(tree, capsys):
                          "--tokens", "code", "--normalize")  # fmt: skip
     assert status == 0
     lines = [json.loads(line) for line in out.splitlines()]
-    head, region, clone = lines
+    head, region, clone, ignored = lines
+    assert ignored == {"type": "ignored", "path": str(tree / "a.py"), "reason": "import block",
+                       "start": 1, "end": 1, "tokens": 2}  # fmt: skip
     assert head["type"] == "fragments"
     assert head["parameters"]["normalize"] is True
     assert head["summary"]["regions"] == 1

@@ -176,7 +176,8 @@ def test_check_finds_damaged_lsh_rows(tmp_path, statement, problem):
         ("2", None, "lacks lsh"),
         ("1", json.dumps(LSHSettings().to_dict()), "version 1 corpus has no LSH"),
         ("2", '{"scheme": "md5"}', "metadata is refused"),
-        ("3", None, "format version 3; this samecode reads versions 1, 2"),
+        ("3", None, "lacks candidates"),
+        ("4", None, "format version 4; this samecode reads versions 1, 2, 3"),
     ],
 )
 def test_metadata_of_another_version_or_kind_is_refused(tmp_path, version, lsh, message):

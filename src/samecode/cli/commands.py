@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -43,6 +44,7 @@ __all__ = [
     "run_fingerprint",
     "run_index",
     "run_match",
+    "run_match_fragments",
     "run_scan",
     "run_scan_fragments",
 ]
@@ -213,6 +215,8 @@ def run_match(args: argparse.Namespace) -> int:
     from samecode.scan.pipeline import discover, read_all
     from samecode.scan.report import Report
 
+    if args.fragments:
+        return run_match_fragments(args)
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
@@ -288,7 +292,15 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
             )
         elif args.num_perm is not None or args.lsh_threshold is not None:
             raise UsageError("--num-perm and --lsh-threshold need --method minhash")
-        corpus = Corpus.create(db, _shingling(args), min_threshold=lowest, lsh=lsh)
+        shingling = _shingling(args)
+        fragments = None
+        if args.fragments:
+            fragments = dataclasses.replace(
+                _fragment_options(args), tokens=shingling.tokens, normalize=shingling.normalize
+            )
+        elif _stored_fragment_flags(args):
+            raise UsageError(f"{', '.join(_stored_fragment_flags(args))} need --fragments")
+        corpus = Corpus.create(db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments)
     with corpus, Feedback(args.quiet) as feedback:
         options = _scan_options(args, _shingling(args, corpus.shingling))
         report = corpus.sync(args.paths, options, prune=args.prune, progress=feedback)
@@ -307,8 +319,37 @@ def _sync_text(db: str, report: Any) -> str:
     )
 
 
+def _stored_fragment_flags(args: argparse.Namespace) -> list[str]:
+    """The options of the fragments a corpus stores that were given."""
+    names = ("kgram", "window", "keep_licenses", "keep_imports")
+    return [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) is not None]
+
+
+def _fragment_refusal(args: argparse.Namespace, corpus: Any) -> str:
+    """Why the fragment options of ``index add`` do not fit an existing corpus."""
+    flags = _stored_fragment_flags(args)
+    if corpus.fragments is None:
+        if args.fragments or flags:
+            return (
+                "stores no fragments; --fragments is set when a corpus is made (make a new "
+                "one with index add --fragments --db NEW)"
+            )
+        return ""
+    asked = _fragment_options(args, corpus.fragments)
+    for flag, name in zip(flags, ("k", "window", "keep_licenses", "keep_imports")):
+        if getattr(asked, name) != getattr(corpus.fragments, name):
+            return (
+                f"stores fragments with {name}={getattr(corpus.fragments, name)!r}; "
+                f"{flag} is set when a corpus is made"
+            )
+    return ""
+
+
 def _corpus_refusal(args: argparse.Namespace, corpus: Any) -> str:
     """Why options given for a new corpus do not fit an existing one ("" if they do)."""
+    refusal = _fragment_refusal(args, corpus)
+    if refusal:
+        return refusal
     if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
         return (
             f"answers thresholds from {float(corpus.min_threshold):g}; "
@@ -403,27 +444,45 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fragment_options(args: argparse.Namespace) -> Any:
-    """The :class:`~samecode.fragments.options.FragmentOptions` the options ask for."""
+def _fragment_options(args: argparse.Namespace, stored: Any = None) -> Any:
+    """The :class:`~samecode.fragments.options.FragmentOptions` the options ask for (over
+    a corpus's ``stored`` ones, if given)."""
     from samecode.fragments.options import FragmentOptions
 
     given = {
         "k": args.kgram,
         "window": args.window,
-        "min_tokens": args.min_region,
-        "gap": args.gap,
+        "min_tokens": getattr(args, "min_region", None),
+        "gap": getattr(args, "gap", None),
         "boilerplate_share": getattr(args, "boilerplate_share", None),
+        "keep_licenses": args.keep_licenses,
+        "keep_imports": args.keep_imports,
     }
     chosen = {name: value for name, value in given.items() if value is not None}
-    k = chosen.get("k", FragmentOptions.k)
-    if chosen.get("min_tokens", FragmentOptions.min_tokens) < k:
+    base = FragmentOptions() if stored is None else stored
+    k = chosen.get("k", base.k)
+    if not hasattr(args, "min_region"):  # index add: the parameters a corpus stores
+        chosen["min_tokens"] = max(base.min_tokens, k)
+    if chosen.get("min_tokens", base.min_tokens) < k:
         raise UsageError(
             f"--min-region must be at least --kgram ({k}): no match is shorter; "
-            f"got {chosen.get('min_tokens', FragmentOptions.min_tokens)}"
+            f"got {chosen.get('min_tokens', base.min_tokens)}"
         )
+    if stored is not None:
+        return dataclasses.replace(stored, **chosen)
     return FragmentOptions(
         tokens=option(args, "tokens"), normalize=option(args, "normalize"), **chosen
     )
+
+
+def _boilerplate_files(args: argparse.Namespace, options: Any) -> Any:
+    """The files ``--boilerplate`` names, read by ``options`` (``None`` if none)."""
+    from samecode.fragments.boilerplate import BoilerplateFiles
+
+    if not getattr(args, "boilerplate", None):
+        return None
+    _check_roots(args.boilerplate)
+    return BoilerplateFiles.read(args.boilerplate, options)
 
 
 def run_scan_fragments(args: argparse.Namespace) -> int:
@@ -449,7 +508,9 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         "max_size": walk.max_size,
     }
     with Feedback(args.quiet) as feedback:
-        result = scan_fragments(args.paths, options, walk, feedback)
+        result = scan_fragments(
+            args.paths, options, walk, feedback, _boilerplate_files(args, options)
+        )
     if baseline is not None:
         result = only_new(result, baseline)
     if fmt == "jsonl":
@@ -481,12 +542,63 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     return 1 if args.fail_on_match and result.regions else 0
 
 
+def run_match_fragments(args: argparse.Namespace) -> int:
+    """``samecode match --fragments``: which regions of the files match which stored
+    files, and where."""
+    from samecode.fragments.corpus import corpus_options, no_fragments
+    from samecode.fragments.report import ignored_text, to_json, to_jsonl, to_text
+
+    fmt = option(args, "format")
+    if fmt not in ("table", "json", "jsonl"):
+        raise UsageError(f"--fragments writes --format table, json or jsonl; got {fmt}")
+    _check_roots(args.paths)
+    db = option(args, "db")
+    with _open_corpus(db, True) as corpus:
+        if corpus.fragments is None:
+            raise UsageError(str(no_fragments(db, corpus.format_version)))
+        # checked before any worker starts (a pool ended at once can hang on its start)
+        options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
+        walk = _scan_options(args, _shingling(args, corpus.shingling))
+        parameters = {
+            **options.to_dict(),
+            "min_file_tokens": walk.min_tokens,
+            "max_size": walk.max_size,
+            **corpus_parameters(db, corpus),
+        }
+        boilerplate = _boilerplate_files(args, options)
+        with Feedback(args.quiet) as feedback, engine_for(walk.jobs) as engine:
+            result = corpus.match_fragments(
+                args.paths,
+                options,
+                walk,
+                boilerplate=boilerplate,
+                engine=engine,
+                progress=feedback,
+            )
+    writers = {"jsonl": to_jsonl, "json": to_json}
+    write(writers[fmt](result, parameters) if fmt in writers else to_text(result), args.output)
+    ignored = ignored_text(result)
+    feedback.summary(
+        f"matched {files_text(len(result.files))} against {db}, "
+        f"{skipped_text(result.skipped)}; {counted(len(result.regions), 'region')} with "
+        f"{files_text(len({r.b for r in result.regions}))} of the corpus; ignored "
+        f"{counted(result.boilerplate, 'boilerplate fingerprint')} (in more than "
+        f"{files_text(result.boilerplate_limit)} of the corpus) and "
+        f"{counted(result.repetitive, 'repetitive one')}"
+        f"{'; ' + ignored[0].lower() + ignored[1:] if ignored else ''}"
+    )
+    return 1 if args.fail_on_match and result.regions else 0
+
+
 def run_compare_fragments(args: argparse.Namespace) -> int:
     """``samecode compare A B --fragments``: the regions two files share, with the text."""
     from samecode.fragments.report import comparison_json, comparison_text
     from samecode.fragments.tree import compare_fragments
 
-    found = compare_fragments(args.first, args.second, _fragment_options(args))
+    options = _fragment_options(args)
+    found = compare_fragments(
+        args.first, args.second, options, boilerplate=_boilerplate_files(args, options)
+    )
     write(comparison_json(found) if args.format == "json" else comparison_text(found), None)
     return 0
 

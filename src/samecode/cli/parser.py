@@ -344,19 +344,7 @@ def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
         if tree
         else "show the regions of text the files share, with the text",
     )
-    group.add_argument(
-        "--kgram",
-        type=_bounded("--kgram", 1, 1000),
-        metavar="K",
-        help=f"tokens per fingerprint (default {rules.k})",
-    )
-    group.add_argument(
-        "--window",
-        type=_bounded("--window", 1, 1000),
-        metavar="W",
-        help=f"fingerprints are chosen one per W k-grams at least (default {rules.window}); "
-        "every shared run of W + K - 1 tokens is found",
-    )
+    _stored_fragment_options(group)
     group.add_argument(
         "--min-region",
         type=_bounded("--min-region", 1, 10**9),
@@ -385,6 +373,46 @@ def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
             "--format json (by path and digest of each occurrence: a new copy of an old "
             "clone is new)",
         )
+    group.add_argument(
+        "--boilerplate",
+        action="append",
+        metavar="PATH",
+        help="a file whose text is ignored wherever it is found; repeatable",
+    )
+
+
+def _stored_fragment_options(group: Any) -> None:
+    """The fragment options a corpus records: ``--kgram``, ``--window``,
+    ``--keep-licenses``, ``--keep-imports`` (defaults: the library's)."""
+    from samecode.fragments.options import FragmentOptions
+
+    rules = FragmentOptions()
+    group.add_argument(
+        "--kgram",
+        type=_bounded("--kgram", 1, 1000),
+        metavar="K",
+        help=f"tokens per fingerprint (default {rules.k})",
+    )
+    group.add_argument(
+        "--window",
+        type=_bounded("--window", 1, 1000),
+        metavar="W",
+        help=f"fingerprints are chosen one per W k-grams at least (default {rules.window}); "
+        "every shared run of W + K - 1 tokens is found",
+    )
+    group.add_argument(
+        "--keep-licenses",
+        action="store_true",
+        default=None,
+        help="match licence headers too (by default the leading comment block, when it "
+        "names a licence or copyright, is ignored)",
+    )
+    group.add_argument(
+        "--keep-imports",
+        action="store_true",
+        default=None,
+        help="match import blocks too (ignored by default)",
+    )
 
 
 def _share(text: str) -> float:
@@ -437,6 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--db", metavar="FILE", help=f"the corpus (default ./{DEFAULTS['db']})")
     _matching_options(match)
     _shingling_options(match)
+    _fragment_options(match, tree=True)
     _walk_options(match)
     _output_options(match, FORMATS)
 
@@ -470,6 +499,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _minhash_options(add, "--min-threshold")
     _shingling_options(add)
+    stored = add.add_argument_group("fragments (for match --fragments)")
+    stored.add_argument(
+        "--fragments",
+        action="store_true",
+        help="for a new corpus: also store every file's fragments (its tokens, their lines "
+        "and its fingerprints), so that match --fragments can say which lines match",
+    )
+    _stored_fragment_options(stored)
     _walk_options(add)
     add.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     remove = actions.add_parser("remove", help="remove stored files at or under the paths")

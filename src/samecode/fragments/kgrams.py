@@ -45,7 +45,18 @@ class Kgrams:
         for the winnowing, ``O(n log n)`` in C for the sort.
         """
         hashes = array("Q", kgram_hashes(ids, k))
-        selected = array("q", winnow(hashes, window))
+        return cls.selecting(hashes, array("q", winnow(hashes, window)))
+
+    @classmethod
+    def selecting(cls, hashes: array[int], selected: array[int]) -> Kgrams:
+        """The k-grams of these ``hashes`` (in order) with these fingerprints (positions
+        winnowing selected, as stored in a corpus).
+
+        Runtime complexity: ``O(n log n)`` in C for the sort.
+
+        >>> Kgrams.selecting(array("Q", [5, 3, 5]), array("q", [1])).where(5).tolist()
+        [0, 2]
+        """
         positions = array("q", sorted(range(len(hashes)), key=hashes.__getitem__))
         ordered = array("Q", map(hashes.__getitem__, positions))
         return cls(hashes, selected, ordered, positions)

@@ -40,6 +40,9 @@ class FragmentOptions:
     :param tokens: ``"words"``, ``"code"`` or ``"chars"``, as for a scan.
     :param normalize: identifiers and literals become placeholders (words and code), so
         that a copy with renamed variables matches.
+    :param keep_licenses: match licence headers too (by default their tokens are
+        ignored: :mod:`~samecode.fragments.boilerplate`).
+    :param keep_imports: match import blocks too (ignored by default).
     :raises TypeError, ValueError: for a bad parameter, at construction.
     """
 
@@ -52,6 +55,8 @@ class FragmentOptions:
     boilerplate_files: int = 10
     tokens: str = "words"
     normalize: bool = False
+    keep_licenses: bool = False
+    keep_imports: bool = False
 
     def __post_init__(self) -> None:
         for name, low, high in (
@@ -82,6 +87,8 @@ class FragmentOptions:
                 f"tokens must be one of {', '.join(TOKEN_KINDS)}; got {describe(self.tokens)}"
             )
         check_bool(self.normalize, "normalize")
+        check_bool(self.keep_licenses, "keep_licenses")
+        check_bool(self.keep_imports, "keep_imports")
         Shingling(tokens=self.tokens, normalize=self.normalize)  # refuses chars normalized
 
     @property
@@ -121,4 +128,6 @@ class FragmentOptions:
             "boilerplate_files": self.boilerplate_files,
             "tokens": self.tokens,
             "normalize": self.normalize,
+            "keep_licenses": self.keep_licenses,
+            "keep_imports": self.keep_imports,
         }

@@ -15,10 +15,14 @@ ignored), then one object per region, clone class and skipped file:
   occurrence's tokens; with a baseline (:mod:`~samecode.fragments.baseline`), each
   occurrence says whether it is ``new`` and the class which baseline classes it
   ``joins``;
-* ``{"type": "skipped", "path", "reason"}``.
+* ``{"type": "skipped", "path", "reason"}``;
+* ``{"type": "ignored", "path", "reason", "start", "end", "tokens"}``: lines whose tokens
+  were ignored as boilerplate (``reason``: ``licence header``, ``import block`` or
+  ``boilerplate file``; :mod:`~samecode.fragments.boilerplate`), counted by reason in the
+  summary's ``ignored``.
 
 JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
-``regions``, ``classes``, ``skipped``. The same files and options give the same bytes.
+``regions``, ``classes``, ``skipped``, ``ignored``. The same files and options give the same bytes.
 
 >>> from samecode.fragments.options import FragmentOptions
 >>> from samecode.fragments.tree import FragmentResult
@@ -45,6 +49,7 @@ __all__ = [
     "SCHEMA",
     "comparison_json",
     "comparison_text",
+    "ignored_text",
     "records",
     "to_json",
     "to_jsonl",
@@ -113,6 +118,17 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
         yield "class", _class_record(number, clone, result)
     for skipped in result.skipped:
         yield "skipped", {"path": skipped.path, "reason": skipped.reason}
+    for item in result.ignored:
+        yield (
+            "ignored",
+            {
+                "path": item.path,
+                "reason": item.reason,
+                "start": item.start,
+                "end": item.end,
+                "tokens": item.tokens,
+            },
+        )
 
 
 def _dumps(value: Any) -> str:
@@ -133,7 +149,12 @@ def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
 
 def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:
     """The result as one JSON object (see the module's description)."""
-    groups: dict[str, list[dict[str, Any]]] = {"region": [], "class": [], "skipped": []}
+    groups: dict[str, list[dict[str, Any]]] = {
+        "region": [],
+        "class": [],
+        "skipped": [],
+        "ignored": [],
+    }
     for kind, record in records(result):
         groups[kind].append(record)
     whole = {
@@ -143,6 +164,7 @@ def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:
         "regions": groups["region"],
         "classes": groups["class"],
         "skipped": groups["skipped"],
+        "ignored": groups["ignored"],
     }
     return json.dumps(whole, ensure_ascii=True, allow_nan=False, indent=2)
 
@@ -159,16 +181,52 @@ def _region_line(region: Region) -> str:
     )
 
 
+_PLURALS = {
+    "licence header": "licence headers",
+    "import block": "import blocks",
+    "boilerplate file": "boilerplate-file ranges",
+}
+
+
+def ignored_text(result: FragmentResult) -> str | None:
+    """One line saying what was ignored as boilerplate, by reason, or ``None``.
+
+    >>> from samecode.fragments.boilerplate import Ignored
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> ignored = [Ignored("a.py", "import block", 1, 3, 9)]
+    >>> print(ignored_text(FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0,
+    ...                                   ignored=ignored)))
+    Ignored: 1 import block (3 lines, 9 tokens, in 1 file)
+    """
+    parts = []
+    for reason, count in result.summary()["ignored"].items():
+        if count["ranges"]:
+            name = reason if count["ranges"] == 1 else _PLURALS[reason]
+            files = "1 file" if count["files"] == 1 else f"{count['files']:,} files"
+            parts.append(
+                f"{count['ranges']:,} {name} ({count['lines']:,} lines, "
+                f"{count['tokens']:,} tokens, in {files})"
+            )
+    return f"Ignored: {', '.join(parts)}" if parts else None
+
+
 def to_text(result: FragmentResult) -> str:
     """The clone classes, each with its occurrences as ``path:first-last`` lines, then
-    every region."""
+    every region, then what was ignored as boilerplate (:func:`ignored_text`)."""
+    ignored = ignored_text(result)
+    tail = [] if ignored is None else [ignored]
     if not result.regions and result.baseline is not None:
-        return (
-            f"Nothing new since the baseline ({result.baseline.old_classes} clone classes "
-            "left out, all in it)."
+        return "\n".join(
+            [
+                f"Nothing new since the baseline ({result.baseline.old_classes} clone classes "
+                "left out, all in it).",
+                *tail,
+            ]
         )
     if not result.regions:
-        return f"No shared fragments of {result.options.min_tokens} tokens or more."
+        return "\n".join(
+            [f"No shared fragments of {result.options.min_tokens} tokens or more.", *tail]
+        )
     lines = ["Clone classes (the same text in several places)"]
     marks = None if result.baseline is None else result.baseline.classes
     for number, clone in enumerate(result.classes, 1):
@@ -184,7 +242,7 @@ def to_text(result: FragmentResult) -> str:
         lines.append("(+ new since the baseline)")
     lines.append("Regions (file:lines = file:lines)")
     lines += [f"  {_region_line(region)}" for region in result.regions]
-    return "\n".join(lines)
+    return "\n".join(lines + tail)
 
 
 def comparison_json(comparison: FragmentComparison) -> str:

@@ -110,6 +110,27 @@ class TokenSpans:
             return high <= stop
         return high < stop and self._on_line(self.line_of(self.starts[high]))[1] <= stop
 
+    def tokens_on(self, start: int, end: int) -> tuple[int, int]:
+        """The tokens that start on the lines ``start`` to ``end`` (from 1, inclusive):
+        ``first`` to ``stop`` (exclusive; equal when there are none).
+
+        :raises ValueError: if ``start`` < 1 or ``end`` < ``start``.
+
+        >>> from samecode.scan.shingling import Shingling
+        >>> TokenSpans.of("a b\\nc\\n\\nd e f", Shingling()).tokens_on(2, 3)
+        (2, 3)
+        """
+        if not 1 <= start <= end:
+            raise SamecodeValueError(
+                f"lines must run from 1 up, the end not before the start; got {start} to {end}"
+            )
+        if start > len(self.line_starts):
+            return len(self.starts), len(self.starts)
+        first = bisect_left(self.starts, self.line_starts[start - 1])
+        if end >= len(self.line_starts):
+            return first, len(self.starts)
+        return first, bisect_left(self.starts, self.line_starts[end], first)
+
     def whole_lines(self, first: int, stop: int) -> tuple[int, int]:
         """The lines of the tokens ``first`` to ``stop`` (as :meth:`lines`), leaving out
         a first or last line of several where they hold fewer than half the tokens that

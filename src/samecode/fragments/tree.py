@@ -35,6 +35,7 @@ from typing import Any
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.baseline import BaselineNovelty
+from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, mask
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
@@ -54,6 +55,8 @@ __all__ = [
     "FragmentResult",
     "compare_fragments",
     "fingerprint_files",
+    "fingerprint_text",
+    "ignored_counts",
     "pair_regions",
     "scan_fragments",
 ]
@@ -67,6 +70,7 @@ class FileFingerprints:
     path: str
     tokens: TokenSpans
     kgrams: Kgrams
+    ignored: tuple[Ignored, ...] = ()
 
     @property
     def fingerprints(self) -> list[int]:
@@ -74,17 +78,43 @@ class FileFingerprints:
         return [self.kgrams.hashes[p] for p in self.kgrams.selected]
 
 
-def _fingerprint_text(path: str, text: str, options: FragmentOptions) -> FileFingerprints:
-    tokens = TokenSpans.of(text, options.shingling, path)
-    return FileFingerprints(path, tokens, Kgrams.of(tokens.ids, options.k, options.window))
+def fingerprint_text(
+    path: str, text: str, options: FragmentOptions, boilerplate: BoilerplateFiles | None = None
+) -> FileFingerprints:
+    """A text's :class:`FileFingerprints`, its boilerplate masked
+    (:func:`~samecode.fragments.boilerplate.mask`, by ``options.keep_licenses``,
+    ``options.keep_imports`` and the ``boilerplate`` files).
+
+    Runtime complexity: ``O(size)`` (see
+    :func:`~samecode.fragments.winnowing.fingerprints`).
+
+    >>> found = fingerprint_text("a.py", "import os\\nx = os.sep\\n", FragmentOptions(k=2))
+    >>> len(found.tokens), [(i.reason, i.start, i.end) for i in found.ignored]
+    (7, [('import block', 1, 1)])
+    """
+    tokens, ignored = mask(
+        path,
+        text,
+        TokenSpans.of(text, options.shingling, path),
+        options.k,
+        keep_licenses=options.keep_licenses,
+        keep_imports=options.keep_imports,
+        files=boilerplate,
+    )
+    kgrams = Kgrams.of(tokens.ids, options.k, options.window)
+    return FileFingerprints(path, tokens, kgrams, tuple(ignored))
 
 
 def fingerprint_files(
-    paths: Sequence[str], options: FragmentOptions, max_size: int | None, min_tokens: int
+    paths: Sequence[str],
+    options: FragmentOptions,
+    max_size: int | None,
+    min_tokens: int,
+    boilerplate: BoilerplateFiles | None = None,
 ) -> list[FileFingerprints | Skipped]:
-    """Read and fingerprint a batch of files: a :class:`FileFingerprints` per file, or
-    why it was skipped (as a scan skips files: ``binary``, ``too large``, ``empty``, ``too
-    few tokens``...).
+    """Read and fingerprint a batch of files: a :class:`FileFingerprints` per file
+    (:func:`fingerprint_text`), or why it was skipped (as a scan skips files: ``binary``,
+    ``too large``, ``empty``, ``too few tokens``...).
 
     Runtime complexity: ``O(size)`` per file (see
     :func:`~samecode.fragments.winnowing.fingerprints`).
@@ -95,7 +125,7 @@ def fingerprint_files(
         if isinstance(text, Skipped):
             out.append(text)
             continue
-        found = _fingerprint_text(path, text.text, options)
+        found = fingerprint_text(path, text.text, options, boilerplate)
         count = len(found.tokens)
         if count == 0:
             out.append(Skipped(path, "empty"))
@@ -121,7 +151,8 @@ class FragmentResult:
     the :mod:`~samecode.fragments.digest` of each occurrence (empty when not made);
     ``region_digests``: for each region, the digests of its two ends (the same);
     ``baseline``: what a baseline left out (:func:`~samecode.fragments.baseline.only_new`),
-    ``None`` when none was given.
+    ``None`` when none was given; ``ignored``: the lines whose tokens were masked as
+    boilerplate (licence headers, import blocks, text of boilerplate files), by file.
     """
 
     options: FragmentOptions
@@ -138,6 +169,7 @@ class FragmentResult:
     digests: list[tuple[str, ...]] = field(default_factory=list)
     region_digests: list[tuple[str, str]] = field(default_factory=list)
     baseline: BaselineNovelty | None = None
+    ignored: list[Ignored] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """The counts, as a report states them."""
@@ -155,8 +187,29 @@ class FragmentResult:
             "boilerplate_occurrences": self.boilerplate_occurrences,
             "boilerplate_limit": self.boilerplate_limit,
             "repetitive_fingerprints": self.repetitive,
+            "ignored": ignored_counts(self.ignored),
             **({} if self.baseline is None else {"baseline": self.baseline.summary()}),
         }
+
+
+def ignored_counts(ignored: Sequence[Ignored]) -> dict[str, dict[str, int]]:
+    """For each reason text was ignored (:data:`~samecode.fragments.boilerplate.REASONS`):
+    the ``ranges`` of lines, the ``files`` they are in, their ``lines`` and ``tokens``.
+
+    >>> ignored_counts([Ignored("a.py", "import block", 1, 3, 9)])["import block"]
+    {'ranges': 1, 'files': 1, 'lines': 3, 'tokens': 9}
+    """
+    counts = {reason: {"ranges": 0, "files": 0, "lines": 0, "tokens": 0} for reason in REASONS}
+    files: dict[str, set[str]] = {reason: set() for reason in REASONS}
+    for item in ignored:
+        count = counts[item.reason]
+        count["ranges"] += 1
+        count["lines"] += item.end - item.start + 1
+        count["tokens"] += item.tokens
+        files[item.reason].add(item.path)
+    for reason in REASONS:
+        counts[reason]["files"] = len(files[reason])
+    return counts
 
 
 def _regions_of(
@@ -204,6 +257,7 @@ def scan_fragments(
     options: FragmentOptions | None = None,
     walk: ScanOptions | None = None,
     progress: Progress | None = None,
+    boilerplate: BoilerplateFiles | None = None,
 ) -> FragmentResult:
     """Find the regions the files under ``roots`` share, within and across files, and
     their clone classes (see the module's description).
@@ -216,6 +270,8 @@ def scan_fragments(
         the same for any number.
     :param progress: called as ``progress(stage, done, total)`` as files are read
         (``read``) and candidate pairs compared (``compare``).
+    :param boilerplate: files whose text is ignored wherever it is
+        (:class:`~samecode.fragments.boilerplate.BoilerplateFiles`, read with ``options.k``).
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
@@ -239,7 +295,7 @@ def scan_fragments(
     repetitive = 0
     with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
         size = walk.batch_size
-        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens)
+        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate)
                  for i in range(0, len(paths), size)]  # fmt: skip
         _report(progress, "read", 0, len(paths))
         for number, batch in enumerate(engine.map(fingerprint_files, reads)):
@@ -286,6 +342,7 @@ def scan_fragments(
         time.perf_counter() - started,
         class_digests(classes, tokens),
         region_digests(regions, tokens),
+        ignored=[item for found in files for item in found.ignored],
     )
 
 
@@ -307,6 +364,7 @@ class FragmentComparison:
     b_tokens: int
     regions: list[Region]
     repetitive: int
+    ignored: tuple[Ignored, ...] = ()
 
 
 def compare_fragments(
@@ -315,6 +373,7 @@ def compare_fragments(
     options: FragmentOptions | None = None,
     *,
     max_size: int | None = None,
+    boilerplate: BoilerplateFiles | None = None,
 ) -> FragmentComparison:
     """The regions two files share (the same file twice: the text it repeats).
 
@@ -323,6 +382,7 @@ def compare_fragments(
     :param options: the :class:`~samecode.fragments.options.FragmentOptions`
         (boilerplate plays no part between two files).
     :param max_size: refuse files of more bytes (``None``: no limit).
+    :param boilerplate: files whose text is ignored wherever it is.
     :raises TypeError: for a path or options of the wrong type.
     :raises ValueError: for a file that cannot be compared, with why.
 
@@ -343,9 +403,9 @@ def compare_fragments(
         raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
     first_path, first_text = read_comparable(a, max_size)
     second_path, second_text = read_comparable(b, max_size)
-    first = _fingerprint_text(first_path, first_text, options)
+    first = fingerprint_text(first_path, first_text, options, boilerplate)
     one = os.path.realpath(first_path) == os.path.realpath(second_path)
-    second = first if one else _fingerprint_text(second_path, second_text, options)
+    second = first if one else fingerprint_text(second_path, second_text, options, boilerplate)
     regions, repetitive = find_regions(
         first.tokens,
         second.tokens,
@@ -362,4 +422,5 @@ def compare_fragments(
         len(second.tokens),
         regions,
         repetitive,
+        first.ignored if one else first.ignored + second.ignored,
     )

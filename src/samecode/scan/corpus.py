@@ -92,7 +92,10 @@ from samecode.store.file import (
 from samecode.store.lsh import BucketTable
 
 if TYPE_CHECKING:
-    from samecode.scan.pipeline import ScanOptions
+    from samecode.fragments.boilerplate import BoilerplateFiles
+    from samecode.fragments.options import FragmentOptions
+    from samecode.fragments.tree import FragmentResult
+    from samecode.scan.pipeline import Progress, ScanOptions
 
 __all__ = [
     "FORMAT",
@@ -105,10 +108,16 @@ __all__ = [
 ]
 
 #: What a corpus file says it is, and the version of its layout: 1 for a corpus that
-#: finds candidates by prefixes, 2 for one that finds them by LSH bands.
+#: finds candidates by prefixes, 2 for one that finds them by LSH bands, 3 for one that
+#: also stores every file's fragments (its metadata then names its ``candidates``,
+#: ``prefix`` or ``lsh``, and its ``fragments`` parameters). A corpus made without
+#: fragments is still made as version 1 or 2, so an older samecode reads it.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 2
-_VERSIONS = ("1", "2")
+FORMAT_VERSION = 3
+_VERSIONS = ("1", "2", "3")
+_FRAGMENTS = "3"
+#: The fragment parameters a corpus records (the others are the query's).
+_FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
 #: How shingles are hashed (:mod:`samecode.scan.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -462,6 +471,46 @@ class _Bands(_Candidates):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
+def _recorded(fragments: object, shingling: Shingling) -> dict[str, Any]:
+    """The fragment parameters a corpus records, checked to tokenize as ``shingling``."""
+    from samecode.fragments.options import FragmentOptions
+
+    if not isinstance(fragments, FragmentOptions):
+        raise SamecodeTypeError(
+            f"fragments must be FragmentOptions or None; got {describe(fragments)}"
+        )
+    if (fragments.tokens, fragments.normalize) != (shingling.tokens, shingling.normalize):
+        raise SamecodeValueError(
+            f"fragments must tokenize as the corpus's shingling (tokens={shingling.tokens!r}, "
+            f"normalize={shingling.normalize}); got tokens={fragments.tokens!r}, "
+            f"normalize={fragments.normalize}"
+        )
+    return {"layout": _layout(), **{key: getattr(fragments, key) for key in _FRAGMENT_KEYS}}
+
+
+def _layout() -> int:
+    from samecode.fragments.stored import LAYOUT
+
+    return LAYOUT
+
+
+def _fragment_options(recorded: Any, shingling: Shingling) -> FragmentOptions:
+    """The :class:`~samecode.fragments.options.FragmentOptions` a corpus recorded."""
+    from samecode.fragments.options import FragmentOptions
+
+    if not isinstance(recorded, dict) or recorded.get("layout") != _layout():
+        raise SamecodeValueError(
+            f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
+            f"layout {_layout()}"
+        )
+    chosen = {key: recorded[key] for key in _FRAGMENT_KEYS}
+    # a TypeError for a k that is not a number: the metadata is refused
+    options = FragmentOptions(**chosen, min_tokens=max(FragmentOptions.min_tokens, chosen["k"]))
+    if (options.tokens, options.normalize) != (shingling.tokens, shingling.normalize):
+        raise SamecodeValueError("its fragments tokenize otherwise than its shingling")
+    return options
+
+
 def _candidates_for(lowest: Fraction, lsh: LSHSettings | None) -> _Candidates:
     """Prefixes for ``lowest``, or LSH bands by ``lsh`` where given."""
     return _Prefixes(lowest) if lsh is None else _Bands(lsh)
@@ -493,16 +542,28 @@ class Corpus(StoreFile):
                 path,
                 f"hashes shingles by {meta['hash_scheme']!r}; this samecode by {HASH_SCHEME!r}",
             )
+        self._version = int(meta["version"])
+        self._fragments: FragmentOptions | None = None
         try:
             self._shingling = Shingling(**json.loads(meta["shingling"]))
             self._min_threshold = exact_threshold(meta["min_threshold"])
             self._lsh = None
-            if meta["version"] == _Bands.version:
+            kind = _Bands.version if meta["version"] == _Bands.version else _Prefixes.version
+            if meta["version"] == _FRAGMENTS:
+                kinds = {"prefix": _Prefixes.version, "lsh": _Bands.version}
+                if meta["candidates"] not in kinds:
+                    raise SamecodeValueError(f"unknown candidates {meta['candidates']!r}")
+                kind = kinds[meta["candidates"]]
+                self._fragments = _fragment_options(json.loads(meta["fragments"]), self._shingling)
+            if kind == _Bands.version:
                 self._lsh = LSHSettings.from_dict(json.loads(meta["lsh"]))
             elif "lsh" in meta:
-                raise SamecodeValueError("a version 1 corpus has no LSH settings")
-        except KeyError:
-            raise IndexCorruptError(path, "its metadata lacks lsh") from None
+                raise SamecodeValueError(
+                    f"a version {meta['version']} corpus has no LSH settings (it finds "
+                    "candidates by prefixes)"
+                )
+        except KeyError as error:
+            raise IndexCorruptError(path, f"its metadata lacks {error.args[0]}") from None
         except (TypeError, ValueError) as error:
             raise IndexCorruptError(path, f"its metadata is refused: {error}") from None
         self._candidates = _candidates_for(self._min_threshold, self._lsh)
@@ -517,6 +578,7 @@ class Corpus(StoreFile):
         *,
         min_threshold: Fraction | float | str = Fraction(4, 5),
         lsh: LSHSettings | None = None,
+        fragments: FragmentOptions | None = None,
         timeout: float = 30.0,
     ) -> Corpus:
         """Create a new corpus file and open it for writing.
@@ -531,9 +593,15 @@ class Corpus(StoreFile):
             num_perm + 30 * b`` bytes) instead of prefix rows, but a pair LSH does not
             propose is missed, and only the Jaccard measure is answered. Tune it well
             below ``min_threshold`` (see :mod:`samecode.minhash.lsh`).
+        :param fragments: also store every file's fragments, by these parameters
+            (:class:`~samecode.fragments.options.FragmentOptions`: its ``k``, ``window``,
+            ``keep_licenses`` and ``keep_imports`` are recorded; its ``tokens`` and
+            ``normalize`` must be ``shingling``'s), for :meth:`match_fragments` (format
+            version 3; see :mod:`samecode.fragments.stored` for the cost).
         :param timeout: how many seconds a change waits for another writer's lock.
         :raises FileExistsError: if ``path`` exists.
         :raises TypeError: for a parameter of the wrong type.
+        :raises ValueError: if ``fragments`` tokenize otherwise than ``shingling``.
         :raises IndexFileError: if the file cannot be made.
         """
         path = os.fspath(path)
@@ -545,20 +613,36 @@ class Corpus(StoreFile):
         lowest = exact_threshold(min_threshold)
         timeout = check_timeout(timeout)
         candidates = _candidates_for(lowest, lsh)
+        version = candidates.version
+        extra: list[tuple[str, str]] = []
+        tables: list[str] = []
+        if fragments is not None:
+            recorded = _recorded(fragments, shingling)
+            version = _FRAGMENTS
+            kind = "lsh" if lsh is not None else "prefix"
+            extra = [("candidates", kind), ("fragments", json.dumps(recorded, sort_keys=True))]
+            tables = [
+                "CREATE TABLE fragments (file INTEGER PRIMARY KEY, data BLOB NOT NULL, "
+                "crc INTEGER NOT NULL)",
+                "CREATE TABLE fragment_index (hash INTEGER NOT NULL, file INTEGER NOT NULL, "
+                "PRIMARY KEY (hash, file)) WITHOUT ROWID",
+            ]
         statements = [
             "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
             "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
             "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
             "shingles BLOB NOT NULL, crc INTEGER NOT NULL)",
             *candidates.tables(),
+            *tables,
         ]
         meta = [
             ("format", FORMAT),
-            ("version", candidates.version),
+            ("version", version),
             ("shingling", json.dumps(shingling.to_dict(), sort_keys=True)),
             ("hash_scheme", HASH_SCHEME),
             ("min_threshold", str(lowest)),
             *candidates.meta(),
+            *extra,
         ]
         return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
 
@@ -591,6 +675,19 @@ class Corpus(StoreFile):
     def lsh(self) -> LSHSettings | None:
         """The LSH settings it finds candidates by, or ``None`` (by prefixes: exact)."""
         return self._lsh
+
+    @property
+    def format_version(self) -> int:
+        """The version of the file's layout (see :data:`FORMAT_VERSION`)."""
+        return self._version
+
+    @property
+    def fragments(self) -> FragmentOptions | None:
+        """The parameters its files' fragments are stored by (``k``, ``window``,
+        ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``; the rest are the
+        defaults), or ``None`` for a corpus that stores none (made without
+        ``fragments``, or by a samecode before format version 3)."""
+        return self._fragments
 
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM files").fetchone()[0])
@@ -629,7 +726,7 @@ class Corpus(StoreFile):
         ).fetchone()
         return {
             "path": self._path,
-            "format_version": int(self._candidates.version),
+            "format_version": self._version,
             "files": files,
             "shingles": shingles,
             "bytes": os.path.getsize(self._path),
@@ -637,19 +734,46 @@ class Corpus(StoreFile):
             "hash_scheme": HASH_SCHEME,
             "min_threshold": str(self._min_threshold),
             **self._candidates.stats(self),
+            **self._fragment_stats(),
+        }
+
+    def _fragment_stats(self) -> dict[str, Any]:
+        if self._fragments is None:
+            return {"fragments": None}
+        records, size = self._run(
+            "SELECT count(*), coalesce(sum(length(data)), 0) FROM fragments"
+        ).fetchone()
+        (rows,) = self._run("SELECT count(*) FROM fragment_index").fetchone()
+        recorded = {key: getattr(self._fragments, key) for key in _FRAGMENT_KEYS}
+        return {
+            "fragments": recorded,
+            "fragment_records": records,
+            "fragment_record_bytes": size,
+            "fragment_index_rows": rows,
         }
 
     # -- changes ----------------------------------------------------------------------
 
-    def add(self, documents: Iterable[Document], mtimes: dict[str, int] | None = None) -> int:
+    def add(
+        self,
+        documents: Iterable[Document],
+        mtimes: dict[str, int] | None = None,
+        *,
+        fragments: dict[str, bytes] | None = None,
+    ) -> int:
         """Store documents (made by these rules), replacing any of the same path; return
         how many were stored. Each batch of 100 is one transaction.
 
         :param documents: :class:`~samecode.scan.pipeline.Document` records (other items are
             ignored, so :func:`~samecode.scan.pipeline.read_documents`' output can be passed).
         :param mtimes: each path's modification time in ns (read from the file if absent).
+        :param fragments: for a corpus that stores fragments, each document's fragment
+            record by path (:func:`~samecode.fragments.stored.read_stored` reads both;
+            :meth:`sync` does it all).
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
+        :raises ValueError: for a corpus that stores fragments, a document without its
+            record, or a record that does not decode (nothing of its batch is stored).
         """
         self._check_writable()
         count = 0
@@ -658,13 +782,41 @@ class Corpus(StoreFile):
             if isinstance(document, Document):
                 batch.append(document)
             if len(batch) >= _BATCH:
-                count += self._store(batch, mtimes)
+                count += self._store(batch, mtimes, fragments)
                 batch = []
         if batch:
-            count += self._store(batch, mtimes)
+            count += self._store(batch, mtimes, fragments)
         return count
 
-    def _store(self, batch: Sequence[Document], mtimes: dict[str, int] | None) -> int:
+    def _records(
+        self, batch: Sequence[Document], fragments: dict[str, bytes] | None
+    ) -> list[tuple[bytes, list[int]]]:
+        """Each document's fragment record and its distinct fingerprint hashes, checked
+        (none for a corpus without fragments)."""
+        if self._fragments is None:
+            return []
+        from samecode.fragments.stored import decode
+
+        out = []
+        for document in batch:
+            record = None if fragments is None else fragments.get(document.path)
+            if not isinstance(record, bytes):
+                raise SamecodeValueError(
+                    f"{self._path} stores fragments: {document.path!r} needs its fragment "
+                    "record (read files with samecode.fragments.stored.read_stored, or use "
+                    "sync())"
+                )
+            found = decode(record, document.path, self._fragments.k)
+            out.append((record, sorted(set(found.fingerprints))))
+        return out
+
+    def _store(
+        self,
+        batch: Sequence[Document],
+        mtimes: dict[str, int] | None,
+        fragments: dict[str, bytes] | None = None,
+    ) -> int:
+        records = self._records(batch, fragments)
         rows = []
         for document in batch:
             if mtimes is not None and document.path in mtimes:
@@ -677,7 +829,7 @@ class Corpus(StoreFile):
             ordered = array("Q", sorted(document.shingles))
             rows.append((document, mtime, _blob(ordered), ordered))
         with self._transaction():
-            for document, mtime, blob, ordered in rows:
+            for number, (document, mtime, blob, ordered) in enumerate(rows):
                 self._delete(document.path)
                 cursor = self._run(
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
@@ -704,7 +856,19 @@ class Corpus(StoreFile):
                 if file_id is None:  # pragma: no cover - an INSERT always has a row id
                     raise IndexCorruptError(self._path, "SQLite gave no row id")
                 self._candidates.store(self, file_id, ordered)
+                if records:
+                    self._store_fragments(file_id, *records[number])
         return len(rows)
+
+    def _store_fragments(self, file_id: int, record: bytes, hashes: list[int]) -> None:
+        self._run(
+            "INSERT INTO fragments VALUES (?, ?, ?)",
+            (file_id, record, zlib.crc32(record, file_id & 0xFFFFFFFF)),
+        )
+        self._many(
+            "INSERT INTO fragment_index VALUES (?, ?)",
+            [(signed64(value), file_id) for value in hashes],
+        )
 
     def touch(self, path: str, mtime_ns: int) -> None:
         """Record a new modification time for a file whose bytes did not change."""
@@ -726,8 +890,25 @@ class Corpus(StoreFile):
         if row is None:
             return False
         self._candidates.delete(self, row[0])
+        if self._fragments is not None:
+            self._delete_fragments(row[0], path, self._fragments.k)
         self._run("DELETE FROM files WHERE id = ?", row)
         return True
+
+    def _delete_fragments(self, file_id: int, path: str, k: int) -> None:
+        from samecode.fragments.stored import decode
+
+        try:
+            record = self.fragment_record(file_id)
+            hashes = set(decode(record, path, k).fingerprints)
+        except (IndexCorruptError, SamecodeValueError):  # damaged: every row, by a scan
+            self._run("DELETE FROM fragment_index WHERE file = ?", (file_id,))
+        else:
+            self._many(
+                "DELETE FROM fragment_index WHERE hash = ? AND file = ?",
+                [(signed64(value), file_id) for value in hashes],
+            )
+        self._run("DELETE FROM fragments WHERE file = ?", (file_id,))
 
     def remove(self, paths: Iterable[str], *, recursive: bool = False) -> int:
         """Remove files by path (one transaction); return how many were held.
@@ -860,7 +1041,15 @@ class Corpus(StoreFile):
                 unchanged.append(real)
             else:
                 to_read.append(path)
-        documents, read_skipped = read_all(to_read, options, progress)
+        records: dict[str, bytes] = {}
+        if self._fragments is None:
+            documents, read_skipped = read_all(to_read, options, progress)
+        else:
+            from samecode.fragments.corpus import read_all_stored
+
+            documents, read_skipped, records = read_all_stored(
+                to_read, options, self._fragments, progress
+            )
         added: list[str] = []
         updated: list[str] = []
         removed: list[Skipped] = []
@@ -877,11 +1066,13 @@ class Corpus(StoreFile):
                 stale.append(entry.path)  # an older spelling, kept under its identity now
             (added if entry is None else updated).append(real)
             fresh.append(dataclasses.replace(document, path=real))
+            if records:
+                records[real] = records[document.path]
         if stale:
             with self._transaction():
                 for path in stale:
                     self._delete(path)
-        self.add(fresh, mtimes)
+        self.add(fresh, mtimes, fragments=records if self._fragments is not None else None)
         doomed: list[Skipped] = []
         for item in read_skipped:
             entry = entries.get(identity(item.path))
@@ -1114,6 +1305,111 @@ class Corpus(StoreFile):
             out += _join(batch, queries, own, stored, t, measure, engine)
         return out
 
+    # -- fragments --------------------------------------------------------------------
+
+    def _no_fragments(self) -> SamecodeValueError:
+        from samecode.fragments.corpus import no_fragments
+
+        return no_fragments(self._path, self._version)
+
+    def fragment_files(self, hashes: Iterable[int]) -> dict[int, list[int]]:
+        """For each fingerprint hash among ``hashes`` that stored files selected, the ids
+        of those files (ascending).
+
+        :raises ValueError: if the corpus stores no fragments (:attr:`fragments`).
+
+        Runtime complexity: one statement: ``hashes`` into a temporary table, joined with
+        the index (``O(log rows)`` per hash), plus the rows found.
+        """
+        if self._fragments is None:
+            raise self._no_fragments()
+        values = sorted({signed64(value) for value in hashes})
+        found: dict[int, list[int]] = {}
+        if not values:
+            return found
+        self._run("CREATE TEMP TABLE IF NOT EXISTS fragment_probe (value INTEGER)")
+        try:
+            self._run("BEGIN")
+            self._many("INSERT INTO temp.fragment_probe VALUES (?)", zip(values))
+            self._run("COMMIT")
+            # CROSS JOIN: the probe drives, each value looked up in the index (SQLite
+            # would otherwise scan the whole index for a small probe)
+            for value, file_id in self._run(
+                "SELECT i.hash, i.file FROM temp.fragment_probe q "
+                "CROSS JOIN fragment_index i ON i.hash = q.value"
+            ):
+                found.setdefault(unsigned64(value), []).append(file_id)
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._run("DELETE FROM temp.fragment_probe")
+        for files in found.values():
+            files.sort()
+        return found
+
+    def fragment_record(self, file_id: int) -> bytes:
+        """The fragment record of stored file ``file_id``, checked against its checksum
+        (:func:`~samecode.fragments.stored.decode` reads it).
+
+        :raises ValueError: if the corpus stores no fragments.
+        :raises IndexCorruptError: if the record is missing or fails its checksum.
+        """
+        if self._fragments is None:
+            raise self._no_fragments()
+        row = self._run("SELECT data, crc FROM fragments WHERE file = ?", (file_id,)).fetchone()
+        if (
+            row is None
+            or not isinstance(row[0], bytes)
+            or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
+        ):
+            raise IndexCorruptError(self._path, f"the fragments of file {file_id} are damaged")
+        return bytes(row[0])
+
+    def fragment_path(self, file_id: int) -> str:
+        """The path stored file ``file_id`` is kept under.
+
+        :raises IndexCorruptError: if there is no such file.
+        """
+        row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+        if row is None:
+            raise IndexCorruptError(self._path, f"the index names file {file_id}, which is gone")
+        return _py_path(row[0])
+
+    def fragment_file_count(self) -> int:
+        """How many stored files have fragments (every file, in a corpus that stores
+        them; 0 otherwise)."""
+        if self._fragments is None:
+            return 0
+        return int(self._run("SELECT count(*) FROM fragments").fetchone()[0])
+
+    def match_fragments(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        options: FragmentOptions | None = None,
+        walk: ScanOptions | None = None,
+        *,
+        boilerplate: BoilerplateFiles | None = None,
+        engine: Engine | None = None,
+        progress: Progress | None = None,
+    ) -> FragmentResult:
+        """Which regions of the files under ``paths`` match which stored files, and where:
+        :func:`samecode.fragments.corpus.match_fragments` (see there).
+
+        :raises ValueError: if the corpus stores no fragments, or ``options`` differ from
+            the parameters it stores them by.
+        """
+        from samecode.fragments.corpus import match_fragments
+
+        return match_fragments(
+            self,
+            paths,
+            options,
+            walk,
+            boilerplate=boilerplate,
+            engine=engine,
+            progress=progress,
+        )
+
     def lsh_query(
         self, signature: Signature, *, top_k: int | None = None
     ) -> list[tuple[str, float]]:
@@ -1149,6 +1445,25 @@ class Corpus(StoreFile):
         ranked.sort(key=lambda item: (-item[1], item[0]))
         return ranked if top_k is None else ranked[:top_k]
 
+    def _fragments_sound(self, file_id: int, path: str) -> bool:
+        """Whether a file's fragment record decodes and the index holds its fingerprints,
+        no more, no less."""
+        from samecode.fragments.stored import decode
+
+        if self._fragments is None:
+            return True
+        try:
+            found = decode(self.fragment_record(file_id), path, self._fragments.k)
+        except (IndexCorruptError, SamecodeValueError):
+            return False
+        held = [
+            unsigned64(value)
+            for (value,) in self._run(
+                "SELECT hash FROM fragment_index WHERE file = ? ORDER BY hash", (file_id,)
+            )
+        ]
+        return sorted(held) == sorted(set(found.fingerprints))
+
     def check(self) -> list[str]:
         """Check the whole file; return the problems found (empty when sound)."""
         problems = [
@@ -1165,7 +1480,12 @@ class Corpus(StoreFile):
             damaged = self._candidates.damage(self, file_id, shingles)
             if damaged is not None:
                 problems.append(f"the {damaged} of {path!r} is damaged")
-        for table in self._candidates.file_tables:
+            if self._fragments is not None and not self._fragments_sound(file_id, path):
+                problems.append(f"the fragments of {path!r} are damaged")
+        tables = self._candidates.file_tables
+        if self._fragments is not None:
+            tables += ("fragments", "fragment_index")
+        for table in tables:
             (orphans,) = self._run(
                 f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
             ).fetchone()

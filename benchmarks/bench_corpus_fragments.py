@@ -1,0 +1,122 @@
+"""Fragments in a corpus: the bytes each stored file costs, and query files matched per
+second against it (``samecode match --fragments``).
+
+    python benchmarks/bench_corpus_fragments.py --files 10000 --queries 1000 --jobs 1
+
+The stored files are ``bench_scale.py``'s generated code (80 to 220 lines over a Zipf
+vocabulary; kept under ``.bench-cache/``). Each query file is fresh generated lines with a
+run of 20 to 60 consecutive lines of one stored file planted in it. The corpus is built
+twice, with and without fragments (``Corpus.sync``), for the bytes fragments add per file;
+then the queries are matched (``Corpus.match_fragments``), and each planted run must come
+back as a region between its query and its stored file, within one line at each end in
+both files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import time
+from pathlib import Path
+
+from bench_scale import generate
+from bench_scan import CACHE
+from samecode.fragments import FragmentOptions
+from samecode.scan.corpus import Corpus
+from samecode.scan.engine import engine_for
+from samecode.scan.pipeline import ScanOptions
+
+
+def queries(root: Path, stored: list[Path], count: int, seed: int) -> dict[str, tuple]:
+    """Write the query files; return, for each, the planted run: its lines in the query,
+    the stored file, its lines there."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    planted = {}
+    for number in range(count):
+        source = rng.choice(stored)
+        lines = source.read_text().split("\n")
+        size = rng.randint(20, min(60, len(lines)))
+        start = rng.randrange(len(lines) - size + 1)
+        before = [f"q{number}_{i} = fresh_{rng.getrandbits(30):x}({i})" for i in
+                  range(rng.randint(5, 40))]  # fmt: skip
+        after = [f"q{number}_end{i} = other_{rng.getrandbits(30):x}()" for i in range(20)]
+        path = root / f"q{number:05}.py"
+        path.write_text("\n".join(before + lines[start : start + size] + after))
+        planted[str(path)] = (
+            len(before) + 1,
+            len(before) + size,
+            os.path.realpath(source),
+            start + 1,
+            start + size,
+        )
+    return planted
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=1_000)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=18)
+    args = parser.parse_args()
+    root = CACHE / f"scale-{args.files}-{args.seed}"
+    generate(root, args.files, args.files // 10, args.seed)
+    stored = sorted(root.rglob("*.py"))
+    text_bytes = sum(path.stat().st_size for path in stored)
+    work = CACHE / f"fragcorpus-{args.files}-{args.seed}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    walk = ScanOptions(gitignore=False, jobs=args.jobs)
+    sizes, seconds = {}, {}
+    for name, fragments in (("plain", None), ("fragments", FragmentOptions())):
+        started = time.perf_counter()
+        with Corpus.create(work / f"{name}.db", fragments=fragments) as corpus:
+            corpus.sync([str(root)], walk)
+            stats = corpus.stats()
+        seconds[name] = time.perf_counter() - started
+        sizes[name] = os.path.getsize(work / f"{name}.db")
+    planted = queries(work / "queries", stored, args.queries, args.seed)
+    with Corpus.open(work / "fragments.db", readonly=True) as corpus:
+        started = time.perf_counter()
+        with engine_for(args.jobs) as engine:
+            result = corpus.match_fragments(sorted(planted), walk=walk, engine=engine)
+        matching = time.perf_counter() - started
+    found = 0
+    for query, (q_start, q_end, source, s_start, s_end) in planted.items():
+        if any(
+            r.a == query
+            and r.b == source
+            and abs(r.a_start - q_start) <= 1
+            and abs(r.a_end - q_end) <= 1
+            and abs(r.b_start - s_start) <= 1
+            and abs(r.b_end - s_end) <= 1
+            for r in result.regions
+        ):
+            found += 1
+    report = {
+        "files": len(stored),
+        "text_bytes_per_file": text_bytes / len(stored),
+        "corpus_bytes_per_file": sizes["plain"] / len(stored),
+        "with_fragments_bytes_per_file": sizes["fragments"] / len(stored),
+        "fragments_bytes_per_file": (sizes["fragments"] - sizes["plain"]) / len(stored),
+        "fragment_record_bytes_per_file": stats["fragment_record_bytes"] / len(stored),
+        "fragment_index_rows_per_file": stats["fragment_index_rows"] / len(stored),
+        "index_seconds": seconds,
+        "queries": len(planted),
+        "match_seconds": matching,
+        "queries_per_second": len(planted) / matching,
+        "regions": len(result.regions),
+        "planted_found_within_one_line": found / len(planted),
+        "boilerplate_fingerprints": result.boilerplate,
+        "jobs": args.jobs,
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,324 @@
+"""Boilerplate: the text fragments ignore, and why: licence headers, import blocks, and the
+text of files named as boilerplate.
+
+Every file's tokens on such lines are *masked* before its k-grams are hashed: each is
+given an id of its own (from the file's path and the token's place), equal to no other
+token anywhere, so no fingerprint holds it, no exact match crosses it, and no region
+contains it. What was masked is reported, as :class:`Ignored` ranges of lines with their
+reason and token count.
+
+The rules (:func:`licence_header`, :func:`import_blocks`):
+
+* A **licence header** is the file's leading comment block: after blank lines and a
+  ``#!`` line, the comment lines that follow each other (blank lines between them
+  included) by the file's language (:func:`~samecode.text.languages.language_of`: ``#``,
+  ``//``, ``--``, ``/* ... */``, ``<!-- ... -->``...; a leading ``\"\"\"`` or ``'''``
+  string in Python), when it holds one of the words ``license``, ``licence``,
+  ``copyright``, ``SPDX-License-Identifier``, ``all rights reserved`` or
+  ``permission is hereby granted`` (in any case). Kept with ``keep_licenses``.
+* An **import block** is a maximal run of lines that are import statements of the file's
+  language, a statement's continuation lines included: Python ``import x`` and ``from x
+  import y`` (with parentheses or ``\\`` over several lines); C and C++ ``#include`` and
+  ``#import``; Java, Kotlin, Scala, Groovy, Swift and Dart ``import`` and ``package``; Go
+  ``package`` and ``import`` (a parenthesised ``import ( ... )`` block too); JavaScript and
+  TypeScript ``import ... from '...'``, ``import '...'``, ``export ... from '...'`` and
+  ``const x = require('...')``; Rust ``use``, ``extern crate`` and ``mod x;``; C# ``using
+  X;``; PHP ``use``, ``namespace``, ``require``, ``include`` (and their ``_once``). Other
+  languages have none. Kept with ``keep_imports``.
+* A **boilerplate file** (:class:`BoilerplateFiles`, ``--boilerplate PATH``): every token
+  of every k-gram of another file that is also a k-gram of a boilerplate file.
+
+>>> text = "# Copyright 2024 Example\\n# SPDX-License-Identifier: MIT\\n\\nimport os\\nx = 1\\n"
+>>> licence_header(text.split("\\n"), "a.py"), import_blocks(text.split("\\n"), "a.py")
+((1, 2), [(4, 4)])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.shingling import kgram_hashes
+from samecode.text.languages import language_of
+
+__all__ = [
+    "LICENCE_WORDS",
+    "REASONS",
+    "BoilerplateFiles",
+    "Ignored",
+    "import_blocks",
+    "licence_header",
+    "mask",
+]
+
+#: The words that make a leading comment block a licence header (any case).
+LICENCE_WORDS = re.compile(
+    r"licen[cs]e|copyright|spdx-license-identifier|all rights reserved|"
+    r"permission is hereby granted",
+    re.IGNORECASE,
+)
+#: Why a range is ignored, in the order reports give them.
+REASONS = ("licence header", "import block", "boilerplate file")
+_MASK = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """Lines of a file whose tokens fragments ignore: ``start`` to ``end`` (from 1,
+    inclusive), why (one of :data:`REASONS`), and how many tokens they hold."""
+
+    path: str
+    reason: str
+    start: int
+    end: int
+    tokens: int
+
+
+def licence_header(lines: Sequence[str], path: str) -> tuple[int, int] | None:
+    """The first and last line (from 1) of the licence header of a file of these
+    ``lines`` at ``path`` (whose extension names its language), or ``None`` (see the
+    module's description).
+
+    Runtime complexity: ``O(size)`` of the leading comment block.
+
+    >>> licence_header(["/*", " * Licensed under the Apache License", " */", "int x;"], "a.c")
+    (1, 3)
+    >>> licence_header(["# just a comment", "x = 1"], "a.py") is None
+    True
+    """
+    language = language_of(path)
+    python = language.name == "python"
+    i, n = 0, len(lines)
+    while i < n and (not lines[i].strip() or (i == 0 and lines[i].startswith("#!"))):
+        i += 1
+    first, last = i, -1
+    while i < n:
+        line = lines[i].strip()
+        if not line:
+            i += 1
+            continue
+        if any(line.startswith(mark) for mark in language.line_comments):
+            last = i
+            i += 1
+            continue
+        closing = next((c for o, c in language.block_comments if line.startswith(o)), None)
+        quote = line.lstrip("rRuU")[:3] if python else ""
+        if closing is None and quote in ('"""', "'''") and last < 0:
+            closing = quote
+            line = line.lstrip("rRuU")
+        if closing is None:
+            break
+        opened = len(closing) if closing in ('"""', "'''") else 2
+        j = i
+        rest = line[opened:]
+        while closing not in rest and j + 1 < n:
+            j += 1
+            rest = lines[j]
+        last = i = j
+        i += 1
+    if last < first:
+        return None
+    if not LICENCE_WORDS.search("\n".join(lines[first : last + 1])):
+        return None
+    return first + 1, last + 1
+
+
+_PY_IMPORT = re.compile(r"\s*(import\s+[\w.]|from\s+[\w.]+\s+import\b)")
+_STATEMENTS = {
+    "python": _PY_IMPORT,
+    "c": re.compile(r"\s*#\s*(include|import)\b"),
+    "c++": re.compile(r"\s*#\s*(include|import)\b"),
+    "java": re.compile(r"\s*(import|package)\s+[\w.*]"),
+    "go": re.compile(r"\s*(package\s+\w|import\s*(\(|\"|`|[\w.]+\s+[\"`]))"),
+    "javascript": re.compile(
+        r"\s*(import\s*(['\"]|[\w*{$].*\bfrom\s*['\"]|[{*]|\w+\s*,\s*[{*])|"
+        r"export\s+.*\bfrom\s*['\"]|(const|let|var)\s+[\w{}\s,]+=\s*require\s*\()"
+    ),
+    "rust": re.compile(r"\s*(pub(\([\w:\s]+\))?\s+)?(use\s|extern\s+crate\s|mod\s+\w+\s*;)"),
+    "c#": re.compile(r"\s*(global\s+)?using\s+(static\s+)?[\w.]+\s*(=\s*[\w.<>]+\s*)?;"),
+    "php": re.compile(r"\s*(use|namespace|(require|include)(_once)?)\b"),
+}
+
+
+def _statement_end(lines: Sequence[str], i: int, language: str) -> int:
+    """The last line (from 0) of the import statement that starts on line ``i``."""
+    line = lines[i]
+    if language == "python":
+        j = i
+        if "(" in line and ")" not in line:
+            while j + 1 < len(lines) and ")" not in lines[j]:
+                j += 1
+            return j
+        while lines[j].rstrip().endswith("\\") and j + 1 < len(lines):
+            j += 1
+        return j
+    if language == "go" and re.match(r"\s*import\s*\(", line):
+        j = i
+        while j + 1 < len(lines) and not lines[j].strip().startswith(")"):
+            j += 1
+        return j
+    if language in ("javascript", "rust") and "{" in line and "}" not in line:
+        j = i
+        while j + 1 < len(lines) and "}" not in lines[j]:
+            j += 1
+        return j
+    return i
+
+
+def import_blocks(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
+    """The import blocks of a file of these ``lines`` at ``path``: each as its first and
+    last line (from 1), in order (see the module's description for the statements of each
+    language).
+
+    Runtime complexity: ``O(size)``, one regular expression match per line.
+
+    >>> import_blocks(["#include <stdio.h>", '#include "a.h"', "", "int main;"], "a.c")
+    [(1, 2)]
+    >>> import_blocks(["from os import (", "    path,", ")", "x = 1"], "a.py")
+    [(1, 3)]
+    """
+    language = language_of(path).name
+    statement = _STATEMENTS.get(language)
+    if statement is None:
+        return []
+    blocks: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        if not statement.match(lines[i]):
+            i += 1
+            continue
+        end = _statement_end(lines, i, language)
+        if blocks and blocks[-1][1] == i:  # follows the block before: the same block
+            blocks[-1] = (blocks[-1][0], end + 1)
+        else:
+            blocks.append((i + 1, end + 1))
+        i = end + 1
+    return blocks
+
+
+@dataclass(frozen=True)
+class BoilerplateFiles:
+    """The k-grams of files whose text is always ignored (``--boilerplate PATH``), for one
+    set of fragment parameters: their paths, ``k``, and every k-gram hash they hold.
+    Picklable; 8 bytes per k-gram (a set)."""
+
+    paths: tuple[str, ...]
+    k: int
+    hashes: frozenset[int] = field(repr=False)
+
+    @classmethod
+    def read(
+        cls, paths: Iterable[str | os.PathLike[str]], options: FragmentOptions
+    ) -> BoilerplateFiles:
+        """Read the files at ``paths`` (UTF-8, errors replaced), their tokens by
+        ``options`` (``tokens``, ``normalize``), and keep their k-gram hashes (of
+        ``options.k`` tokens).
+
+        :raises TypeError: if ``paths`` is a lone path.
+        :raises OSError: if a file cannot be read.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "header.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("generated by a tool, do not edit this file by hand")
+        >>> files = BoilerplateFiles.read([path], FragmentOptions(k=4))
+        >>> len(files.hashes)  # 11 words and a comma: 9 runs of 4
+        9
+        """
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            raise SamecodeTypeError(f"paths must be a list of paths; got {describe(paths)}")
+        names = tuple(os.fspath(path) for path in paths)
+        hashes: set[int] = set()
+        for name in names:
+            with open(name, encoding="utf-8", errors="replace") as file:
+                tokens = TokenSpans.of(file.read(), options.shingling, name)
+            hashes.update(kgram_hashes(tokens.ids, options.k))
+        return cls(names, options.k, frozenset(hashes))
+
+
+def _salt(path: str) -> int:
+    return int.from_bytes(
+        hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+    )
+
+
+def mask(
+    path: str,
+    text: str,
+    tokens: TokenSpans,
+    k: int,
+    *,
+    keep_licenses: bool = False,
+    keep_imports: bool = False,
+    files: BoilerplateFiles | None = None,
+) -> tuple[TokenSpans, list[Ignored]]:
+    """The tokens of a file with its boilerplate masked (see the module's description),
+    and what was ignored, by reason then line.
+
+    :param path: the file's path (its extension names its language; its name salts the
+        masked ids).
+    :param text: its text.
+    :param tokens: its tokens.
+    :param k: tokens per k-gram (for ``files``).
+    :param keep_licenses: do not mask the licence header.
+    :param keep_imports: do not mask import blocks.
+    :param files: the k-grams of boilerplate files to mask, if any.
+    :raises ValueError: if ``files`` were read with another ``k``.
+
+    Runtime complexity: ``O(size)``, and ``O(n * k)`` in C to hash the k-grams when
+    ``files`` are given.
+
+    >>> from samecode.scan.shingling import Shingling
+    >>> text = "# Copyright 2024 Example\\nimport os\\nx = os.sep\\n"
+    >>> spans = TokenSpans.of(text, Shingling(tokens="code"), "a.py")
+    >>> masked, ignored = mask("a.py", text, spans, 3)
+    >>> [(i.reason, i.start, i.end, i.tokens) for i in ignored]
+    [('import block', 2, 2, 2)]
+    >>> masked.ids[:2] != spans.ids[:2], masked.ids[2:] == spans.ids[2:]
+    (True, True)
+
+    (With ``--tokens code`` comments are no tokens, so the licence header holds none and
+    is not reported.)
+    """
+    if files is not None and files.k != k:
+        raise SamecodeValueError(f"boilerplate files were read with k={files.k}; got k={k}")
+    found: list[tuple[str, int, int]] = []  # reason, first token, stop
+    lines = text.split("\n")
+    if not keep_licenses:
+        header = licence_header(lines, path)
+        if header is not None:
+            found.append((REASONS[0], *tokens.tokens_on(*header)))
+    if not keep_imports:
+        found += [(REASONS[1], *tokens.tokens_on(*block)) for block in import_blocks(lines, path)]
+    if files is not None and files.hashes:
+        hashes = kgram_hashes(tokens.ids, k)
+        stop = -1
+        for position, value in enumerate(hashes):
+            if value in files.hashes:
+                if found and found[-1][0] == REASONS[2] and position <= stop:
+                    found[-1] = (REASONS[2], found[-1][1], position + k)
+                else:
+                    found.append((REASONS[2], position, position + k))
+                stop = position + k
+    found = [item for item in found if item[2] > item[1]]
+    if not found:
+        return tokens, []
+    ids = array("Q", tokens.ids)
+    salt = _salt(path)
+    for _, first, stop in found:
+        for place in range(first, stop):
+            ids[place] = hash((salt, place)) & _MASK
+    ignored = [
+        Ignored(path, reason, *tokens.lines(first, stop), stop - first)
+        for reason, first, stop in found
+    ]
+    ignored.sort(key=lambda item: (REASONS.index(item.reason), item.start, item.end))
+    return TokenSpans(ids, tokens.starts, tokens.ends, tokens.line_starts), ignored

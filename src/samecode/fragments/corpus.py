@@ -1,0 +1,347 @@
+"""Fragments against a corpus: which regions of new files match which stored files, and
+where, in both (``samecode match --fragments``).
+
+A corpus made with ``fragments`` (:meth:`Corpus.create
+<samecode.scan.corpus.Corpus.create>`, format version 3) keeps, for every file, a record
+of its tokens, their lines and its fingerprints (:mod:`samecode.fragments.stored`), and an
+index from each fingerprint hash to the files selecting it. :func:`match_fragments` then
+runs, per batch of query files (a picklable stage, :func:`match_files`, that opens the
+corpus read-only itself, so a process pool runs it as it is):
+
+    query files -> tokens with spans, boilerplate masked -> fingerprints
+    -> the index: stored files sharing a fingerprint (boilerplate by corpus share ignored)
+    -> each candidate's record decoded -> regions (:func:`~samecode.fragments.regions.find_regions`)
+
+**What is found.** The regions of a query file and a stored file are those
+:func:`~samecode.fragments.tree.compare_fragments` gives for the two files on disk (the
+stored file as it was when stored: it need not exist any more), with the same options and
+the same fingerprints ignored: the same exact matches, chains, line ranges, tokens and
+shares. So the guarantee is the one of two files: every shared run of at least ``window +
+k - 1`` tokens is found, exactly, unless its fingerprints are boilerplate or repetitive.
+They differ from a scan of a tree holding both files only in what is boilerplate by share:
+here a fingerprint selected by more than :meth:`FragmentOptions.boilerplate_limit
+<samecode.fragments.options.FragmentOptions.boilerplate_limit>` of the corpus's stored
+files (MOSS's ``-m``), there by more than that share of the tree's files.
+
+The output is the same, byte for byte, whatever the engine, its workers and the batch
+size: every pair of a query and a stored file is matched in one task, by the corpus and the
+pair alone, and the regions are sorted.
+
+>>> import os, tempfile
+>>> from samecode.fragments.options import FragmentOptions
+>>> from samecode.scan.corpus import Corpus
+>>> from samecode.scan.pipeline import ScanOptions
+>>> folder = tempfile.mkdtemp()
+>>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
+>>> with open(os.path.join(folder, "known.py"), "w") as f:
+...     _ = f.write("first = 1\\n" + block)
+>>> with open(os.path.join(folder, "new.py"), "w") as f:
+...     _ = f.write(block + "the_end = True\\n")
+>>> walk = ScanOptions(gitignore=False)
+>>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
+...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
+...     found = corpus.match_fragments([os.path.join(folder, "new.py")], walk=walk)
+>>> [(os.path.basename(r.a), r.a_start, r.a_end, os.path.basename(r.b), r.b_start, r.b_end)
+...  for r in found.regions]
+[('new.py', 1, 10, 'known.py', 2, 11)]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
+from samecode.fragments.classes import region_classes
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.regions import Region, find_regions
+from samecode.fragments.stored import StoredDocument, decode, read_stored
+from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
+from samecode.scan.engine import Engine, Serial
+from samecode.scan.model import Document, Skipped
+from samecode.scan.pipeline import Progress, ScanOptions, discover
+
+if TYPE_CHECKING:
+    from samecode.scan.corpus import Corpus
+
+__all__ = [
+    "Matched",
+    "corpus_options",
+    "match_files",
+    "match_fragments",
+    "no_fragments",
+    "read_all_stored",
+]
+
+#: The fragment parameters a corpus stores its files by, which a query must share.
+_STORED = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
+
+
+def read_all_stored(
+    paths: Sequence[str],
+    options: ScanOptions,
+    fragments: FragmentOptions,
+    progress: Progress | None = None,
+) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
+    """Read ``paths`` for a corpus that stores fragments, in batches of
+    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`): the documents,
+    the files skipped, and each document's fragment record by path.
+
+    Runtime complexity: ``O(size)`` per file.
+    """
+    documents: list[Document] = []
+    skipped: list[Skipped] = []
+    records: dict[str, bytes] = {}
+    size = options.batch_size
+    for start in range(0, len(paths), size):
+        batch = paths[start : start + size]
+        for item in read_stored(
+            batch, options.shingling, options.max_size, options.min_tokens, fragments
+        ):
+            if isinstance(item, StoredDocument):
+                documents.append(item.document)
+                records[item.document.path] = item.record
+            else:
+                skipped.append(item)
+        if progress is not None:
+            progress("read", min(len(paths), start + size), len(paths))
+    return documents, skipped, records
+
+
+def no_fragments(path: str, version: int) -> SamecodeValueError:
+    """The error for a corpus at ``path``, of format ``version``, that stores no
+    fragments: what it lacks, and what to do.
+
+    >>> print(no_fragments("old.db", 1))
+    old.db stores no fragments (corpus format version 1, made without them): ...
+    """
+    return SamecodeValueError(
+        f"{path} stores no fragments (corpus format version {version}, made without them): "
+        "nothing can be matched by fragment against it, and it is left as it is. Make a "
+        "corpus that stores them: samecode index add --fragments --db NEW PATH... "
+        "(Corpus.create(..., fragments=FragmentOptions()), then sync)"
+    )
+
+
+def corpus_options(
+    stored: FragmentOptions | None, options: FragmentOptions | None
+) -> FragmentOptions:
+    """The options of a match against a corpus storing fragments by ``stored``:
+    ``options`` (the stored ones when ``None``), checked to share the stored parameters
+    (``k``, ``window``, ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``).
+
+    :raises ValueError: if the corpus stores no fragments, or a parameter differs.
+
+    >>> corpus_options(FragmentOptions(k=8), None).k
+    8
+    >>> corpus_options(FragmentOptions(k=8), FragmentOptions(k=12))
+    Traceback (most recent call last):
+    ...
+    samecode.errors.SamecodeValueError: the corpus stores fragments with k=8; got k=12 ...
+    """
+    if stored is None:
+        raise SamecodeValueError("the corpus stores no fragments")
+    if options is None:
+        return stored
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    wrong = [name for name in _STORED if getattr(options, name) != getattr(stored, name)]
+    if wrong:
+        theirs = ", ".join(f"{name}={getattr(stored, name)!r}" for name in wrong)
+        ours = ", ".join(f"{name}={getattr(options, name)!r}" for name in wrong)
+        raise SamecodeValueError(
+            f"the corpus stores fragments with {theirs}; got {ours} (these are set when a "
+            "corpus is made: leave them out, or make a corpus with them)"
+        )
+    return options
+
+
+@dataclass
+class Matched:
+    """What :func:`match_files` found for a batch of query files: the ``files`` compared
+    and those ``skipped``, the ``regions``, the lines ``ignored`` (masked as boilerplate),
+    the fingerprint hashes ignored as ``boilerplate`` by corpus share and how many times
+    the queries selected them (``occurrences``), and the ``repetitive`` fingerprints."""
+
+    files: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    ignored: list[Ignored] = field(default_factory=list)
+    boilerplate: set[int] = field(default_factory=set)
+    occurrences: int = 0
+    repetitive: int = 0
+
+
+def match_files(
+    db: str,
+    paths: Sequence[str],
+    options: FragmentOptions,
+    boilerplate: BoilerplateFiles | None,
+    max_size: int | None,
+    min_tokens: int,
+    limit: int,
+) -> Matched:
+    """Match a batch of query files against the corpus at ``db`` (opened read-only here):
+    a stage of :func:`match_fragments`, picklable.
+
+    A stored file is a candidate of a query when they share a fingerprint selected by at
+    most ``limit`` stored files; a fingerprint selected by more is boilerplate: it seeds
+    nothing, on either side.
+
+    Runtime complexity: ``O(size)`` per query to fingerprint it; one lookup of the
+    batch's fingerprints in the index; per candidate stored file, its record read and
+    decoded (``O(n)``, once per batch) and, per query it is a candidate of,
+    :func:`~samecode.fragments.regions.find_regions`.
+    """
+    from samecode.scan.corpus import Corpus, identity
+
+    out = Matched()
+    queries: list[FileFingerprints] = []
+    for item in fingerprint_files(paths, options, max_size, min_tokens, boilerplate):
+        if isinstance(item, Skipped):
+            out.skipped.append(item)
+        else:
+            queries.append(item)
+            out.files.append(item.path)
+            out.ignored += item.ignored
+    if not queries:
+        return out
+    with Corpus.open(db, readonly=True) as corpus:
+        selected = [query.kgrams.fingerprints() for query in queries]
+        where = corpus.fragment_files(set().union(*selected))
+        counts = {value: len(files) for value, files in where.items()}
+        wanted: dict[int, list[int]] = {}  # stored file -> the queries it is a candidate of
+        for number, (query, hashes) in enumerate(zip(queries, selected)):
+            common = {value for value in hashes if counts.get(value, 0) > limit}
+            out.boilerplate |= common
+            out.occurrences += sum(query.kgrams.hashes[p] in common for p in query.kgrams.selected)
+            for file_id in sorted({f for v in hashes - common for f in where.get(v, ())}):
+                wanted.setdefault(file_id, []).append(number)
+        for file_id in sorted(wanted):
+            path = corpus.fragment_path(file_id)
+            stored = decode(corpus.fragment_record(file_id), path, options.k)
+            mine = set(stored.fingerprints)
+            for number in wanted[file_id]:
+                query = queries[number]
+                if path in (query.path, identity(query.path)):
+                    continue  # a file does not match its own entry
+                met = mine.intersection(query.kgrams.hashes)
+                unknown = [value for value in met if value not in counts]
+                counts.update(
+                    {value: len(f) for value, f in corpus.fragment_files(unknown).items()}
+                )
+                common = {value for value in met if counts.get(value, 0) > limit}
+                common |= {value for value in selected[number] if counts.get(value, 0) > limit}
+                out.boilerplate |= common
+                regions, repetitive = find_regions(
+                    query.tokens,
+                    stored.tokens,
+                    options,
+                    paths=(query.path, path),
+                    ignored=frozenset(common),
+                    kgrams=(query.kgrams, stored.kgrams),
+                )
+                out.regions += regions
+                out.repetitive += repetitive
+    return out
+
+
+def match_fragments(
+    corpus: Corpus,
+    paths: Sequence[str | os.PathLike[str]],
+    options: FragmentOptions | None = None,
+    walk: ScanOptions | None = None,
+    *,
+    boilerplate: BoilerplateFiles | None = None,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> FragmentResult:
+    """Which regions of the files under ``paths`` match which files of ``corpus``, and
+    where (see the module's description): a
+    :class:`~samecode.fragments.tree.FragmentResult` whose regions have the query file
+    as ``a`` and the stored file as ``b``, sorted, with their clone classes.
+
+    :param corpus: an open corpus that stores fragments.
+    :param paths: files and folders.
+    :param options: the corpus's stored parameters and the query's own (``min_tokens``,
+        ``gap``, ``max_repeats``, ``boilerplate_share``, ``boilerplate_files``); the
+        stored ones by default.
+    :param walk: which files, as for a scan, and the batch size (files per task).
+    :param boilerplate: files whose text is ignored in the queries (and so in every
+        region).
+    :param engine: where the batches run (this process by default); the result is the
+        same on any.
+    :param progress: called as ``progress("match", done, total)`` as files are matched.
+    :raises TypeError: if ``paths`` is a lone path, or an option is of the wrong type.
+    :raises ValueError: if the corpus stores no fragments (a corpus made without them,
+        or by an older samecode: nothing is changed in it), or ``options`` differ from
+        its stored parameters.
+
+    Runtime complexity: :func:`match_files` over the batches.
+    """
+    started = time.perf_counter()
+    if corpus.fragments is None:
+        raise no_fragments(corpus.path, corpus.format_version)
+    options = corpus_options(corpus.fragments, options)
+    walk = ScanOptions(shingling=corpus.shingling) if walk is None else walk
+    if not isinstance(walk, ScanOptions):
+        raise SamecodeTypeError(f"walk must be ScanOptions; got {describe(walk)}")
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise SamecodeTypeError(f"paths must be a list of paths; got {describe(paths)}")
+    if boilerplate is not None and boilerplate.k != options.k:
+        raise SamecodeValueError(
+            f"boilerplate files were read with k={boilerplate.k}; got k={options.k}"
+        )
+    found, skipped = discover([os.fspath(path) for path in paths], walk)
+    limit = options.boilerplate_limit(corpus.fragment_file_count())
+    size = walk.batch_size
+    tasks = [
+        (
+            corpus.path,
+            found[i : i + size],
+            options,
+            boilerplate,
+            walk.max_size,
+            walk.min_tokens,
+            limit,
+        )
+        for i in range(0, len(found), size)
+    ]
+    total = Matched()
+    done = 0
+    if progress is not None:
+        progress("match", 0, len(found))
+    for matched, task in zip((engine or Serial()).map(match_files, tasks), tasks):
+        total.files += matched.files
+        total.skipped += matched.skipped
+        total.regions += matched.regions
+        total.ignored += matched.ignored
+        total.boilerplate |= matched.boilerplate
+        total.occurrences += matched.occurrences
+        total.repetitive += matched.repetitive
+        done += len(task[1])
+        if progress is not None:
+            progress("match", done, len(found))
+    regions = sorted(
+        total.regions, key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop)
+    )
+    classes, region_class = region_classes(regions)
+    return FragmentResult(
+        options,
+        total.files,
+        skipped + total.skipped,
+        regions,
+        classes,
+        region_class,
+        len(total.boilerplate),
+        total.occurrences,
+        limit,
+        total.repetitive,
+        time.perf_counter() - started,
+        ignored=total.ignored,
+    )

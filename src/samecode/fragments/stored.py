@@ -1,0 +1,202 @@
+"""What a corpus keeps of a file for fragments: one compact record per file, from which
+the file's regions with any query are found exactly as between two files on disk.
+
+A record (:func:`encode`, :func:`decode`) holds the file's tokens, the lines each token
+starts and ends on, and the positions of its fingerprints (the k-grams robust winnowing
+selected); not its text, and no columns. Token ids are kept as a table of the file's
+distinct ids (8 bytes each) and, per token, its number in that table (1, 2 or 4 bytes);
+lines as differences; the whole compressed with zlib. Decoded, it is a
+:class:`~samecode.fragments.tree.FileFingerprints` whose
+:class:`~samecode.fragments.tokens.TokenSpans` places every line ``L`` at offset
+``(L - 1) * (n + 1)`` of a virtual text (so each token's lines are its own, and the
+columns are not kept): :func:`~samecode.fragments.regions.find_regions` then gives, for
+a query and a stored file, the regions it gives for the two files on disk, line for line
+(the stored file need not exist any more).
+
+>>> from samecode.fragments.options import FragmentOptions
+>>> from samecode.fragments.tree import fingerprint_text
+>>> text = "".join(f"total_{i} = price_{i} * count\\n" for i in range(20))
+>>> found = fingerprint_text("a.py", text, FragmentOptions(k=5, window=4))
+>>> back = decode(encode(found), "a.py", k=5)
+>>> back.tokens.ids == found.tokens.ids, back.kgrams.selected == found.kgrams.selected
+(True, True)
+>>> back.tokens.lines(7, 20) == found.tokens.lines(7, 20)
+True
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
+from functools import partial
+from itertools import accumulate
+
+from samecode.errors import SamecodeValueError
+from samecode.fragments.boilerplate import BoilerplateFiles
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tokens import TokenSpans
+from samecode.fragments.tree import FileFingerprints, fingerprint_text
+from samecode.scan.files import read_text
+from samecode.scan.model import Document, Skipped
+from samecode.scan.pipeline import document_of
+from samecode.scan.shingling import Shingling, kgram_hashes
+
+__all__ = ["LAYOUT", "StoredDocument", "decode", "encode", "read_stored"]
+
+#: The version of a record's layout (its first bytes say it).
+LAYOUT = 1
+_MAGIC = b"SCF1"
+_HEAD = struct.Struct("<4sIIIB")  # magic, tokens, distinct ids, fingerprints, id width
+_WIDTHS = {1: "B", 2: "H", 4: "I"}
+
+
+def _packed(values: Sequence[int], code: str) -> bytes:
+    packed = array(code, values)
+    if sys.byteorder == "big":  # pragma: no cover - big-endian machines
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpacked(data: bytes, code: str) -> array[int]:
+    values = array(code)
+    values.frombytes(data)
+    if sys.byteorder == "big":  # pragma: no cover - big-endian machines
+        values.byteswap()
+    return values
+
+
+def _uint32() -> str:
+    return "I" if array("I").itemsize == 4 else "L"  # pragma: no branch
+
+
+def encode(found: FileFingerprints) -> bytes:
+    """A file's record: its tokens, their lines and its fingerprints' positions (see the
+    module's description).
+
+    Runtime complexity: ``O(n log lines)`` in C for ``n`` tokens, one dictionary step per
+    token, and zlib over about ``3n`` bytes.
+    """
+    tokens = found.tokens
+    table: dict[int, int] = {}
+    numbers = [table.setdefault(value, len(table)) for value in tokens.ids]
+    width = 1 if len(table) <= 1 << 8 else 2 if len(table) <= 1 << 16 else 4
+    line_of = partial(bisect_right, tokens.line_starts)
+    starts = list(map(line_of, tokens.starts))
+    ends = list(map(line_of, [end - 1 for end in tokens.ends]))
+    steps = [line - before for line, before in zip(starts, [1, *starts])]
+    selected = found.kgrams.selected
+    u32 = _uint32()
+    body = b"".join(
+        [
+            _HEAD.pack(_MAGIC, len(numbers), len(table), len(selected), width),
+            _packed(list(table), "Q"),
+            _packed(numbers, _WIDTHS[width]),
+            _packed(steps, u32),
+            _packed([end - start for start, end in zip(starts, ends)], u32),
+            _packed([p - q for p, q in zip(selected, [0, *selected])], u32),
+        ]
+    )
+    return zlib.compress(body, 6)
+
+
+def decode(data: bytes, path: str, k: int) -> FileFingerprints:
+    """A record back as the :class:`~samecode.fragments.tree.FileFingerprints` of the
+    file at ``path`` (see the module's description), its k-grams of ``k`` tokens.
+
+    :raises ValueError: if ``data`` is not a record of this layout, or is damaged.
+
+    Runtime complexity: ``O(n)`` steps for ``n`` tokens, zlib and the k-grams' sort in C.
+    """
+    try:
+        body = zlib.decompress(data)
+        magic, count, distinct, chosen, width = _HEAD.unpack_from(body)
+    except (zlib.error, struct.error, TypeError) as error:
+        raise SamecodeValueError(f"a fragment record of {path!r} is damaged: {error}") from None
+    u32 = _uint32()
+    sizes = [8 * distinct, width * count, 4 * count, 4 * count, 4 * chosen]
+    if magic != _MAGIC or width not in _WIDTHS or len(body) != _HEAD.size + sum(sizes):
+        raise SamecodeValueError(f"a fragment record of {path!r} is damaged or of another layout")
+    parts = []
+    at = _HEAD.size
+    for size, code in zip(sizes, ("Q", _WIDTHS[width], u32, u32, u32)):
+        parts.append(_unpacked(body[at : at + size], code))
+        at += size
+    table, numbers, steps, spans, gaps = parts
+    if any(number >= distinct for number in numbers):
+        raise SamecodeValueError(f"a fragment record of {path!r} is damaged")
+    ids = array("Q", map(table.__getitem__, numbers))
+    starts = list(accumulate(steps, initial=1))[1:]
+    width_of_line = count + 1
+    virtual_starts = array("q", [(line - 1) * width_of_line + i for i, line in enumerate(starts)])
+    virtual_ends = array(
+        "q",
+        [(line + span - 1) * width_of_line + i + 1 for i, (line, span) in
+         enumerate(zip(starts, spans))],
+    )  # fmt: skip
+    lines = max((line + span for line, span in zip(starts, spans)), default=1)
+    line_starts = array("q", range(0, lines * width_of_line, width_of_line))
+    tokens = TokenSpans(ids, virtual_starts, virtual_ends, line_starts)
+    selected = array("q", list(accumulate(gaps))[:chosen])
+    hashes = array("Q", kgram_hashes(ids, k))
+    if selected and (selected[-1] >= len(hashes) or any(g == 0 for g in gaps[1:])):
+        raise SamecodeValueError(f"a fragment record of {path!r} is damaged")
+    return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected))
+
+
+class StoredDocument(tuple[Document, bytes]):
+    """A file read for a corpus that stores fragments: its
+    :class:`~samecode.scan.model.Document` and its record (:func:`encode`)."""
+
+    __slots__ = ()
+
+    @property
+    def document(self) -> Document:
+        """The file's document."""
+        return self[0]
+
+    @property
+    def record(self) -> bytes:
+        """The file's fragment record."""
+        return self[1]
+
+
+def read_stored(
+    paths: Sequence[str],
+    shingling: Shingling,
+    max_size: int | None,
+    min_tokens: int,
+    options: FragmentOptions,
+    boilerplate: BoilerplateFiles | None = None,
+) -> list[StoredDocument | Skipped]:
+    """Read a batch of files for a corpus that stores fragments: a stage, as
+    :func:`~samecode.scan.pipeline.read_documents` (the same documents, and the same
+    files skipped, for the same reasons), each document with its fragment record.
+
+    Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(" ".join(f"w{i}" for i in range(40)))
+    >>> (item,) = read_stored([path], Shingling(), None, 10, FragmentOptions())
+    >>> item.document.tokens, decode(item.record, path, 12).kgrams.selected.tolist()
+    (40, [...])
+    """
+    out: list[StoredDocument | Skipped] = []
+    for path in paths:
+        text = read_text(path, max_size)
+        if isinstance(text, Skipped):
+            out.append(text)
+            continue
+        document = document_of(text, shingling, min_tokens)
+        if isinstance(document, Skipped):
+            out.append(document)
+            continue
+        found = fingerprint_text(path, text.text, options, boilerplate)
+        out.append(StoredDocument((document, encode(found))))
+    return out

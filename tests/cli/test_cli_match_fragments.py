@@ -1,0 +1,135 @@
+"""``samecode index add --fragments`` and ``samecode match --fragments``: which lines of
+new files match which stored files; older corpora refused clearly and left untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from samecode.cli import main
+
+LICENCE = "# Copyright 2024 Example. Licensed under the MIT licence.\n"
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+BLOCK = "".join(f"total_{i} = price_{i} * count_{i} + tax({i})\n" for i in range(12))
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    status = main([*args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, capsys) -> tuple[Path, Path, Path]:
+    root = Path(os.path.realpath(tmp_path))
+    known = root / "known"
+    known.mkdir()
+    (known / "lib.py").write_text(LICENCE + "import os\n" + "x = 1\n" * 3 + BLOCK + "end = 0\n")
+    (known / "other.py").write_text("".join(f"other_{i} = {i}\n" for i in range(30)))
+    (root / "new.py").write_text(LICENCE + "import os\n" + BLOCK + "done = True\n")
+    db = root / "c.db"
+    status, _, err = run(capsys, "index", "add", str(known), "--db", str(db), "--fragments",
+                         "--no-gitignore", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    assert "2 added" in err
+    return root, db, known
+
+
+def test_match_fragments_reports_regions_with_lines_in_both(corpus, capsys):
+    root, db, known = corpus
+    status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                           "--format", "jsonl", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    head = records[0]
+    assert head["type"] == "fragments"
+    assert head["parameters"]["k"] == 12
+    assert head["summary"]["ignored"]["licence header"]["ranges"] == 1
+    regions = [r for r in records if r["type"] == "region"]
+    assert [(r["a"], r["a_start"], r["a_end"], r["b"], r["b_start"], r["b_end"]) for r in
+            regions] == [(str(root / "new.py"), 3, 14, str(known / "lib.py"), 6, 17)]  # fmt: skip
+    assert regions[0]["tokens"] == 12 * 10  # total_0 = price_0 * count_0 + tax ( 0 )
+    ignored = [(r["reason"], r["start"], r["end"]) for r in records if r["type"] == "ignored"]
+    assert ignored == [("licence header", 1, 1), ("import block", 2, 2)]
+    assert "matched 1 file against" in err
+    assert "1 region with 1 file of the corpus" in err
+
+
+def test_the_output_is_the_same_for_any_jobs(corpus):
+    # as processes: worker processes are forked from a plain command, not from pytest
+    root, db, _ = corpus
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "samecode", "match", str(root / "new.py"), str(root / "known"),
+             "--db", str(db), "--fragments", "--format", "jsonl", "--jobs", jobs,
+             "--batch-size", "1", "--no-gitignore"],
+            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=False,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count('"type": "region"') == 1  # new.py; the stored files skip themselves
+
+
+def test_the_table_says_what_was_ignored(corpus, capsys):
+    root, db, _ = corpus
+    status, out, _ = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments")
+    assert status == 0
+    assert "Regions (file:lines = file:lines)" in out
+    assert "Ignored: 1 licence header (1 lines" in out
+
+
+def test_keep_options_must_be_the_corpus_s(corpus, capsys):
+    root, db, _ = corpus
+    for flags, said in [(("--keep-licenses",), "keep_licenses=False"), (("--kgram", "8"), "k=12")]:
+        status, _, err = run(capsys, "match", str(root / "new.py"), "--db", str(db),
+                             "--fragments", *flags)  # fmt: skip
+        assert status == 2
+        assert said in err
+    status, _, err = run(capsys, "index", "add", str(root / "new.py"), "--db", str(db),
+                         "--kgram", "8")  # fmt: skip
+    assert status == 2
+    assert "k=12" in err
+
+
+def test_boilerplate_files_are_ignored_in_the_queries(corpus, capsys):
+    root, db, _ = corpus
+    (root / "template.txt").write_text(BLOCK)
+    template = str(root / "template.txt")
+    status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                           "--format", "jsonl", "--boilerplate", template)  # fmt: skip
+    assert status == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert not [r for r in records if r["type"] == "region"]
+    assert ("boilerplate file", 3, 14) in [
+        (r["reason"], r["start"], r["end"]) for r in records if r["type"] == "ignored"
+    ]
+
+
+def test_an_old_corpus_is_refused_clearly_and_left_untouched(tmp_path, capsys):
+    (tmp_path / "a.py").write_text(BLOCK)
+    db = tmp_path / "old.db"
+    status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db", str(db))
+    assert status == 0, err
+    before = db.read_bytes()
+    status, out, err = run(capsys, "match", str(tmp_path / "a.py"), "--db", str(db), "--fragments")
+    assert status == 2
+    assert out == ""
+    assert "stores no fragments (corpus format version 1" in err
+    assert "index add --fragments" in err
+    status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db", str(db),
+                         "--fragments")  # fmt: skip
+    assert status == 2
+    assert "stores no fragments" in err
+    assert db.read_bytes() == before
+    status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db",
+                         str(tmp_path / "new.db"), "--kgram", "8")  # fmt: skip
+    assert status == 2
+    assert "--kgram need --fragments" in err

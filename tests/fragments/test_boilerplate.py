@@ -1,0 +1,170 @@
+"""Boilerplate: licence headers and import blocks recognised by their stated rules and
+ignored by default (kept on request), the text of boilerplate files ignored wherever it
+is, and the report's account of it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from samecode.errors import SamecodeValueError
+from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
+from samecode.fragments.boilerplate import BoilerplateFiles, import_blocks, licence_header
+from samecode.fragments.report import to_jsonl, to_text
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.pipeline import ScanOptions
+
+WALK = ScanOptions(gitignore=False)
+
+MIT = [
+    "# Copyright (c) 2021 Example Corporation",
+    "#",
+    "# Permission is hereby granted, free of charge, to any person obtaining a copy",
+    "# of this software and associated documentation files (the Software), to deal",
+    "# in the Software without restriction, including without limitation the rights",
+    "# to use, copy, modify, merge, publish, distribute, sublicense, and/or sell",
+    "# copies of the Software, subject to the following conditions written here.",
+]
+IMPORTS = [
+    "import os",
+    "import sys",
+    "from collections import OrderedDict, defaultdict, namedtuple, Counter, deque",
+    "from typing import (",
+    "    Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar, Union,",
+    ")",
+    "import itertools, functools, operator, contextlib, dataclasses, json",
+]
+
+
+def own_lines(rng: random.Random, tag: str, count: int = 12) -> list[str]:
+    return [f"{tag}_{rng.getrandbits(40):x} = {tag}_compute_{n}({n})" for n in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("lines", "path", "expected"),
+    [
+        ([*MIT, "", "x = 1"], "a.py", (1, 7)),
+        (["#!/usr/bin/env python", "# SPDX-License-Identifier: MIT", "x = 1"], "a.py", (2, 2)),
+        (["", "", "# Copyright 2020 A", "", "# All rights reserved.", "x = 1"], "a.py", (3, 5)),
+        (['"""Licensed under the Apache License', "Version 2.0", '"""', "x = 1"], "a.py", (1, 3)),
+        (["/*", " * Copyright 2019 B", " */", "#include <a.h>"], "a.c", (1, 3)),
+        (["// licence: BSD", "// more", "package a;"], "A.java", (1, 2)),
+        (["-- copyright C", "select 1;"], "q.sql", (1, 1)),
+        (["<!-- Licensed under MIT -->", "<p>hi</p>"], "a.html", (1, 1)),
+        (["# a comment", "# about nothing", "x = 1"], "a.py", None),
+        (["x = 1", "# Copyright later in the file"], "a.py", None),
+        (["// Copyright", "int x;"], "a.py", None),  # // is no comment in Python
+    ],
+)
+def test_a_licence_header_is_the_leading_comment_block_with_licence_words(lines, path, expected):
+    assert licence_header(lines, path) == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "path", "expected"),
+    [
+        ([*IMPORTS, "", "x = 1", "    import re", "y = 2"], "a.py", [(1, 7), (10, 10)]),
+        (["from a import \\", "    b", "x = 1"], "a.py", [(1, 2)]),
+        (["#include <stdio.h>", "# include \"x.h\"", "int x;"], "a.c", [(1, 2)]),
+        (["package a.b;", "", "import java.util.List;", "import static a.B.c;"], "A.java",
+         [(1, 1), (3, 4)]),
+        (["package main", "import (", '    "fmt"', '    "os"', ")", "func f() {}"], "m.go",
+         [(1, 5)]),
+        (["import x from 'x';", "import { a,", "  b } from './b';", "const c = require('c');",
+          "let d = 1;"], "a.ts", [(1, 4)]),
+        (["use std::io;", "use std::{", "    fs,", "};", "mod util;", "fn main() {}"], "m.rs",
+         [(1, 5)]),
+        (["using System;", "using Foo = Bar.Baz;", "class A {}"], "a.cs", [(1, 2)]),
+        (["import os"], "a.txt", []),  # no language, no imports
+        (["important = 1", "imports = 2", "from_x = 3"], "a.py", []),
+    ],
+)  # fmt: skip
+def test_an_import_block_is_a_maximal_run_of_import_statements(lines, path, expected):
+    assert import_blocks(lines, path) == expected
+
+
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    rng = random.Random(7)
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("\n".join([*MIT, "", *IMPORTS, "", *own_lines(rng, "a")]) + "\n")
+    b.write_text("\n".join([*MIT, "", *IMPORTS, "", *own_lines(rng, "b")]) + "\n")
+    return a, b
+
+
+def test_a_pair_sharing_only_a_licence_and_imports_has_no_region_by_default(tmp_path):
+    a, b = pair(tmp_path)
+    found = compare_fragments(a, b)
+    assert found.regions == []
+    reasons = [(i.path == str(a), i.reason, i.start, i.end) for i in found.ignored]
+    assert reasons == [
+        (True, "licence header", 1, 7),
+        (True, "import block", 9, 15),
+        (False, "licence header", 1, 7),
+        (False, "import block", 9, 15),
+    ]
+    # the tokens counted are those of the lines (words: comments are tokens too)
+    rules = FragmentOptions().shingling
+    spans = TokenSpans.of(a.read_text(), rules, str(a))
+    assert [i.tokens for i in found.ignored[:2]] == [
+        spans.tokens_on(1, 7)[1] - spans.tokens_on(1, 7)[0],
+        spans.tokens_on(9, 15)[1] - spans.tokens_on(9, 15)[0],
+    ]
+
+
+def test_the_keep_options_match_them_again(tmp_path):
+    a, b = pair(tmp_path)
+    both = compare_fragments(a, b, FragmentOptions(keep_licenses=True, keep_imports=True))
+    assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in both.regions] == [(1, 15, 1, 15)]
+    assert both.ignored == ()
+    licences = compare_fragments(a, b, FragmentOptions(keep_licenses=True))
+    assert [(r.a_start, r.a_end) for r in licences.regions] == [(1, 7)]
+    assert {i.reason for i in licences.ignored} == {"import block"}
+    imports = compare_fragments(a, b, FragmentOptions(keep_imports=True))
+    assert [(r.a_start, r.a_end) for r in imports.regions] == [(9, 15)]
+
+
+def test_a_copy_next_to_a_licence_header_stops_at_it(tmp_path):
+    rng = random.Random(2)
+    shared = own_lines(rng, "shared", 10)
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("\n".join(MIT + shared + own_lines(rng, "a")) + "\n")
+    b.write_text("\n".join(MIT + shared + own_lines(rng, "b")) + "\n")
+    (region,) = compare_fragments(a, b).regions
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (8, 17, 8, 17)
+
+
+def test_a_boilerplate_file_copied_into_two_files_yields_no_region(tmp_path):
+    rng = random.Random(5)
+    template = own_lines(rng, "template", 10)
+    (tmp_path / "template.txt").write_text("\n".join(template) + "\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("\n".join(own_lines(rng, "a", 3) + template + own_lines(rng, "a2")))
+    (tree / "b.py").write_text("\n".join(template + own_lines(rng, "b")))
+    options = FragmentOptions()
+    files = BoilerplateFiles.read([tmp_path / "template.txt"], options)
+    plain = scan_fragments([str(tree)], options, WALK)
+    assert len(plain.regions) == 1  # without it, the copies match
+    result = scan_fragments([str(tree)], options, WALK, boilerplate=files)
+    assert result.regions == []
+    ignored = sorted((Path(i.path).name, i.reason, i.start, i.end) for i in result.ignored)
+    assert ignored == [("a.py", "boilerplate file", 4, 13), ("b.py", "boilerplate file", 1, 10)]
+    counts = result.summary()["ignored"]
+    tokens = sum(i.tokens for i in result.ignored)
+    assert counts["boilerplate file"] == {"ranges": 2, "files": 2, "lines": 20, "tokens": tokens}
+    assert counts["licence header"]["ranges"] == counts["import block"]["ranges"] == 0
+    lines = to_jsonl(result, {}).splitlines()
+    assert sum('"type": "ignored"' in line for line in lines) == 2
+    assert "Ignored: 2 boilerplate-file ranges (20 lines" in to_text(result)
+
+
+def test_boilerplate_files_read_with_another_k_are_refused(tmp_path):
+    (tmp_path / "t.txt").write_text("a b c d e f g h i j k l m n o p")
+    options = FragmentOptions()
+    files = BoilerplateFiles.read([tmp_path / "t.txt"], FragmentOptions(k=3))
+    with pytest.raises(SamecodeValueError, match="k=3"):
+        compare_fragments(tmp_path / "t.txt", tmp_path / "t.txt", options, boilerplate=files)
+    with pytest.raises(TypeError, match="list of paths"):
+        BoilerplateFiles.read(str(tmp_path / "t.txt"), options)

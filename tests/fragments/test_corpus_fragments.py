@@ -1,0 +1,293 @@
+"""Fragments stored in a corpus (format version 3) and matched against it: the regions are
+those of the two files on disk, whatever the engine; older corpora are read, untouched,
+and say what they lack; the records and the index stay in step with the files."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeValueError
+from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
+from samecode.fragments.corpus import match_fragments
+from samecode.fragments.stored import decode, encode, read_stored
+from samecode.fragments.tree import fingerprint_text
+from samecode.hamming.sqlite import IndexCorruptError
+from samecode.scan.corpus import Corpus
+from samecode.scan.engine import ProcessPool
+from samecode.scan.pipeline import ScanOptions, read_documents
+from samecode.scan.shingling import Shingling
+
+WALK = ScanOptions(gitignore=False)
+
+
+def lines_of(rng: random.Random, tag: str, count: int) -> list[str]:
+    return [f"{tag}_{rng.getrandbits(32):x} = {tag}_step({n}) + {rng.randrange(99)}" for n in
+            range(count)]  # fmt: skip
+
+
+def make_files(folder: Path, seed: int, count: int) -> list[Path]:
+    """Files made of their own lines and copies of shared blocks, some edited."""
+    rng = random.Random(seed)
+    blocks = [lines_of(rng, f"block{b}", rng.randrange(6, 20)) for b in range(4)]
+    made = []
+    for number in range(count):
+        lines = lines_of(rng, f"f{number}", rng.randrange(0, 8))
+        for _ in range(rng.randrange(0, 3)):
+            block = list(rng.choice(blocks))
+            if rng.random() < 0.5:  # an edited copy: a line changed or dropped
+                at = rng.randrange(len(block))
+                if rng.random() < 0.5:
+                    block[at] = f"changed_{number} = {at}"
+                else:
+                    del block[at]
+            lines += block + lines_of(rng, f"g{number}", rng.randrange(0, 5))
+        path = folder / f"f{number:02d}.py"
+        path.write_text("\n".join(lines) + "\n")
+        made.append(path)
+    return made
+
+
+def key(region, swap: bool = False) -> tuple[object, ...]:
+    fields = (
+        (region.b, region.b_start, region.b_end, region.a, region.a_start, region.a_end)
+        if swap
+        else (region.a, region.a_start, region.a_end, region.b, region.b_start, region.b_end)
+    )
+    return (*fields, region.tokens)
+
+
+@pytest.fixture
+def corpus_and_queries(tmp_path: Path) -> tuple[Path, list[Path], list[Path]]:
+    root = Path(os.path.realpath(tmp_path))
+    stored, queries = root / "stored", root / "queries"
+    stored.mkdir()
+    queries.mkdir()
+    kept = make_files(stored, 1, 8)
+    asked = make_files(queries, 1, 8)  # the same blocks (same seed), other files
+    asked = [path.rename(queries / f"q{path.name}") for path in asked]
+    db = root / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(stored)], WALK)
+    return db, kept, asked
+
+
+def test_regions_are_those_of_the_two_files_on_disk(corpus_and_queries):
+    db, kept, asked = corpus_and_queries
+    with Corpus.open(db, readonly=True) as corpus:
+        result = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+    expected = []
+    for query in asked:
+        for stored in kept:
+            found = compare_fragments(query, stored)
+            expected += [dataclasses.replace(r, matches=()) for r in found.regions]
+    got = [dataclasses.replace(r, matches=()) for r in result.regions]
+    assert len(got) >= 8  # the blocks are shared: there is something to compare
+    assert got == sorted(expected, key=lambda r: (r.a, r.b, r.a_first, r.b_first))
+    assert result.files == [str(path) for path in asked]
+
+
+def test_regions_are_those_a_scan_of_both_trees_reports(corpus_and_queries):
+    db, kept, asked = corpus_and_queries
+    with Corpus.open(db, readonly=True) as corpus:
+        result = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+    # a tree of 16 files: limit 10 files, as the corpus of 8 files (limit 10) has
+    scan = scan_fragments([str(kept[0].parent), str(asked[0].parent)], walk=WALK)
+    names = {str(path) for path in asked}
+    across = sorted(
+        key(r, swap=r.a not in names) for r in scan.regions if (r.a in names) != (r.b in names)
+    )
+    assert sorted(key(r) for r in result.regions) == across
+    assert len(across) >= 8
+
+
+def test_a_stored_file_need_not_exist_any_more(corpus_and_queries):
+    db, kept, asked = corpus_and_queries
+    with Corpus.open(db, readonly=True) as corpus:
+        before = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+    for path in kept:
+        path.unlink()
+    with Corpus.open(db, readonly=True) as corpus:
+        after = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+    assert [key(r) for r in after.regions] == [key(r) for r in before.regions]
+
+
+def test_the_output_is_the_same_for_any_engine_and_batch(corpus_and_queries):
+    db, _, asked = corpus_and_queries
+    paths = [str(path) for path in asked]
+    with Corpus.open(db, readonly=True) as corpus:
+        one = corpus.match_fragments(paths, walk=WALK)
+        small = corpus.match_fragments(paths, walk=dataclasses.replace(WALK, batch_size=1))
+        with ProcessPool(2) as pool:
+            spread = match_fragments(
+                corpus, paths, walk=dataclasses.replace(WALK, batch_size=3), engine=pool
+            )
+    for other in (small, spread):
+        assert other.regions == one.regions
+        assert other.summary() == one.summary()
+        assert other.classes == one.classes
+
+
+def test_a_file_does_not_match_its_own_entry(corpus_and_queries):
+    db, kept, _ = corpus_and_queries
+    with Corpus.open(db, readonly=True) as corpus:
+        result = corpus.match_fragments([str(kept[0])], walk=WALK)
+    assert all(r.b != str(kept[0]) for r in result.regions)
+
+
+def test_boilerplate_by_corpus_share_is_ignored_and_counted(tmp_path):
+    rng = random.Random(9)
+    common = lines_of(rng, "common", 12)
+    for number in range(12):
+        (tmp_path / f"s{number}.py").write_text(
+            "\n".join(common + lines_of(rng, f"s{number}", 5)) + "\n"
+        )
+    query = tmp_path / "query.txt"
+    query.write_text("\n".join(lines_of(rng, "q", 3) + common) + "\n")
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(tmp_path / f"s{n}.py") for n in range(12)], WALK)
+        ignored = corpus.match_fragments([str(query)], walk=WALK)
+        kept = corpus.match_fragments(
+            [str(query)], FragmentOptions(boilerplate_share=1.0, boilerplate_files=12), WALK
+        )
+    assert ignored.regions == []
+    assert ignored.boilerplate > 0
+    assert ignored.boilerplate_occurrences >= ignored.boilerplate
+    assert ignored.boilerplate_limit == 10
+    assert len(kept.regions) == 12
+    assert kept.boilerplate == 0
+    assert {(r.a_start, r.a_end, r.b_start, r.b_end) for r in kept.regions} == {(4, 15, 1, 12)}
+
+
+def test_a_corpus_without_fragments_is_read_untouched_and_says_what_it_lacks(tmp_path):
+    (tmp_path / "a.py").write_text(" ".join(f"w{i}" for i in range(80)))
+    db = tmp_path / "old.db"
+    with Corpus.create(db) as corpus:  # as every samecode before version 3 made it
+        corpus.sync([str(tmp_path / "a.py")], WALK)
+        assert corpus.stats()["format_version"] == 1
+    before = db.read_bytes()
+    with Corpus.open(db, readonly=True) as corpus:
+        assert corpus.fragments is None
+        assert corpus.stats()["fragments"] is None
+        assert len(corpus) == 1
+        with pytest.raises(
+            SamecodeValueError, match=r"stores no fragments .*version 1.*--fragments"
+        ):
+            corpus.match_fragments([str(tmp_path / "a.py")], walk=WALK)
+        with pytest.raises(ValueError, match="stores no fragments"):
+            corpus.fragment_files([1])
+    assert db.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["a.py", "old.db"]
+
+
+def test_the_parameters_are_recorded_and_a_mismatch_is_refused(tmp_path):
+    db = tmp_path / "c.db"
+    options = FragmentOptions(k=8, window=10, keep_imports=True)
+    Corpus.create(db, fragments=options).close()
+    with Corpus.open(db, readonly=True) as corpus:
+        assert corpus.fragments == FragmentOptions(k=8, window=10, keep_imports=True)
+        stats = corpus.stats()
+        assert stats["format_version"] == 3
+        assert stats["fragments"]["k"] == 8
+        for wrong, name in [
+            (FragmentOptions(k=12, window=10, keep_imports=True), "k=8"),
+            (FragmentOptions(k=8, window=10), "keep_imports=True"),
+        ]:
+            with pytest.raises(SamecodeValueError, match=name):
+                corpus.match_fragments([str(tmp_path)], wrong, WALK)
+        # the query's own parameters may differ
+        corpus.match_fragments(
+            [str(tmp_path)], dataclasses.replace(options, min_tokens=60, gap=0), WALK
+        )
+    with pytest.raises(ValueError, match="tokenize as the corpus"):
+        Corpus.create(tmp_path / "d.db", fragments=FragmentOptions(tokens="code"))
+    with pytest.raises(TypeError, match="FragmentOptions"):
+        Corpus.create(tmp_path / "e.db", fragments={"k": 8})  # type: ignore[arg-type]
+
+
+def test_records_and_index_follow_the_files(tmp_path):
+    files = make_files(tmp_path, 3, 4)
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(path) for path in files], WALK)
+        assert corpus.check() == []
+        rows = corpus.stats()["fragment_index_rows"]
+        assert corpus.stats()["fragment_records"] == 4
+        files[0].write_text(files[0].read_text() + "\n".join(lines_of(random.Random(1), "x", 20)))
+        report = corpus.sync([str(path) for path in files], WALK)
+        assert len(report.updated) == 1
+        assert corpus.check() == []
+        assert corpus.stats()["fragment_index_rows"] > rows
+        corpus.remove([str(files[1])])
+        assert corpus.check() == []
+        assert corpus.stats()["fragment_records"] == 3
+        with pytest.raises(ValueError, match="needs its fragment record"):
+            corpus.add(read_documents([str(files[1])], Shingling(), None, 1))
+        (item,) = read_stored([str(files[1])], Shingling(), None, 1, FragmentOptions())
+        assert corpus.add([item.document], fragments={item.document.path: item.record}) == 1
+        assert corpus.check() == []
+
+
+def test_a_damaged_record_is_reported(tmp_path):
+    files = make_files(tmp_path, 4, 2)
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(path) for path in files], WALK)
+    raw = sqlite3.connect(db)
+    raw.execute("UPDATE fragments SET data = x'00' WHERE file = 1")
+    raw.execute("DELETE FROM fragment_index WHERE file = 2")
+    raw.commit()
+    raw.close()
+    with Corpus.open(db, readonly=True) as corpus:
+        problems = corpus.check()
+        assert len(problems) == 2
+        assert all("fragments of" in problem for problem in problems)
+        with pytest.raises(IndexCorruptError, match="fragments of file 1"):
+            corpus.fragment_record(1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c = 1", "d(e)", "", "  f", "x\ty", "é"]), max_size=60),
+    st.integers(1, 6),
+    st.integers(1, 6),
+)
+def test_a_record_decodes_to_the_same_tokens_lines_and_fingerprints(lines, k, window):
+    text = "\n".join(lines)
+    found = fingerprint_text("a.txt", text, FragmentOptions(k=k, window=window, min_tokens=k))
+    back = decode(encode(found), "a.txt", k)
+    assert back.tokens.ids == found.tokens.ids
+    assert back.kgrams.hashes == found.kgrams.hashes
+    assert back.kgrams.selected == found.kgrams.selected
+    n = len(found.tokens)
+    for first in range(n):
+        for stop in range(first + 1, min(n, first + 8) + 1):
+            assert back.tokens.lines(first, stop) == found.tokens.lines(first, stop)
+            assert back.tokens.whole_lines(first, stop) == found.tokens.whole_lines(first, stop)
+
+
+def test_a_damaged_record_does_not_decode():
+    found = fingerprint_text("a.txt", "a b c d e f g h", FragmentOptions(k=2, min_tokens=2))
+    record = encode(found)
+    body = zlib.decompress(record)
+    at = 17 + 8 * len(set(found.tokens.ids))  # the head, the table of ids, then their numbers
+    for bad in (
+        b"",
+        b"not zlib",
+        record[:-3],
+        b"\x00" + record[1:],
+        zlib.compress(b"SCF2" + body[4:]),  # another layout
+        zlib.compress(body[:-1]),  # a value short
+        zlib.compress(body[:at] + b"\xff" + body[at + 1 :]),  # a number past the id table
+    ):
+        with pytest.raises(SamecodeValueError, match="damaged"):
+            decode(bad, "a.txt", 2)
