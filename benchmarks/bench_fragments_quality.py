@@ -409,7 +409,9 @@ def run(args: argparse.Namespace, seed: int) -> dict[str, dict[str, float]]:
     scores = {}
     with tempfile.TemporaryDirectory() as folder:
         plants = plant(args, Path(folder), rng)
-        options = FragmentOptions(tokens="code", normalize=args.normalize, gap=args.gap)
+        keep = not args.ignore_boilerplate  # plants are whole statements, imports too
+        options = FragmentOptions(tokens="code", normalize=args.normalize, gap=args.gap,
+                                  keep_licenses=keep, keep_imports=keep)  # fmt: skip
         exact_truth(plants, options)
         edits = {e: sum(p.edit == e for p in plants) for e in EDITS}
         print(f"seed {seed}: edits {edits}")
@@ -434,9 +436,16 @@ def main() -> None:
     parser.add_argument("--gap", type=int, default=FragmentOptions().gap)
     parser.add_argument("--normalize", action="store_true", help="rename too; scan normalized")
     parser.add_argument("--jscpd", action="store_true", help=f"run {JSCPD} beside us")
+    parser.add_argument(
+        "--ignore-boilerplate",
+        action="store_true",
+        help="ignore licence headers and import blocks, as scan --fragments does by default "
+        "(the truth still holds planted imports)",
+    )
     args = parser.parse_args()
     print(f"{args.plants} fragments from Python {args.source} into up to {args.hosts} files "
-          f"of {args.host}; normalize={args.normalize}, gap={args.gap}")  # fmt: skip
+          f"of {args.host}; normalize={args.normalize}, gap={args.gap}, "
+          f"ignore_boilerplate={args.ignore_boilerplate}")  # fmt: skip
     runs = [run(args, seed) for seed in args.seed]
     for name in runs[0]:
         mine = [r[name] for r in runs]
