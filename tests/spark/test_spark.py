@@ -331,7 +331,7 @@ def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
     # More rows than a batch (and than two) in one partition: the same pairs as locally.
     rng = random.Random(3)
     rows = []
-    for i in range(650):
+    for i in range(900):
         words = _words(rng, 40)
         rows.append((f"r{i:04}", " ".join(words)))
         if i % 5 == 0:
