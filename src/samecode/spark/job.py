@@ -508,12 +508,15 @@ class _Shared:
 
 def _hold(held: list[Any], kept: Any) -> Any:
     """``kept`` (an RDD, persisted here, or a :class:`_Shared`), listed for
-    :meth:`SparkScan.release`. An RDD is kept in memory where it fits and on the
-    executors' disks where not (never computed again because memory ran short)."""
+    :meth:`SparkScan.release`. An RDD is kept on the executors' disks (its blocks
+    streamed back, the operating system's cache serving as their memory): a Python RDD's
+    blocks are bytes in the JVM's heap, which a block as large as a partition (of an
+    input with few) can exhaust when it is read back whole, as ``MEMORY_AND_DISK``
+    does."""
     if not isinstance(kept, _Shared):
         from pyspark import StorageLevel
 
-        kept.persist(StorageLevel.MEMORY_AND_DISK)
+        kept.persist(StorageLevel.DISK_ONLY)
     held.append(kept)
     return kept
 
