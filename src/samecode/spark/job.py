@@ -25,8 +25,9 @@ The stages, and what each shuffles (``P``: :attr:`partitions`):
 6. **propose** (:func:`~samecode.scan.pipeline.propose_partition` per partition, and
    :meth:`~samecode.scan.candidates.Method.propose` per pair of blocks): the candidates.
 7. **verify** (:func:`~samecode.scan.pipeline.verify_pairs` per partition): both sets
-   of each candidate joined to it (two shuffles carrying ``|A| + |B|`` shingles per
-   candidate), intersected exactly; a method that reports every pair adds its notes.
+   of each candidate joined to it (two joins, each shuffling the candidates and every
+   representative's set), intersected exactly; a method that reports every pair adds
+   its notes.
 8. **pairs**: the representatives' pairs expanded to every member of their identical
    sets, and the pairs inside each set.
 9. **classes** (:func:`~samecode.spark.components.connected_components` over the
