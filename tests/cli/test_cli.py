@@ -154,6 +154,8 @@ def test_fail_on_match_and_output_file(tree, tmp_path, capsys):
         ["scan", ".", "--engine", "cloud"],
         ["scan", ".", "--spark-master", "local[2]"],
         ["scan", ".", "--spark-partitions", "0"],
+        ["scan", ".", "--spark-driver-memory", "4g"],
+        ["scan", ".", "--engine", "spark", "--spark-driver-memory", "4 GB"],
         ["scan", ".", "--engine", "spark", "--against", "corpus.db"],
         ["scan", ".", "--engine", "spark", "--fragments"],
         ["scan"],

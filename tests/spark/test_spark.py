@@ -5,7 +5,10 @@ and a key shared by more documents than a block."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
+import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,9 +26,11 @@ from samecode._groups import linked_groups
 from samecode.cli import main
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Method, method
-from samecode.scan.pipeline import ScanOptions, scan
+from samecode.scan.model import Document
+from samecode.scan.pipeline import ScanOptions, read_contents, run_pipeline, scan
 from samecode.scan.report import Report, scan_parameters, to_jsonl
 from samecode.spark import connected_components, scan_dataframe, scan_files, session
+from samecode.spark.session import memory_of
 
 
 @pytest.fixture(scope="session")
@@ -268,3 +273,89 @@ def test_the_command_line_writes_the_same_report(spark, corpus, tmp_path, capsys
         out[engine] = target.read_bytes()
     assert out["spark"] == out["local"]
     assert b'"type": "pair"' in out["local"]
+
+
+@pytest.mark.parametrize("memory", ["4g", "512m", "1536M", "2T", "100000k"])
+def test_a_size_as_spark_writes_it_is_the_drivers_memory(memory, monkeypatch):
+    monkeypatch.setenv("SPARK_DRIVER_MEMORY", "junk")  # the argument wins
+    assert memory_of(memory) == memory
+
+
+@pytest.mark.parametrize("memory", ["", "4", "4 g", "4gb", "0g", "-1g", "1.5g", "g", "4g\n"])
+def test_a_bad_driver_memory_is_refused_clearly(memory):
+    with pytest.raises(
+        SamecodeValueError, match="whole number and k, m, g or t.*" + re.escape(repr(memory))
+    ):
+        memory_of(memory)
+
+
+def test_the_drivers_memory_comes_from_the_environment_else_sparks_default(monkeypatch):
+    monkeypatch.delenv("SPARK_DRIVER_MEMORY", raising=False)
+    assert memory_of() is None
+    monkeypatch.setenv("SPARK_DRIVER_MEMORY", "3g")
+    assert memory_of() == "3g"
+    monkeypatch.setenv("SPARK_DRIVER_MEMORY", "three")
+    with pytest.raises(SamecodeValueError, match=r"'three' \(from SPARK_DRIVER_MEMORY\)"):
+        memory_of()
+    with pytest.raises(SamecodeTypeError, match="driver memory must be a str"):
+        memory_of(4096)  # type: ignore[arg-type]
+
+
+def test_a_running_driver_keeps_its_memory(spark, monkeypatch):
+    monkeypatch.delenv("SPARK_DRIVER_MEMORY", raising=False)
+    # The fixture's driver runs with Spark's default, 1g: asking for it again is fine.
+    assert session(driver_memory="1024m") is spark
+    with pytest.raises(SamecodeValueError, match=r"fixed when its JVM starts.*with 1g; got '3g'"):
+        session(driver_memory="3g")
+
+
+def test_a_new_driver_gets_the_memory_asked_for(tmp_path):
+    # A JVM of its own: this process's driver is already running.
+    script = (
+        "from samecode.spark import session\n"
+        "spark = session('local[1]', driver_memory='1536m')\n"
+        "print(spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory())\n"
+        "spark.stop()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_DRIVER_MEMORY"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    heap = int(done.stdout.split()[-1])
+    # The JVM reports a little less than -Xmx (a survivor space), never near the default.
+    assert 1400 * 2**20 < heap <= 1536 * 2**20
+
+
+def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
+    # More rows than a batch (and than two) in one partition: the same pairs as locally.
+    rng = random.Random(3)
+    rows = []
+    for i in range(900):
+        words = _words(rng, 40)
+        rows.append((f"r{i:04}", " ".join(words)))
+        if i % 5 == 0:
+            rows.append((f"r{i:04}-near", " ".join(_edit(rng, words, 1))))
+    assert len(rows) > 2 * 512  # the job reads 512 rows at a time
+    frame = spark.createDataFrame(rows, "path string, content string").coalesce(1)
+    assert frame.rdd.getNumPartitions() == 1
+    options = ScanOptions(threshold=0.7, min_tokens=5)
+    found = scan_dataframe(frame, options, partitions=3).collect()
+    read = read_contents(rows, options.shingling, options.max_size, options.min_tokens)
+    local = run_pipeline([d for d in read if isinstance(d, Document)], options)
+    assert found.pairs == local
+    assert found.compared == len(rows)
+    assert len(local) >= 100
+
+
+def test_collect_gives_every_row_of_the_frames_in_order(spark, corpus):
+    # collect() takes the rows a partition at a time; it gives what the frames hold.
+    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    found = scan_files([corpus], options, partitions=5)
+    answer = found.collect()
+    rows = sorted((r.a, r.b, r.shared, r.a_shingles, r.b_shingles) for r in found.pairs.collect())
+    assert [(p.a, p.b, p.shared, p.a_shingles, p.b_shingles) for p in answer.pairs] == rows
+    assert [c.members for c in answer.classes] == [
+        tuple(r.members) for r in sorted(found.classes.collect(), key=lambda r: r.id)
+    ]
+    assert len(rows) > 5

@@ -127,7 +127,11 @@ def _spark_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
 
     options = _scan_options(args, _shingling(args))
     found = scan_files(
-        args.paths, options, master=args.spark_master, partitions=args.spark_partitions
+        args.paths,
+        options,
+        master=args.spark_master,
+        partitions=args.spark_partitions,
+        driver_memory=args.spark_driver_memory,
     ).collect()
     return _Found(
         options,
@@ -174,8 +178,10 @@ def run_scan(args: argparse.Namespace) -> int:
 
     _check_roots(args.paths)
     spark = option(args, "engine") == "spark"
-    if not spark and (args.spark_master or args.spark_partitions):
-        raise UsageError("--spark-master and --spark-partitions need --engine spark")
+    if not spark and (args.spark_master or args.spark_partitions or args.spark_driver_memory):
+        raise UsageError(
+            "--spark-master, --spark-partitions and --spark-driver-memory need --engine spark"
+        )
     if args.fragments:
         if spark:
             raise UsageError("--fragments runs on --engine local")

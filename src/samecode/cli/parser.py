@@ -155,6 +155,15 @@ def _bounded(name: str, low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def _driver_memory(text: str) -> str:
+    from samecode.spark.session import memory_of
+
+    try:
+        return memory_of(text) or text
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"--spark-driver-memory: {error}") from None
+
+
 def _threshold(text: str) -> Fraction:
     try:
         return exact_threshold(text)
@@ -327,6 +336,13 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         type=_bounded("--spark-partitions", 1, 1 << 20),
         metavar="N",
         help="partitions of each Spark stage (default twice Spark's default parallelism)",
+    )
+    group.add_argument(
+        "--spark-driver-memory",
+        type=_driver_memory,
+        metavar="SIZE",
+        help="the Spark driver's heap, such as 4g (on local[N] the whole job's; default "
+        "$SPARK_DRIVER_MEMORY, else Spark's 1g)",
     )
 
 

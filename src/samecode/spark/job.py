@@ -25,8 +25,9 @@ The stages, and what each shuffles (``P``: :attr:`partitions`):
 6. **propose** (:func:`~samecode.scan.pipeline.propose_partition` per partition, and
    :meth:`~samecode.scan.candidates.Method.propose` per pair of blocks): the candidates.
 7. **verify** (:func:`~samecode.scan.pipeline.verify_pairs` per partition): both sets
-   of each candidate joined to it (two shuffles carrying ``|A| + |B|`` shingles per
-   candidate), intersected exactly; a method that reports every pair adds its notes.
+   of each candidate joined to it (two joins, each shuffling the candidates and every
+   representative's set), intersected exactly; a method that reports every pair adds
+   its notes.
 8. **pairs**: the representatives' pairs expanded to every member of their identical
    sets, and the pairs inside each set.
 9. **classes** (:func:`~samecode.spark.components.connected_components` over the
@@ -56,7 +57,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from samecode._validation import check_int, describe
+from samecode._validation import batches, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Member, Method, method
 from samecode.scan.classes import clone_classes
@@ -108,6 +109,8 @@ SKIPPED_SCHEMA = "path string, reason string"
 # A document or why it was not compared, with its place in the input (for the order
 # of the skipped list).
 _Read = tuple[int, "Document | Skipped"]
+# Files or rows read (and their contents held) at a time by a task.
+_READ_BATCH = 512
 
 
 def path_id(path: str) -> int:
@@ -160,8 +163,10 @@ class SparkScan:
         self._held = []
 
     def collect(self) -> Collected:
-        """The answer on the driver (the pairs and classes are the job's output: only
-        collect them when they fit)."""
+        """The answer on the driver, as Python objects (they must fit in this process, as
+        one machine's scan holds them). The rows come one partition at a time
+        (``toLocalIterator``), so the driver's JVM holds one partition of them, never the
+        whole answer."""
         pairs = [
             Pair(
                 row.a,
@@ -171,7 +176,7 @@ class SparkScan:
                 row.b_shingles,
                 tuple(json.loads(row.notes).items()),
             )
-            for row in self.pairs.collect()
+            for row in self.pairs.toLocalIterator()
         ]
         pairs.sort(key=lambda p: (p.a, p.b))
         classes = [
@@ -182,9 +187,9 @@ class SparkScan:
                 row.max_jaccard,
                 row.link_jaccard,
             )
-            for row in sorted(self.classes.collect(), key=lambda row: row.id)
+            for row in sorted(self.classes.toLocalIterator(), key=lambda row: row.id)
         ]
-        skipped = [s for _, s in sorted(self._skipped_order.collect(), key=_skipped_key)]
+        skipped = [s for _, s in sorted(self._skipped_order.toLocalIterator(), key=_skipped_key)]
         return Collected(pairs, classes, skipped, self.compared)
 
 
@@ -221,6 +226,7 @@ def scan_files(
     *,
     master: str | None = None,
     partitions: int | None = None,
+    driver_memory: str | None = None,
 ) -> SparkScan:
     """:func:`~samecode.scan.pipeline.scan` on Spark: the roots walked here (by the same
     rules), the files read and everything after done by the executors (which must see
@@ -230,22 +236,24 @@ def scan_files(
     :param options: what to compare and how (``jobs`` and ``batch_size`` do not apply).
     :param master: the Spark master (:func:`~samecode.spark.session.master_of`).
     :param partitions: partitions of every stage (default: twice the default parallelism).
-    :raises TypeError, ValueError: for bad roots or options.
+    :param driver_memory: the driver's heap if this starts Spark
+        (:func:`~samecode.spark.session.session`).
+    :raises TypeError, ValueError: for bad roots, options or ``driver_memory``.
 
     Runtime complexity: the walk here, ``O(number of files)``; then :func:`scan_documents`.
     """
     options = _check_options(options)
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
-    spark = session(master)
+    spark = session(master, driver_memory=driver_memory)
     parts = _partitions(spark, partitions)
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
     args = (options.shingling, options.max_size, options.min_tokens)
 
-    def read(batch: Iterable[tuple[int, str]]) -> Iterator[_Read]:
-        places = list(batch)
-        found = read_documents([path for _, path in places], *args)
-        return zip((place for place, _ in places), found)
+    def read(numbered: Iterable[tuple[int, str]]) -> Iterator[_Read]:
+        for places in batches(numbered, _READ_BATCH):
+            found = read_documents([path for _, path in places], *args)
+            yield from zip((place for place, _ in places), found)
 
     numbered = list(enumerate(paths, len(walk_skipped)))
     read_rdd = spark.sparkContext.parallelize(numbered, max(1, min(parts, len(paths))))
@@ -307,8 +315,10 @@ def scan_dataframe(
     args = (options.shingling, options.max_size, options.min_tokens)
 
     def read(rows: Iterable[Any]) -> Iterator[_Read]:
-        found = read_contents([(row[0], row[1]) for row in rows], *args)
-        return ((0, item) for item in found)
+        # A batch at a time: a task holds one batch's contents, whatever its partition's.
+        for batch in batches(rows, _READ_BATCH):
+            for item in read_contents([(row[0], row[1]) for row in batch], *args):
+                yield 0, item
 
     rows = frame.select(path, content).rdd
     return scan_documents(rows.mapPartitions(read), options, parts)
@@ -366,16 +376,36 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
 
     spark = SparkSession.builder.getOrCreate()
     context = spark.sparkContext
+    before = context.getLocalProperty(_DESCRIPTION)
+    try:
+        return _job(spark, read, options, parts)
+    finally:
+        context.setJobDescription(before)  # type: ignore[arg-type]  # None: no name
+
+
+# The property that names a job in Spark's UI and event log.
+_DESCRIPTION = "spark.job.description"
+
+
+def _stage(context: Any, name: str) -> None:
+    """Name the jobs that follow ``samecode: <name>`` (in Spark's UI and event log)."""
+    context.setJobDescription(f"samecode: {name}")
+
+
+def _job(spark: Any, read: Any, options: ScanOptions, parts: int) -> SparkScan:
+    context = spark.sparkContext
     threshold = options.exact_threshold
     measure: Measure = options.measure  # type: ignore[assignment]
     chosen = options.chosen_method
 
     held: list[Any] = []
+    _stage(context, "read")
     read = _hold(held, read)
-    documents = _hold(held, read.filter(lambda item: isinstance(item[1], Document)).values())
+    documents = read.filter(lambda item: isinstance(item[1], Document)).values()
     skipped = read.filter(lambda item: isinstance(item[1], Skipped))
     compared = documents.count()
 
+    _stage(context, "unique paths")
     clash = (
         documents.map(lambda d: (path_id(d.path), d.path))
         .groupByKey(parts)
@@ -390,6 +420,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
             f"paths {twice[0]!r} and {twice[1]!r} share an id; rename one"
         )
 
+    _stage(context, "identical sets")
     reps = _hold(held, documents.map(_bucket).groupByKey(parts).flatMap(_representatives))
     count = reps.count()
     stats = {"representatives": count}
@@ -397,6 +428,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
     proposer = method("exact") if chosen.reports_all else chosen
     counts = None
     if proposer.needs_counts:
+        _stage(context, "count")
         total = int(reps.map(lambda r: len(r[1])).sum())
         bits = ShingleCounts.for_total(total).bits
         counts = (
@@ -412,12 +444,14 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
 
     candidates = _candidates(reps, shared_method, prepared, parts, stats, held)
     shared_noting = _hold(held, _Shared(context, noting))
+    _stage(context, "verify")
     verified = _hold(held, _verified(reps, candidates, shared_noting, options, parts))
     stats["verified"] = verified.count()
 
     members = reps.map(lambda r: (r[0], (r[2], len(r[1]))))
     copies = tuple(noting.copy_notes().items()) if noting is not None else ()
     pairs = _hold(held, _pairs(verified, members, reps, copies, parts))
+    _stage(context, "classes")
     classes = _classes(verified, members, pairs, options.chaining, parts, held)
     numbered = classes.sortBy(_class_order, numPartitions=parts).zipWithIndex()
     class_rows = _hold(
@@ -475,9 +509,15 @@ class _Shared:
 
 def _hold(held: list[Any], kept: Any) -> Any:
     """``kept`` (an RDD, persisted here, or a :class:`_Shared`), listed for
-    :meth:`SparkScan.release`."""
+    :meth:`SparkScan.release`. An RDD is kept on the executors' disks (its blocks
+    streamed back, the operating system's cache serving as their memory): a Python RDD's
+    blocks are bytes in the JVM's heap, which a block as large as a partition (of an
+    input with few) can exhaust when it is read back whole, as ``MEMORY_AND_DISK``
+    does."""
     if not isinstance(kept, _Shared):
-        kept.persist()
+        from pyspark import StorageLevel
+
+        kept.persist(StorageLevel.DISK_ONLY)
     held.append(kept)
     return kept
 
@@ -500,6 +540,7 @@ def _candidates(
         for item in keyed:
             yield 1, item
 
+    _stage(reps.context, "key and group")
     keyed = _hold(held, reps.mapPartitions(key))
     records = keyed.filter(lambda item: item[0] == 0).values()
     entries = keyed.filter(lambda item: item[0] == 1).values()
@@ -556,6 +597,7 @@ def _candidates(
         return found
 
     candidates = together.partitionBy(parts, lambda place: place).mapPartitions(propose)
+    _stage(reps.context, "propose")
     candidates = _hold(held, candidates)
     stats["candidates"] = candidates.count()
     return candidates
