@@ -380,7 +380,7 @@ def scan_documents(read: Any, options: ScanOptions, partitions: int) -> SparkSca
     try:
         return _job(spark, read, options, parts)
     finally:
-        context.setJobDescription(before)  # type: ignore[arg-type]  # None: no name
+        context.setJobDescription(before)  # type: ignore[arg-type,unused-ignore]  # None: no name
 
 
 # The property that names a job in Spark's UI and event log.
