@@ -82,13 +82,21 @@ def modules(root: Path) -> dict[str, Path]:
 
 
 @dataclass
-class Plant:
+class Found:
+    """A region as a tool reports it: two files and their lines (from 1, inclusive)."""
+
     a: str
     a_start: int
     a_end: int
     b: str
     b_start: int
     b_end: int
+
+
+@dataclass
+class Plant(Found):
+    """A fragment planted in ``a`` and (edited) in ``b``: where, and how it was edited."""
+
     edit: str
     fragment: int
 
@@ -360,18 +368,6 @@ def evaluate(plants: list[Plant], regions: list[Found]) -> dict[str, float]:
         "regions": len(between),
         "precision": true / max(1, len(between)),
     }
-
-
-@dataclass(frozen=True)
-class Found:
-    """A region as a tool reports it: two files and their lines (from 1, inclusive)."""
-
-    a: str
-    a_start: int
-    a_end: int
-    b: str
-    b_start: int
-    b_end: int
 
 
 def ours(folder: str, options: FragmentOptions) -> tuple[list[Found], float]:

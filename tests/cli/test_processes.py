@@ -25,6 +25,20 @@ def _tree(root: Path, files: int = 400) -> None:
         (root / f"f{i:04}.txt").write_text(words)
 
 
+def _start(command: list[str]) -> subprocess.Popen[str]:
+    """Start ``command`` with this checkout's package, in a session of its own (so that
+    :func:`_ended` can end it with its workers)."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        start_new_session=True,
+    )
+
+
 def _ended(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
     """The process's output once it has ended; killed (and the test failed) if it takes
     longer than ``timeout`` seconds, so that no pipe is left open for later tests."""
@@ -53,16 +67,8 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_ends_every_process_at_once(tmp_path: Path, number: int, status: int) -> None:
     _tree(tmp_path)
-    env = {**os.environ, "PYTHONPATH": SRC}
     command = [sys.executable, "-m", "samecode", "scan", str(tmp_path), "--jobs", "2", "-q"]
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
+    process = _start(command)
     deadline = time.monotonic() + 30
     while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)  # the workers are up
@@ -131,15 +137,7 @@ with terminate_on_sigterm(), ProcessPool(2) as pool:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the workers")
 @pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.07, 0.12, 0.2, 0.31, 0.45])
 def test_sigterm_anywhere_in_the_pools_loop_ends_every_process(delay: float) -> None:
-    env = {**os.environ, "PYTHONPATH": SRC}
-    process = subprocess.Popen(
-        [sys.executable, "-c", _BUSY_POOL],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
+    process = _start([sys.executable, "-c", _BUSY_POOL])
     assert process.stdout is not None
     assert process.stdout.readline() == "up\n"
     workers = _children(process.pid)
@@ -171,15 +169,7 @@ def test_a_pool_whose_own_threads_never_stop_still_ends_its_workers() -> None:
             print(*(p.pid for p in multiprocessing.active_children()), flush=True)
             raise SystemExit(3)
     """)
-    env = {**os.environ, "PYTHONPATH": SRC}
-    process = subprocess.Popen(
-        [sys.executable, "-c", script],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
+    process = _start([sys.executable, "-c", script])
     started = time.monotonic()
     out, err = _ended(process, 20)
     assert time.monotonic() - started < 10
