@@ -221,14 +221,24 @@ def test_an_error_in_a_worker_reaches_the_caller_and_ends_the_pool():
 
 
 def test_workers_that_cannot_start_are_one_clear_error(monkeypatch):
-    class NoFork:
-        def Pool(self, *args, **kwargs):
-            raise BlockingIOError(11, "Resource temporarily unavailable")
+    real = multiprocessing.get_context()
+    started = []
 
-    monkeypatch.setattr(multiprocessing, "get_context", lambda *a: NoFork())
+    class NoSecondFork:  # the first worker starts, the second cannot
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def Process(self, *args, **kwargs):
+            if started:
+                raise BlockingIOError(11, "Resource temporarily unavailable")
+            started.append(real.Process(*args, **kwargs))
+            return started[-1]
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda *a: NoSecondFork())
     with pytest.raises(WorkerError, match="cannot start 2 worker processes") as caught:
         ProcessPool(2).__enter__()
     assert isinstance(caught.value, SamecodeError)
+    assert started[0].exitcode is not None  # the one that started was ended
 
 
 def test_flags_must_be_booleans():
@@ -316,10 +326,10 @@ def test_tasks_and_partitions_bounded_by_shingles_give_the_same_answer(monkeypat
 def test_a_pool_keeps_a_few_tasks_ahead_not_every_task():
     with ProcessPool(2) as engine:
         submitted = []
-        real = engine._pool.apply_async
-        engine._pool.apply_async = lambda *a, **k: submitted.append(1) or real(*a, **k)
+        real = engine._send
+        engine._send = lambda *a: submitted.append(1) or real(*a)
         results = engine.map(divmod, [(i, 1) for i in range(50)])
         assert next(results) == (0, 0)
-        assert len(submitted) <= 5  # four ahead of the one awaited, then one per result
+        assert len(submitted) <= 4  # four results ahead of the one awaited, at most
         assert list(results) == [(i, 0) for i in range(1, 50)]
         assert len(submitted) == 50

@@ -252,6 +252,14 @@ def pair_regions(
     return regions, repetitive
 
 
+def _pair_regions_of(
+    shared: tuple[Mapping[int, FileFingerprints], FragmentOptions, frozenset[int]],
+    pairs: Sequence[tuple[int, int]],
+) -> tuple[list[Region], int]:
+    files, options, ignored = shared
+    return pair_regions(pairs, files, options, ignored)
+
+
 def scan_fragments(
     roots: Sequence[str | os.PathLike[str]],
     options: FragmentOptions | None = None,
@@ -278,7 +286,7 @@ def scan_fragments(
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
     its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
     processes. Memory: about 70 bytes per token of every file compared, in this process
-    (each worker holds the files of its task).
+    (forked workers share them; other workers each receive a copy).
     """
     options = FragmentOptions() if options is None else options
     walk = ScanOptions() if walk is None else walk
@@ -312,14 +320,13 @@ def scan_fragments(
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
         step = -(-len(pairs) // (engine.workers * 4))  # a few tasks per worker, in order
-        tasks = [
-            (chunk, {f: files[f] for pair in chunk for f in pair}, options, ignored)
-            for chunk in (pairs[i : i + step] for i in range(0, len(pairs), step or 1))
-        ]
+        tasks = [(pairs[i : i + step],) for i in range(0, len(pairs), step or 1)]
         done = 0
         _report(progress, "compare", 0, len(pairs))
-        for (found_regions, skipped_seeds), (chunk, *_) in zip(
-            engine.map(pair_regions, tasks), tasks
+        # every task names its files by number: the workers share them all
+        shared = (dict(enumerate(files)), options, ignored)
+        for (found_regions, skipped_seeds), (chunk,) in zip(
+            engine.map_shared(_pair_regions_of, shared, tasks), tasks
         ):
             regions += found_regions
             repetitive += skipped_seeds

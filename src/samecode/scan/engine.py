@@ -3,31 +3,38 @@
 An :class:`Engine` maps a plain, picklable function over a list of argument tuples and
 yields the results **in the order of the tasks**, whatever order they finish in; the
 pipeline merges results in that order, so its output is the same for any engine, any
-number of workers and any batch size.
+number of workers and any batch size. :meth:`Engine.map_shared` also hands every task one
+object that does not change while the map runs (the job's sets, say): a process pool's
+workers inherit it once (Spark's broadcast variables, for processes) instead of receiving
+a copy with every task.
 
-:class:`ProcessPool` keeps its workers for the whole job and ends them at once when the
-job ends early: on an error, on Ctrl-C (workers ignore SIGINT; the main process turns it
-into :class:`KeyboardInterrupt` and terminates them) and on SIGTERM (see
+:class:`ProcessPool` is driven from the main thread alone (no helper threads, so a signal
+can never leave one holding a lock), and ends its workers at once when the job ends
+early: on an error, on Ctrl-C (workers ignore SIGINT; the main process turns it into
+:class:`KeyboardInterrupt` and kills them) and on SIGTERM (see
 :func:`terminate_on_sigterm`), so no worker outlives the command.
 
 >>> with Serial() as engine:
 ...     list(engine.map(pow, [(2, 3), (3, 2)]))
 [8, 9]
+>>> with Serial() as engine:
+...     list(engine.map_shared(divmod, 17, [(5,), (3,)]))
+[(3, 2), (5, 2)]
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
 import sys
-import threading
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from itertools import islice
-from multiprocessing.pool import AsyncResult, Pool
+from contextlib import contextmanager, suppress
+from functools import partial
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
@@ -38,7 +45,7 @@ __all__ = ["Engine", "ProcessPool", "Serial", "WorkerError", "engine_for", "term
 
 _R = TypeVar("_R")
 
-#: Seconds an ending pool may take to stop its own threads before its workers are killed.
+#: Seconds a worker may take to leave once told to, before it is killed.
 _END_WAIT = 2.0
 
 
@@ -57,6 +64,14 @@ class Engine(ABC):
     @abstractmethod
     def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
         """Yield ``function(*task)`` for each task, in order."""
+
+    def map_shared(
+        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+    ) -> Iterator[_R]:
+        """Yield ``function(shared, *task)`` for each task, in order. ``shared`` must not
+        change until the results are taken; an engine may hand it over once rather than
+        with every task (this one sends it with each)."""
+        return self.map(partial(function, shared), tasks)
 
     def __enter__(self) -> Engine:
         return self
@@ -78,21 +93,55 @@ class Serial(Engine):
             yield function(*task)
 
 
-def _ignore_interrupts() -> None:
+def _serve(connection: Connection, shared: Any) -> None:
+    """A worker: run each ``(function, task)`` received, send back ``(True, result)`` or
+    ``(False, error)``, until ``None`` (or the main process's end of the pipe closing)."""
     # The terminal sends Ctrl-C to every process of the command: the main process alone
     # decides, and ends the workers. A task's error travels back to the main process;
     # what a worker could print on its own is a broken pipe while it is being ended.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the worker's, for its lifetime
+    while True:
+        try:
+            message = connection.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        function, task = message
+        try:
+            outcome: tuple[bool, Any] = (
+                True,
+                function(*task) if shared is None else function(shared, *task),
+            )
+        except Exception as error:  # every task's error goes back
+            outcome = (False, error)
+        del message, function, task
+        try:
+            connection.send(outcome)
+        except Exception as error:  # an unpicklable result or error
+            connection.send((False, WorkerError(f"a task's outcome cannot be sent back: {error}")))
 
 
-def _call(function: Callable[..., _R], task: tuple[Any, ...]) -> _R:
-    return function(*task)
+class _Worker:
+    """One worker process and the main process's end of its pipe."""
+
+    __slots__ = ("busy", "connection", "process")
+
+    def __init__(self, process: BaseProcess, connection: Connection) -> None:
+        self.process = process
+        self.connection = connection
+        self.busy = False  # whether it holds a task whose outcome was not taken
 
 
 class ProcessPool(Engine):
-    """Tasks spread over ``workers`` processes (a :class:`multiprocessing.pool.Pool`).
+    """Tasks spread over ``workers`` processes, each fed one task at a time through a
+    pipe of its own.
+
+    :meth:`map_shared` starts fresh workers that hold the shared object: with the
+    ``fork`` start method (Linux's default) they inherit it, copy-on-write, at no cost;
+    with another, each worker receives one copy. Other maps reuse the workers running.
 
     :param workers: 2 to 1024.
     :raises WorkerError: if the processes cannot be started (the message says why).
@@ -103,54 +152,130 @@ class ProcessPool(Engine):
         if not 2 <= workers <= 1024:
             raise SamecodeValueError(f"workers must be from 2 to 1024; got {workers}")
         self.workers = workers
-        self._pool: Pool | None = None
+        self._entered = False
+        self._running: list[_Worker] = []
+        self._holding = False  # whether the running workers hold a shared object
 
     def __enter__(self) -> ProcessPool:
+        self._entered = True
+        self._start(None)
+        return self
+
+    def _start(self, shared: Any) -> None:
+        """Start the workers (the running ones told to leave first)."""
+        self._stop()
+        context = multiprocessing.get_context()
+        forking = context.get_start_method() == "fork"
+        if forking:  # the children never collect what they inherit: no page copied for it
+            gc.freeze()
         try:
-            self._pool = multiprocessing.get_context().Pool(
-                self.workers, initializer=_ignore_interrupts
-            )
+            for _ in range(self.workers):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(theirs, shared), daemon=True)
+                process.start()
+                self._running.append(_Worker(process, mine))
+                theirs.close()
         except OSError as error:
+            self._kill()
             raise WorkerError(
                 f"cannot start {self.workers} worker processes: {error.strerror or error}"
             ) from None
-        return self
+        finally:
+            if forking:
+                gc.unfreeze()
+        self._holding = shared is not None
 
     def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
-        if self._pool is None:
+        if not self._entered:
             raise SamecodeValueError("use the pool as a context manager: with ProcessPool(n)")
         if len(tasks) <= 1:  # nothing to spread: save the round trip
             yield from Serial().map(function, tasks)
             return
-        # A few tasks ahead of the one awaited, no more: results that wait to be taken,
-        # and the tasks pickled for the workers, stay bounded however many tasks there
-        # are; a result is let go once taken.
-        ahead = 2 * self.workers
-        waiting = iter(tasks)
-        pending: deque[AsyncResult[_R]] = deque(
-            self._pool.apply_async(_call, (function, task)) for task in islice(waiting, ahead)
-        )
-        while pending:
-            result = pending.popleft()
-            for task in islice(waiting, 1):
-                pending.append(self._pool.apply_async(_call, (function, task)))
-            while True:
-                try:
-                    value = result.get(timeout=1.0)
-                    break
-                except multiprocessing.TimeoutError:
-                    self._check_alive()
-            del result
-            yield value
-            del value
+        if self._holding or not self._running:
+            self._start(None)  # let go of what the last shared map held
+        yield from self._spread(function, tasks)
 
-    def _check_alive(self) -> None:
-        # A worker killed from outside (or by the kernel) is replaced by the pool, but its
-        # task is lost: say so instead of waiting for ever.
-        pool = self._pool
-        processes = getattr(pool, "_pool", [])
-        if any(p.exitcode not in (None, 0) for p in processes):
-            raise WorkerError("a worker process died (killed, or out of memory)")
+    def map_shared(
+        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+    ) -> Iterator[_R]:
+        if not self._entered:
+            raise SamecodeValueError("use the pool as a context manager: with ProcessPool(n)")
+        if shared is None or len(tasks) <= 1:
+            return super().map_shared(function, shared, tasks)
+        return self._shared_map(function, shared, tasks)
+
+    def _shared_map(
+        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+    ) -> Iterator[_R]:
+        self._start(shared)
+        yield from self._spread(function, tasks)
+
+    def _send(self, worker: _Worker, function: Callable[..., Any], task: tuple[Any, ...]) -> None:
+        worker.connection.send((function, task))
+        worker.busy = True
+
+    def _spread(
+        self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]
+    ) -> Iterator[_R]:
+        # Each worker holds one task at a time. A few results ahead of the one awaited,
+        # no more: results that wait to be taken stay bounded however many tasks there
+        # are, and a result is let go once taken.
+        ahead = 2 * self.workers
+        idle = list(reversed(self._running))
+        busy: dict[Any, tuple[_Worker, int]] = {}  # by the worker's connection
+        done: dict[int, _R] = {}
+        sent = taken = 0
+        while taken < len(tasks):
+            while idle and sent < len(tasks) and sent < taken + ahead:
+                worker = idle.pop()
+                self._send(worker, function, tasks[sent])
+                busy[worker.connection] = (worker, sent)
+                sent += 1
+            if taken in done:
+                value = done.pop(taken)
+                taken += 1
+                yield value
+                del value
+                continue
+            # A worker that dies closes its end of the pipe: the pipe is then readable
+            # and says so (EOF).
+            for ready in wait(list(busy), timeout=1.0):
+                worker, number = busy.pop(ready)
+                try:
+                    ok, outcome = worker.connection.recv()
+                except (EOFError, OSError):
+                    raise WorkerError("a worker process died (killed, or out of memory)") from None
+                worker.busy = False
+                if not ok:
+                    raise outcome
+                done[number] = outcome
+                idle.append(worker)
+
+    def _stop(self) -> None:
+        """Tell the running workers to leave, and wait for them (killed if they do not
+        within :data:`_END_WAIT` seconds)."""
+        running, self._running = self._running, []
+        for worker in running:
+            if worker.busy:  # a map left early: its task's outcome is not wanted
+                worker.process.kill()
+            with suppress(OSError):  # already gone
+                worker.connection.send(None)
+        for worker in running:
+            worker.process.join(_END_WAIT)
+            if worker.process.exitcode is None:
+                worker.process.kill()
+                worker.process.join(_END_WAIT)
+            worker.connection.close()
+
+    def _kill(self) -> None:
+        """Kill the running workers at once, and reap them."""
+        running, self._running = self._running, []
+        for worker in running:
+            if worker.process.exitcode is None:
+                worker.process.kill()
+        for worker in running:
+            worker.process.join(_END_WAIT)
+            worker.connection.close()
 
     def __exit__(
         self,
@@ -158,31 +283,11 @@ class ProcessPool(Engine):
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
+        self._entered = False
         if kind is None:
-            pool.close()
-            pool.join()
+            self._stop()
         else:
-            _end_now(pool)
-
-
-def _end_now(pool: Pool) -> None:
-    # Pool.terminate joins the pool's own threads. An exception raised in this thread by a
-    # signal handler (SIGTERM's SystemExit, Ctrl-C's KeyboardInterrupt) can land between
-    # taking and releasing a lock one of them needs, such as the one a task's result is
-    # handed over with, and then that join never ends. So terminate runs aside, for at
-    # most _END_WAIT seconds, and whatever it did, every worker is killed and reaped.
-    ender = threading.Thread(target=pool.terminate, name="samecode-pool-end", daemon=True)
-    ender.start()
-    ender.join(_END_WAIT)
-    workers = list(getattr(pool, "_pool", []))
-    for process in workers:
-        if process.exitcode is None:
-            process.kill()
-    for process in workers:
-        process.join(_END_WAIT)
+            self._kill()
 
 
 def engine_for(jobs: int) -> Engine:

@@ -401,6 +401,37 @@ def verify_pairs(
 
 
 # -- the driver --------------------------------------------------------------------------
+#
+# Each stage's tasks name documents by id; the sets (and the prepared method, the keys)
+# are shared with every task (Engine.map_shared: a pool's workers inherit them), so that
+# only the ids go out and only the results come back.
+
+
+def _count_some(sets: Mapping[int, array[int]], ids: Sequence[int], bits: int) -> ShingleCounts:
+    return count_shingles([sets[d] for d in ids], bits)
+
+
+def _key_some(
+    shared: tuple[Method, Mapping[int, array[int]]], ids: Sequence[int], partitions: int
+) -> tuple[list[tuple[int, Keyed]], list[Records]]:
+    prepared, sets = shared
+    return key_documents(prepared, [(d, sets[d]) for d in ids], partitions)
+
+
+def _propose_one(
+    shared: tuple[Method, Sequence[Records], Mapping[int, Keyed]], number: int
+) -> list[tuple[int, int]]:
+    prepared, records, table = shared
+    return propose_partition(prepared, records[number], table)
+
+
+def _verify_some(
+    sets: Mapping[int, array[int]],
+    pairs: Sequence[tuple[int, int]],
+    threshold: Fraction,
+    measure: Measure,
+) -> list[tuple[int, int, int]]:
+    return verify_pairs(pairs, sets, threshold, measure)
 
 
 def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
@@ -487,7 +518,7 @@ def join_sets(
         bits = ShingleCounts.for_total(total).bits
         tick = _tick(progress, "count", len(ids))
         for number, part in enumerate(
-            engine.map(count_shingles, [([sets[d] for d in b], bits) for b in batches])
+            engine.map_shared(_count_some, sets, [(b, bits) for b in batches])
         ):
             counts = part if counts is None else counts.merge(part)
             tick(len(batches[number]))
@@ -499,8 +530,10 @@ def join_sets(
     table: dict[int, Keyed] = {}
     records: list[Records] = []
     tick = _tick(progress, "key", len(ids))
-    key_tasks = [(prepared, [(d, sets[d]) for d in b], partitions) for b in batches]
-    for number, (keyed, parts) in enumerate(engine.map(key_documents, key_tasks)):
+    key_tasks = [(b, partitions) for b in batches]
+    for number, (keyed, parts) in enumerate(
+        engine.map_shared(_key_some, (prepared, sets), key_tasks)
+    ):
         table.update(keyed)
         if not records:
             records = parts  # the first batch's arrays, extended by the others'
@@ -513,10 +546,11 @@ def join_sets(
 
     tick = _tick(progress, "join", partitions)
     candidates: list[tuple[int, int]] = []
-    for found in engine.map(propose_partition, [(prepared, part, table) for part in records]):
+    proposing = (prepared, records, table)
+    for found in engine.map_shared(_propose_one, proposing, [(n,) for n in range(partitions)]):
         candidates += found if keep is None else [pair for pair in found if keep(*pair)]
         tick(1)
-    del table, records
+    del table, records, proposing
     candidates.sort()
 
     tick = _tick(progress, "verify", len(candidates))
@@ -524,11 +558,8 @@ def join_sets(
     pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
     pieces = _parts(engine, sum(pair_weights), _TASK_SHINGLES, 2)
     pair_batches = _balanced(candidates, pair_weights, pieces)
-    verify_tasks = [
-        (pairs, {d: sets[d] for pair in pairs for d in pair}, threshold, measure)
-        for pairs in pair_batches
-    ]
-    for number, checked in enumerate(engine.map(verify_pairs, verify_tasks)):
+    verify_tasks = [(pairs, threshold, measure) for pairs in pair_batches]
+    for number, checked in enumerate(engine.map_shared(_verify_some, sets, verify_tasks)):
         verified += checked
         tick(len(pair_batches[number]))
     return verified
