@@ -74,18 +74,12 @@ def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
     regions, _ = find_regions(spans[0], spans[1], options)
     matches, _ = exact_matches(ids(a), ids(b), k=k, window=w)
     chains = chain_matches(matches, gap)
-    grown = []
-    for chain in chains:
-        bigger = list(chain)
-        if gap:
-            grow_chain(bigger, ids(a), ids(b), gap, min(k, 6))
-        grown.append((chain, bigger))
     for i, j, n in shared_runs(a, b, w + k - 1):
-        # the run's region (grown at its ends) is reported, or overlaps in both texts one
-        # reported with as many tokens or more
-        ((_, chain),) = [
-            (c, g)
-            for c, g in grown
+        # the run's chain is reported (its ends grown), or overlaps in both texts a region
+        # reported that matched as many tokens or more before its ends grew
+        (chain,) = [
+            c
+            for c in chains
             if any(m.a_start < i + n and i < m.a_stop and m.a_start - m.b_start == i - j for m in c)
         ]
         a_first, a_stop = chain[0].a_start, chain[-1].a_stop
@@ -116,6 +110,58 @@ def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
             assert 0 <= y.a_start - x.a_stop <= gap
             assert 0 <= y.b_start - x.b_stop <= gap
         assert region.a_share == region.tokens / len(a)
+
+
+def chain_by_definition(matches, gap):
+    """chain_matches as its docstring defines it, over every chain's end: a match joins
+    the chain whose end is nearest its start in b (before it first), then in a, then
+    whose end arrived first, among those within ``gap`` of it with tokens left."""
+    if not gap:
+        return [[m] for m in matches]
+
+    def rank(distance):
+        return 2 * distance - 1 if distance > 0 else -2 * distance
+
+    chains, arrived = [], []
+    for arrival, match in enumerate(matches):
+        best = None
+        for number, chain in enumerate(chains):
+            last = chain[-1]
+            da, db = match.a_start - last.a_stop, match.b_start - last.b_stop
+            held = max(0, -da, -db)
+            near = abs(da) <= gap and abs(db) <= gap
+            if near and held < match.length and held + max(da, db) <= gap:
+                key = (rank(db), rank(da), arrived[number])
+                if best is None or key < best[0]:
+                    best = (key, number, held)
+        if best is None:
+            chains.append([match])
+            arrived.append(arrival)
+        else:
+            _, number, held = best
+            chains[number].append(
+                Match(match.a_start + held, match.b_start + held, match.length - held)
+            )
+            arrived[number] = arrival
+    return chains
+
+
+def matches_within(places, least, most):
+    return st.lists(
+        st.tuples(st.integers(0, places), st.integers(0, places), st.integers(1, 6)),
+        min_size=least,
+        max_size=most,
+    ).map(lambda raw: sorted((Match(*m) for m in raw), key=lambda m: (m.a_start, m.b_start)))
+
+
+# few matches close together (ends compete, few live: scanned), and many (looked up)
+MATCHES = st.one_of(matches_within(12, 0, 12), matches_within(60, 60, 120))
+
+
+@given(MATCHES, st.integers(0, 6))
+def test_chains_are_those_the_definition_makes(matches, gap):
+    # many matches near each other take the look-up path, few the scan of live ends
+    assert chain_matches(matches, gap) == chain_by_definition(matches, gap)
 
 
 def test_chains_cross_small_gaps_in_both_texts_only():

@@ -17,14 +17,15 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
    ``k`` long.
 3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
    the previous one ends in each text, are chained into one region (an edited or inserted
-   line between two matches). A region is reported when it holds at least
-   ``min_tokens`` matched tokens; each of its ends then takes the longest run of at least
-   6 equal tokens (or ``k``) within ``gap`` tokens of it in both texts, if there is one
-   (one run per end): the part of a copy between an edit and its edge, too short to hold a
-   fingerprint (not with ``normalize``, where short runs of placeholders match anywhere;
-   nor within one text). Of regions that overlap in both texts, only the one
-   with the most tokens is kept: repeated text (lines made alike by ``normalize``, say)
-   matches on many diagonals, each an alignment of the same two places.
+   line between two matches). A chain is a region when it holds at least ``min_tokens``
+   matched tokens. Of regions that overlap in both texts, only the one with the most
+   tokens is kept (then the earliest): repeated text (lines made alike by ``normalize``,
+   say) matches on many diagonals, each an alignment of the same two places. Each end of
+   a region kept then takes the longest run of at least 6 equal tokens (or ``k``) within
+   ``gap`` tokens of it in both texts, if there is one (one run per end) and if the
+   region then overlaps no other in both texts: the part of a copy between an edit and
+   its edge, too short to hold a fingerprint (not with ``normalize``, where short runs of
+   placeholders match anywhere; nor within one text).
 
 **The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
 maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
@@ -34,7 +35,8 @@ extends to the whole run. Seeding from both texts finds shorter runs too, the sa
 whichever text is ``a``.
 Every match is a run of equal tokens at least ``k`` long. Every such run
 of at least ``min_tokens`` tokens overlaps a region reported, in both texts at once
-(within it, unless another alignment of the same places matched more tokens).
+(within it, unless another alignment of the same places matched as many tokens or more
+before the ends grew). No two regions reported overlap in both texts.
 
 **Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
 n)`` each, once), ``O(n + m)`` in C to find the fingerprints of each text whose k-gram
@@ -57,6 +59,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
 
 from samecode.fragments._extend import common_prefix, common_suffix
 from samecode.fragments.kgrams import Kgrams
@@ -170,8 +173,10 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
     ``a``, then the earliest made; chains come in the order of their first match;
     ``gap=0`` chains nothing.
 
-    Runtime complexity: ``O(gap)`` dictionary lookups per match, and ``O(gap)`` more for
-    each place in ``b`` where chains end, whatever the number of matches or chains.
+    Runtime complexity: per match, ``O(log c)`` to keep the ``c`` chain ends a later match
+    can still reach (in a heap), and a look at each of them when they are fewer than
+    ``2 * gap + 1``, else ``O(gap)`` dictionary lookups and ``O(gap)`` more for each place
+    in ``b`` where chains end, whatever the number of matches or chains.
 
     >>> chains = chain_matches([Match(0, 0, 5), Match(7, 6, 5), Match(30, 30, 5)], gap=2)
     >>> [[(m.a_start, m.b_start, m.length) for m in chain] for chain in chains]
@@ -181,28 +186,26 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
     [[(0, 0, 5), (5, 7, 4)]]
     """
     chains: list[list[Match]] = []
-    # where a chain's last match ends: b_stop -> a_stop -> chains
+    if not gap:
+        return [[match] for match in matches]
+    # Where each chain's last match ends, two ways: b_stop -> a_stop -> chains (probed at
+    # the 2 * gap + 1 places near a match, nearest first), and a heap of (a_stop, arrival,
+    # chain, b_stop) of the ends a later match can still reach (matches come in the order
+    # of a_start), scanned instead when they are fewer than those places. Both give the
+    # same choice: the nearest in b, then in a, then the end that arrived first.
     ending: dict[int, dict[int, list[int]]] = {}
+    live: list[tuple[int, int, int, int]] = []
+    arrived: dict[int, int] = {}  # chain -> the arrival of its live end
     places = [0]
     for distance in range(1, gap + 1):
         places += [distance, -distance]  # start - stop: nearest first, before it first
-    for match in matches:
-        joined, cut = -1, 0
-        for b_distance in places if gap else ():
-            by_a = ending.get(match.b_start - b_distance)
-            if by_a is None:
-                continue
-            for a_distance in places:
-                for number in by_a.get(match.a_start - a_distance, ()):
-                    # the tokens the chain holds already (a distance below 0 overlaps)
-                    cut = max(0, -a_distance, -b_distance)
-                    if cut < match.length and cut + max(a_distance, b_distance) <= gap:
-                        joined = number
-                        break
-                if joined >= 0:
-                    break
-            if joined >= 0:
-                break
+    for arrival, match in enumerate(matches):
+        while live and live[0][0] < match.a_start - gap:
+            heappop(live)
+        if len(live) < len(places):
+            joined, cut = _nearest_end(match, live, arrived, gap)
+        else:
+            joined, cut = _probe_ends(match, ending, places, gap)
         if joined < 0:
             joined = len(chains)
             chains.append([match])
@@ -213,7 +216,51 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
                 match = Match(match.a_start + cut, match.b_start + cut, match.length - cut)
             chains[joined].append(match)
         ending.setdefault(match.b_stop, {}).setdefault(match.a_stop, []).append(joined)
+        arrived[joined] = arrival
+        heappush(live, (match.a_stop, arrival, joined, match.b_stop))
     return chains
+
+
+def _rank(distance: int) -> int:
+    """Where ``distance`` is in the order 0, 1, -1, 2, -2, ..."""
+    return 2 * distance - 1 if distance > 0 else -2 * distance
+
+
+def _nearest_end(
+    match: Match, live: list[tuple[int, int, int, int]], arrived: dict[int, int], gap: int
+) -> tuple[int, int]:
+    """The chain ``match`` joins, and the tokens cut off its start, found by scanning the
+    live ends: ``(-1, 0)`` if none."""
+    best: tuple[int, int, int] | None = None
+    joined, cut = -1, 0
+    for a_stop, arrival, number, b_stop in live:
+        if arrived[number] != arrival:
+            continue  # an end its chain has moved on from
+        a_distance, b_distance = match.a_start - a_stop, match.b_start - b_stop
+        if abs(a_distance) > gap or abs(b_distance) > gap:
+            continue
+        held = max(0, -a_distance, -b_distance)  # the tokens the chain holds already
+        if held < match.length and held + max(a_distance, b_distance) <= gap:
+            key = (_rank(b_distance), _rank(a_distance), arrival)
+            if best is None or key < best:
+                best, joined, cut = key, number, held
+    return joined, cut
+
+
+def _probe_ends(
+    match: Match, ending: dict[int, dict[int, list[int]]], places: list[int], gap: int
+) -> tuple[int, int]:
+    """:func:`_nearest_end` by looking up the places near ``match``, nearest first."""
+    for b_distance in places:
+        by_a = ending.get(match.b_start - b_distance)
+        if by_a is None:
+            continue
+        for a_distance in places:
+            for number in by_a.get(match.a_start - a_distance, ()):
+                held = max(0, -a_distance, -b_distance)
+                if held < match.length and held + max(a_distance, b_distance) <= gap:
+                    return number, held
+    return -1, 0
 
 
 @dataclass(frozen=True)
@@ -266,7 +313,10 @@ def find_regions(
     :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b``, if
         already made with ``options.k`` and ``options.window``.
 
-    Runtime complexity: :func:`exact_matches`, plus ``O(log lines)`` per region.
+    Runtime complexity: :func:`exact_matches` and :func:`chain_matches`; for the ``r``
+    chains of ``min_tokens``, ``O(r log r)`` to sort them and a look at the regions kept
+    for each; then, per region kept, :func:`grow_chain` and a look at the others, and
+    ``O(log lines)``.
 
     >>> from samecode.scan.shingling import Shingling
     >>> block = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(8))
@@ -290,15 +340,27 @@ def find_regions(
         ignored=ignored,
         kgrams=kgrams,
     )
-    regions = []
     least = min(options.k, _EDGE)
-    for chained in chain_matches(matches, options.gap):
-        tokens = sum(match.length for match in chained)
-        if tokens < options.min_tokens:
-            continue
-        if options.gap and a is not b and not options.normalize:
+    chains = [
+        chained
+        for chained in chain_matches(matches, options.gap)
+        if sum(match.length for match in chained) >= options.min_tokens
+    ]
+    # Of chains overlapping in both texts, only the largest is reported (repeated text
+    # matches on many diagonals, each an alignment of the same places); the others are
+    # dropped before their ends are grown, the dear part. A grown end is kept where it
+    # makes its region overlap no other.
+    chains = _largest(chains)
+    if options.gap and a is not b and not options.normalize:
+        extents = [_extent(chained) for chained in chains]
+        for number, chained in enumerate(chains):
+            before = list(chained)
             grow_chain(chained, a.ids, b.ids, options.gap, least, (a, b))
-            tokens = sum(match.length for match in chained)
+            if chained != before:
+                extents[number] = _grown(chained, before, number, extents)
+    regions = []
+    for chained in chains:
+        tokens = sum(match.length for match in chained)
         first, last = chained[0], chained[-1]
         a_lines = a.whole_lines(first.a_start, last.a_stop)
         b_lines = b.whole_lines(first.b_start, last.b_stop)
@@ -318,7 +380,7 @@ def find_regions(
                 tuple(chained),
             )
         )
-    return _largest(regions), repetitive
+    return regions, repetitive
 
 
 #: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer)...
@@ -405,24 +467,74 @@ def grow_chain(
         chain.append(Match(i, j, length))
 
 
-def _largest(regions: list[Region]) -> list[Region]:
-    """The regions left when, of regions overlapping in both texts, only the one with the
+def _largest(chains: list[list[Match]]) -> list[list[Match]]:
+    """The chains left when, of chains overlapping in both texts, only the one with the
     most tokens is kept (then the earliest), in the order of their tokens in ``a``, then
-    ``b``.
+    ``b``."""
+    extents = [
+        (
+            sum(match.length for match in chain),
+            chain[0].a_start,
+            chain[0].b_start,
+            chain[-1].a_stop,
+            chain[-1].b_stop,
+        )
+        for chain in chains
+    ]
+    return [chains[n] for n in _kept(extents)]
 
-    Runtime complexity: ``O(r log r)`` to sort, and for each region a look at the ones
-    kept.
+
+def _extent(chain: list[Match]) -> tuple[int, int, int, int, int]:
+    """``(tokens, a_first, b_first, a_stop, b_stop)`` of a chain."""
+    first, last = chain[0], chain[-1]
+    tokens = sum(match.length for match in chain)
+    return tokens, first.a_start, first.b_start, last.a_stop, last.b_stop
+
+
+def _overlap(x: tuple[int, int, int, int, int], y: tuple[int, int, int, int, int]) -> bool:
+    """Whether two extents overlap in both texts."""
+    return x[1] < y[3] and y[1] < x[3] and x[2] < y[4] and y[2] < x[4]
+
+
+def _grown(
+    chain: list[Match],
+    before: list[Match],
+    number: int,
+    extents: list[tuple[int, int, int, int, int]],
+) -> tuple[int, int, int, int, int]:
+    """Keep what growing added to ``chain`` (once ``before``) at both ends, else at one,
+    else at none: the first that overlaps no other chain kept, in both texts. Return the
+    chain's extent."""
+    front = [chain[0]] if chain[0] != before[0] else []
+    back = [chain[-1]] if chain[-1] != before[-1] else []
+    for added_front, added_back in ((front, back), (front, []), ([], back)):
+        candidate = added_front + before + added_back
+        extent = _extent(candidate)
+        if not any(_overlap(extent, other) for n, other in enumerate(extents) if n != number):
+            chain[:] = candidate
+            return extent
+    chain[:] = before
+    return extents[number]
+
+
+def _kept(extents: list[tuple[int, int, int, int, int]]) -> list[int]:
+    """Which of these ``(tokens, a_first, b_first, a_stop, b_stop)`` are kept when, of
+    those overlapping in both texts, only the one with the most tokens is (then the
+    earliest), in the order of their first tokens in ``a``, then ``b``.
+
+    Runtime complexity: ``O(r log r)`` to sort, and for each one a look at those kept.
     """
-    regions.sort(key=lambda r: (-r.tokens, r.a_first, r.b_first, r.a_stop, r.b_stop))
-    kept: list[Region] = []
-    for region in regions:
+    order = sorted(range(len(extents)), key=lambda n: (-extents[n][0], *extents[n][1:]))
+    kept: list[int] = []
+    for number in order:
+        _, a_first, b_first, a_stop, b_stop = extents[number]
         if not any(
-            other.a_first < region.a_stop
-            and region.a_first < other.a_stop
-            and other.b_first < region.b_stop
-            and region.b_first < other.b_stop
+            extents[other][1] < a_stop
+            and a_first < extents[other][3]
+            and extents[other][2] < b_stop
+            and b_first < extents[other][4]
             for other in kept
         ):
-            kept.append(region)
-    kept.sort(key=lambda r: (r.a_first, r.b_first))
+            kept.append(number)
+    kept.sort(key=lambda n: extents[n][1:3])
     return kept

@@ -252,6 +252,32 @@ def pair_regions(
     return regions, repetitive
 
 
+def _compare_tasks(
+    pairs: list[tuple[int, int]], sizes: Sequence[int], workers: int
+) -> list[tuple[list[tuple[int, int]]]]:
+    """The compare stage's tasks: the pairs, the dearest first (by their files' tokens),
+    cut into about 16 tasks per worker of about equal cost, so that no worker is left
+    with a long task at the end (the regions are sorted afterwards: the order of the
+    tasks never changes the answer)."""
+    if workers == 1:
+        return [(pairs,)] if pairs else []
+    cost = {pair: sizes[pair[0]] + sizes[pair[1]] for pair in pairs}
+    ordered = sorted(pairs, key=lambda pair: (-cost[pair], pair))
+    share = sum(cost.values()) / (16 * workers)
+    tasks: list[tuple[list[tuple[int, int]]]] = []
+    current: list[tuple[int, int]] = []
+    held = 0
+    for pair in ordered:
+        current.append(pair)
+        held += cost[pair]
+        if held >= share:
+            tasks.append((current,))
+            current, held = [], 0
+    if current:
+        tasks.append((current,))
+    return tasks
+
+
 def _pair_regions_of(
     shared: tuple[Mapping[int, FileFingerprints], FragmentOptions, frozenset[int]],
     pairs: Sequence[tuple[int, int]],
@@ -319,8 +345,7 @@ def scan_fragments(
         limit = options.boilerplate_limit(len(files))
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
-        step = -(-len(pairs) // (engine.workers * 4))  # a few tasks per worker, in order
-        tasks = [(pairs[i : i + step],) for i in range(0, len(pairs), step or 1)]
+        tasks = _compare_tasks(pairs, [len(found.tokens) for found in files], engine.workers)
         done = 0
         _report(progress, "compare", 0, len(pairs))
         # every task names its files by number: the workers share them all
