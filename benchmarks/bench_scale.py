@@ -6,7 +6,8 @@ Files are code-like text (assignments, calls and returns over a Zipf-distributed
 vocabulary, 80 to 220 lines each); ``--planted`` of them are copies of others with one to
 four lines changed. The corpus is generated once (seeded) and kept under ``.bench-cache/``.
 The run is ``samecode scan`` as a process; its peak memory is the largest sum of the
-resident memory of the process and its workers, sampled every 20 ms from ``/proc``.
+proportional memory (PSS: pages forked workers share with the main process count once)
+of the process and its workers, sampled every 20 ms from ``/proc``.
 Every planted pair whose exact Jaccard (computed here, from token tuples) is at least the
 threshold must be found, and nothing else may be. The same command then runs on the
 CPython standard libraries (``bench_scan.py``'s files) for the time per file and per MB.
@@ -85,14 +86,21 @@ def exact_jaccard(a: str, b: str) -> float:
 
 
 def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and its descendants."""
+    """Memory of a process and its descendants: the sum of their proportional set sizes
+    (``Pss`` of ``/proc/PID/smaps_rollup``: a page that forked workers share with the
+    main process counts once, split between them), or of their resident sizes where the
+    kernel gives no PSS."""
     total = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += int(status.split("VmRSS:")[1].split()[0]) * 1024
+            try:
+                rollup = Path(f"/proc/{current}/smaps_rollup").read_text()
+                total += int(rollup.split("\nPss:")[1].split()[0]) * 1024
+            except (OSError, IndexError):
+                status = Path(f"/proc/{current}/status").read_text()
+                total += int(status.split("VmRSS:")[1].split()[0]) * 1024
             for task in Path(f"/proc/{current}/task").iterdir():
                 stack += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, IndexError, ValueError):
