@@ -211,7 +211,12 @@ def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
             chains.append([match])
         else:
             last = chains[joined][-1]
-            ending[last.b_stop][last.a_stop].remove(joined)
+            by_a = ending[last.b_stop]
+            by_a[last.a_stop].remove(joined)
+            if not by_a[last.a_stop]:  # no chain ends there any more
+                del by_a[last.a_stop]
+                if not by_a:
+                    del ending[last.b_stop]
             if cut:
                 match = Match(match.a_start + cut, match.b_start + cut, match.length - cut)
             chains[joined].append(match)
@@ -254,6 +259,19 @@ def _probe_ends(
     for b_distance in places:
         by_a = ending.get(match.b_start - b_distance)
         if by_a is None:
+            continue
+        if len(by_a) < len(places):  # fewer ends at this place in b than places in a
+            best: tuple[int, int, int] | None = None
+            for a_stop, numbers in by_a.items():
+                a_distance = match.a_start - a_stop
+                held = max(0, -a_distance, -b_distance)
+                near = abs(a_distance) <= gap and held + max(a_distance, b_distance) <= gap
+                if near and held < match.length:
+                    rank = _rank(a_distance)
+                    if best is None or rank < best[0]:
+                        best = (rank, numbers[0], held)
+            if best is not None:
+                return best[1], best[2]
             continue
         for a_distance in places:
             for number in by_a.get(match.a_start - a_distance, ()):
