@@ -116,6 +116,16 @@ def _stuck_then_fail() -> list[multiprocessing.process.BaseProcess]:
         raise RuntimeError(workers)
 
 
+def test_a_worker_that_died_while_idle_is_a_clear_error():
+    with ProcessPool(2) as pool:
+        assert list(pool.map(divmod, [(7, 2), (9, 4)])) == [(3, 1), (2, 1)]
+        for worker in pool._running:
+            worker.process.kill()
+            worker.process.join()
+        with pytest.raises(WorkerError, match="a worker process died"):
+            list(pool.map(divmod, [(7, 2), (9, 4)]))
+
+
 def test_leaving_on_an_error_kills_workers_stuck_in_a_task():
     started = time.monotonic()
     with pytest.raises(RuntimeError) as caught:

@@ -211,7 +211,10 @@ class ProcessPool(Engine):
         yield from self._spread(function, tasks)
 
     def _send(self, worker: _Worker, function: Callable[..., Any], task: tuple[Any, ...]) -> None:
-        worker.connection.send((function, task))
+        try:
+            worker.connection.send((function, task))
+        except (BrokenPipeError, ConnectionResetError):
+            raise WorkerError("a worker process died (killed, or out of memory)") from None
         worker.busy = True
 
     def _spread(
