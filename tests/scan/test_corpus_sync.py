@@ -165,3 +165,53 @@ def test_match_reports_its_progress(tmp_path):
         corpus.match(documents, progress=lambda *a: seen.append(a))
     assert seen[0] == ("probe", 0, 5)
     assert seen[-1] == ("probe", 5, 5)
+
+
+@pytest.mark.parametrize("fragments", [False, True])
+def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
+    import sqlite3
+
+    from samecode.fragments.options import FragmentOptions
+    from samecode.scan.engine import ProcessPool
+
+    tree = tmp_path / "tree"
+    for i in range(9):
+        write(tree / f"m{i}.py", CODE.replace("request", f"request_{i}"))
+    write(tree / "tiny.py", "x = 1")
+    stored = FragmentOptions() if fragments else None
+    options = ScanOptions(gitignore=False, batch_size=2)
+    dumps, reports = [], []
+    for name in ("serial", "pool"):
+        db = tmp_path / f"{name}.db"
+        with Corpus.create(db, fragments=stored) as made:
+            if name == "pool":
+                with ProcessPool(2) as engine:
+                    reports.append(made.sync([str(tree)], options, engine=engine))
+            else:
+                reports.append(made.sync([str(tree)], options))
+        with sqlite3.connect(db) as connection:
+            dumps.append(list(connection.iterdump()))
+    assert reports[0] == reports[1]
+    assert len(reports[0].added) == 9
+    assert dumps[0] == dumps[1]
+
+
+@pytest.mark.parametrize(("fragments", "stage"), [(False, "read_documents"), (True, "read_stored")])
+def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
+    from samecode.fragments.options import FragmentOptions
+    from samecode.scan.engine import Serial
+
+    class Recording(Serial):
+        def map(self, function, tasks):
+            called.append((function.__name__, len(tasks)))
+            yield from super().map(function, tasks)
+
+    called: list[tuple[str, int]] = []
+    for i in range(5):
+        write(tmp_path / "tree" / f"m{i}.py", CODE.replace("request", f"r{i}"))
+    stored = FragmentOptions() if fragments else None
+    with Corpus.create(tmp_path / "c.db", fragments=stored) as made:
+        made.sync(
+            [str(tmp_path / "tree")], ScanOptions(gitignore=False, batch_size=2), engine=Recording()
+        )
+    assert called == [(stage, 3)]

@@ -307,9 +307,11 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
         elif _stored_fragment_flags(args):
             raise UsageError(f"{', '.join(_stored_fragment_flags(args))} need --fragments")
         corpus = Corpus.create(db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments)
-    with corpus, Feedback(args.quiet) as feedback:
-        options = _scan_options(args, _shingling(args, corpus.shingling))
-        report = corpus.sync(args.paths, options, prune=args.prune, progress=feedback)
+    options = _scan_options(args, _shingling(args, corpus.shingling))
+    with corpus, Feedback(args.quiet) as feedback, engine_for(options.jobs) as engine:
+        report = corpus.sync(
+            args.paths, options, prune=args.prune, progress=feedback, engine=engine
+        )
     feedback.summary(_sync_text(db, report))
     return 0
 

@@ -87,10 +87,12 @@ def read_all_stored(
     options: ScanOptions,
     fragments: FragmentOptions,
     progress: Progress | None = None,
+    engine: Engine | None = None,
 ) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
     """Read ``paths`` for a corpus that stores fragments, in batches of
-    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`): the documents,
-    the files skipped, and each document's fragment record by path.
+    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`), on ``engine``
+    (this process by default): the documents, the files skipped, and each document's
+    fragment record by path, in the order of ``paths`` whatever the engine.
 
     Runtime complexity: ``O(size)`` per file.
     """
@@ -98,11 +100,12 @@ def read_all_stored(
     skipped: list[Skipped] = []
     records: dict[str, bytes] = {}
     size = options.batch_size
-    for start in range(0, len(paths), size):
-        batch = paths[start : start + size]
-        for item in read_stored(
-            batch, options.shingling, options.max_size, options.min_tokens, fragments
-        ):
+    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
+    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
+    for start, read in zip(
+        range(0, len(paths), size), (engine or Serial()).map(read_stored, tasks)
+    ):
+        for item in read:
             if isinstance(item, StoredDocument):
                 documents.append(item.document)
                 records[item.document.path] = item.record

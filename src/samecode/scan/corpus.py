@@ -960,6 +960,7 @@ class Corpus(StoreFile):
         *,
         prune: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        engine: Engine | None = None,
     ) -> SyncReport:
         """Bring the corpus up to date with the files under ``paths``: store new files,
         replace changed ones, keep unchanged ones, and say what changed.
@@ -979,6 +980,9 @@ class Corpus(StoreFile):
             shingling must be the corpus's (the corpus's when ``None``).
         :param prune: remove the entries of files under ``paths`` that are gone.
         :param progress: called as ``progress(stage, done, total)`` while files are read.
+        :param engine: where the files to read are read and shingled (this process by
+            default; a :class:`~samecode.scan.engine.ProcessPool` spreads it); the corpus
+            is written in this process, the same whatever the engine.
         :raises TypeError: if ``paths`` is a lone path, or ``options`` not ScanOptions.
         :raises ValueError: if ``options`` shingle by other rules than the corpus.
         :raises PermissionError: if the corpus was opened read-only.
@@ -1043,12 +1047,12 @@ class Corpus(StoreFile):
                 to_read.append(path)
         records: dict[str, bytes] = {}
         if self._fragments is None:
-            documents, read_skipped = read_all(to_read, options, progress)
+            documents, read_skipped = read_all(to_read, options, progress, engine)
         else:
             from samecode.fragments.corpus import read_all_stored
 
             documents, read_skipped, records = read_all_stored(
-                to_read, options, self._fragments, progress
+                to_read, options, self._fragments, progress, engine
             )
         added: list[str] = []
         updated: list[str] = []
