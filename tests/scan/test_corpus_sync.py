@@ -170,6 +170,7 @@ def test_match_reports_its_progress(tmp_path):
 @pytest.mark.parametrize("fragments", [False, True])
 def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
     import sqlite3
+    from contextlib import closing
 
     from samecode.fragments.options import FragmentOptions
     from samecode.scan.engine import ProcessPool
@@ -189,7 +190,7 @@ def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
                     reports.append(made.sync([str(tree)], options, engine=engine))
             else:
                 reports.append(made.sync([str(tree)], options))
-        with sqlite3.connect(db) as connection:
+        with closing(sqlite3.connect(db)) as connection:  # a with alone leaves it open
             dumps.append(list(connection.iterdump()))
     assert reports[0] == reports[1]
     assert len(reports[0].added) == 9
