@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pickle
 from array import array
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from samecode.scan.join import distinct_sets
+from samecode.scan.join import ShingleCounts, distinct_sets
 
 # Small values: many sets of one size and one sum that differ ({1, 4} and {2, 3}), and
 # the same set in several orders.
@@ -27,3 +29,53 @@ def test_distinct_sets_groups_exactly_the_equal_sets(sets):
         expected.setdefault(frozenset(values), []).append(position)
     assert groups == sorted(expected.values())
     assert representatives == [group[0] for group in groups]
+
+
+# Shingle hashes that fall in few buckets of 16 bits (the top bits), so that sets share
+# buckets and every level is reached.
+hashes = st.lists(
+    st.sets(st.integers(0, 40).map(lambda top: (top << 48) | 12345), max_size=25).map(
+        lambda s: array("Q", sorted(s))
+    ),
+    max_size=12,
+)
+
+
+@given(hashes)
+def test_shingle_counts_count_the_sets_of_each_bucket_capped_at_four(sets):
+    counts = ShingleCounts(16)
+    for values in sets:
+        counts.add(values)
+    for top in range(41):
+        shingle = (top << 48) | 12345
+        assert counts.count(shingle) == min(4, sum(shingle in set(v) for v in sets))
+
+
+@given(hashes, hashes)
+def test_merged_counts_are_the_counts_of_both_parts(first, second):
+    a, b, whole = ShingleCounts(16), ShingleCounts(16), ShingleCounts(16)
+    for values in first:
+        a.add(values)
+        whole.add(values)
+    for values in second:
+        b.add(values)
+        whole.add(values)
+    assert a.merge(b) == whole
+
+
+@given(hashes)
+def test_pickled_counts_are_equal_and_compressed(sets):
+    counts = ShingleCounts(24)
+    for values in sets:
+        counts.add(values)
+    data = pickle.dumps(counts)
+    assert pickle.loads(data) == counts
+    # Four levels of 2**24 bits are 8 MiB raw; at most 41 buckets in use take a few bytes
+    # each, compressed.
+    assert len(data) < 2_000
+
+
+def test_counts_refuse_a_state_that_is_not_theirs():
+    counts = ShingleCounts.__new__(ShingleCounts)
+    with pytest.raises(ValueError, match="not the pickled state of ShingleCounts"):
+        counts.__setstate__({"bits": "16", "levels": []})

@@ -43,7 +43,7 @@ from math import isqrt
 from typing import TypeAlias
 
 from bitarray import bitarray
-from bitarray.util import zeros
+from bitarray.util import sc_decode, sc_encode, zeros
 
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
@@ -94,7 +94,9 @@ class ShingleCounts:
     (2, 1, 0)
 
     Runtime complexity: ``O(n)`` work in C per set of ``n`` shingles; :meth:`merge` is
-    ``O(2**bits)`` in C. Memory: ``4 * 2**bits`` bits.
+    ``O(2**bits)`` in C. Memory: ``4 * 2**bits`` bits; pickled (to a worker process or a
+    Spark task) each level is compressed (``bitarray.util.sc_encode``), so counts of few
+    sets travel in a few bytes a bucket in use rather than ``2**bits / 8`` bytes a level.
     """
 
     def __init__(self, bits: int) -> None:
@@ -163,6 +165,16 @@ class ShingleCounts:
                 out |= mine[i] & theirs[level - 1 - i]
             merged.levels[level] = out
         return merged
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"bits": self.bits, "levels": [sc_encode(level) for level in self.levels]}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        bits, levels = state["bits"], state["levels"]
+        if not isinstance(bits, int) or not isinstance(levels, list):
+            raise SamecodeValueError("not the pickled state of ShingleCounts")
+        self.bits = bits
+        self.levels = [sc_decode(level) for level in levels]
 
     def count(self, shingle: int) -> int:
         """How many sets the shingle's bucket is in, up to 4."""
