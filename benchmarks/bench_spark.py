@@ -2,7 +2,7 @@
 generated corpus with planted near-duplicates; time and shuffle bytes per stage.
 
     python benchmarks/bench_spark.py --documents 100000 [--master local[2]]
-        [--partitions 8] [--threshold 0.8] [--seed 1] [--skew 2100]
+        [--partitions N] [--threshold 0.8] [--seed 1] [--skew 2100]
         [--driver-memory 1g] [--cases local,spark,mllib] [--tables 8]
         [--workdir /tmp/samecode-bench-spark] [--json results.json]
 
@@ -109,7 +109,7 @@ def write_corpus(spark: Any, args: argparse.Namespace, families: int) -> str:
     target = Path(args.workdir) / f"corpus-{args.documents}-{args.skew}-{args.seed}.parquet"
     if not (target / "_SUCCESS").exists():
         seed = args.seed
-        items = spark.sparkContext.parallelize(range(families + args.skew), args.partitions)
+        items = spark.sparkContext.parallelize(range(families + args.skew), args.partitions or 8)
         rows = items.flatMap(lambda number: family_rows(seed, families, number))
         frame = spark.createDataFrame(rows, "path string, content string")
         frame.write.mode("overwrite").parquet(str(target))
@@ -281,7 +281,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--partitions", type=int, default=8)
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=None,
+        help="partitions of the job's stages (default: the job's own choice)",
+    )
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skew", type=int, default=2100)

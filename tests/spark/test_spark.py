@@ -29,7 +29,7 @@ from samecode.scan.candidates import Method, method
 from samecode.scan.model import Document
 from samecode.scan.pipeline import ScanOptions, read_contents, run_pipeline, scan
 from samecode.scan.report import Report, scan_parameters, to_jsonl
-from samecode.spark import connected_components, scan_dataframe, scan_files, session
+from samecode.spark import connected_components, job, scan_dataframe, scan_files, session
 from samecode.spark.session import memory_of
 
 
@@ -346,6 +346,29 @@ def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
     assert found.pairs == local
     assert found.compared == len(rows)
     assert len(local) >= 100
+
+
+def test_partitions_grow_with_the_input_and_the_answer_does_not_change(spark, corpus, monkeypatch):
+    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    local = scan([corpus], options)
+    expected = _jsonl(options, local.pairs, local.classes, local.skipped, len(local.documents))
+    rows = [(str(p), p.read_bytes()) for p in sorted(Path(corpus).rglob("*")) if p.is_file()]
+    frame = spark.createDataFrame(rows, "path string, content binary").coalesce(1)
+    default = 2 * spark.sparkContext.defaultParallelism
+    assert scan_dataframe(frame, options).stats["partitions"] == default
+    assert scan_files([corpus], options).stats["partitions"] == default
+    # Three documents a partition: more partitions than the default, for the files and
+    # for a frame of one input partition (spread before it is read).
+    monkeypatch.setattr(job, "DOCUMENTS_PER_PARTITION", 3)
+    many = -(-len(rows) // 3)
+    assert many > default
+    for found in (scan_dataframe(frame, options), scan_files([corpus], options)):
+        assert found.stats["partitions"] == many
+        answer = found.collect()
+        got = _jsonl(options, answer.pairs, answer.classes, answer.skipped, answer.compared)
+        assert sorted(got.splitlines()) == sorted(expected.splitlines())
+    # Partitions asked for are kept, whatever the size of the input.
+    assert scan_dataframe(frame, options, partitions=2).stats["partitions"] == 2
 
 
 def test_collect_gives_every_row_of_the_frames_in_order(spark, corpus):

@@ -335,7 +335,10 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         "--spark-partitions",
         type=_bounded("--spark-partitions", 1, 1 << 20),
         metavar="N",
-        help="partitions of each Spark stage (default twice Spark's default parallelism)",
+        help=(
+            "partitions of each Spark stage (default twice Spark's default parallelism, "
+            "and at least one per 20,000 files)"
+        ),
     )
     group.add_argument(
         "--spark-driver-memory",
@@ -483,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shingling_options(match)
     _fragment_options(match, tree=True)
     _walk_options(match)
-    _output_options(match, FORMATS)
+    _output_options(match, (*FORMATS, *(f for f in FRAGMENT_FORMATS if f not in FORMATS)))
 
     index = commands.add_parser("index", help="a corpus of known files in one SQLite file")
     actions = index.add_subparsers(

@@ -18,6 +18,7 @@ from samecode.spark.components import connected_components
 from samecode.spark.job import (
     CLASS_SCHEMA,
     DECISION_SCHEMA,
+    DOCUMENTS_PER_PARTITION,
     PAIR_SCHEMA,
     SKIPPED_SCHEMA,
     Collected,
@@ -32,6 +33,7 @@ from samecode.spark.session import master_of, session
 __all__ = [
     "CLASS_SCHEMA",
     "DECISION_SCHEMA",
+    "DOCUMENTS_PER_PARTITION",
     "PAIR_SCHEMA",
     "SKIPPED_SCHEMA",
     "Collected",

@@ -80,6 +80,7 @@ from samecode.spark.session import session
 __all__ = [
     "CLASS_SCHEMA",
     "DECISION_SCHEMA",
+    "DOCUMENTS_PER_PARTITION",
     "PAIR_SCHEMA",
     "SKIPPED_SCHEMA",
     "Collected",
@@ -140,8 +141,9 @@ class Collected:
 class SparkScan:
     """What a Spark scan found, as DataFrames (:data:`PAIR_SCHEMA`,
     :data:`CLASS_SCHEMA`, :data:`DECISION_SCHEMA`, :data:`SKIPPED_SCHEMA`), how many
-    documents were compared, and the job's counts (``stats``: ``representatives``,
-    ``groups``, ``oversized_keys``, ``block_tasks``, ``candidates``, ``verified``).
+    documents were compared, and the job's counts (``stats``: ``partitions`` of its
+    stages, ``representatives``, ``groups``, ``oversized_keys``, ``block_tasks``,
+    ``candidates``, ``verified``).
 
     The job keeps what its DataFrames are computed from cached in the executors;
     :meth:`release` frees it (the DataFrames can still be read, at the cost of computing
@@ -200,9 +202,18 @@ def _skipped_key(item: tuple[int, Skipped]) -> tuple[int, str]:
 # -- reading ------------------------------------------------------------------------------
 
 
-def _partitions(spark: Any, partitions: int | None) -> int:
+#: Documents a partition holds at most, about, where the job chooses the partitions: a
+#: task's share of the grouping by identical sets then stays in Python's memory (at
+#: 250,000 a partition it spilled 1.2 GiB to disk), and a cluster's cores all get tasks.
+DOCUMENTS_PER_PARTITION = 20_000
+
+
+def _partitions(spark: Any, partitions: int | None, documents: int) -> int:
+    """The partitions of every stage: as asked, or twice the default parallelism and at
+    least one per :data:`DOCUMENTS_PER_PARTITION` documents."""
     if partitions is None:
-        return max(2, 2 * int(spark.sparkContext.defaultParallelism))
+        parallel = 2 * int(spark.sparkContext.defaultParallelism)
+        return min(1 << 20, max(2, parallel, -(-documents // DOCUMENTS_PER_PARTITION)))
     return _checked_partitions(partitions)
 
 
@@ -235,7 +246,8 @@ def scan_files(
     :param roots: files and folders.
     :param options: what to compare and how (``jobs`` and ``batch_size`` do not apply).
     :param master: the Spark master (:func:`~samecode.spark.session.master_of`).
-    :param partitions: partitions of every stage (default: twice the default parallelism).
+    :param partitions: partitions of every stage (default: twice the default parallelism,
+        and at least one per :data:`DOCUMENTS_PER_PARTITION` files).
     :param driver_memory: the driver's heap if this starts Spark
         (:func:`~samecode.spark.session.session`).
     :raises TypeError, ValueError: for bad roots, options or ``driver_memory``.
@@ -246,8 +258,8 @@ def scan_files(
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     spark = session(master, driver_memory=driver_memory)
-    parts = _partitions(spark, partitions)
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
+    parts = _partitions(spark, partitions, len(paths))
     args = (options.shingling, options.max_size, options.min_tokens)
 
     def read(numbered: Iterable[tuple[int, str]]) -> Iterator[_Read]:
@@ -277,7 +289,10 @@ def scan_dataframe(
     :param frame: a :class:`pyspark.sql.DataFrame`.
     :param options: what to compare and how (``jobs``, ``batch_size`` and the walk's
         options do not apply).
-    :param partitions: partitions of every stage (default: twice the default parallelism).
+    :param partitions: partitions of every stage (default: twice the default parallelism,
+        and at least one per :data:`DOCUMENTS_PER_PARTITION` rows, the rows counted first;
+        an input of fewer partitions is then spread over that many before it is read,
+        since reading is most of the work).
     :raises TypeError: for columns of other types; ``ValueError`` for a missing column,
         a null path or a path given twice.
 
@@ -292,7 +307,8 @@ def scan_dataframe(
     >>> sorted((r.path, r.keep, r.duplicate_of) for r in found.decisions.collect())
     [('x', False, 'y'), ('y', True, None), ('z', True, None)]
 
-    Runtime complexity: :func:`scan_documents` after one pass over the rows.
+    Runtime complexity: :func:`scan_documents` after one pass over the rows (two, counting
+    them, where ``partitions`` is not given; three if they are spread).
     """
     options = _check_options(options)
     from pyspark.sql import functions
@@ -311,7 +327,13 @@ def scan_dataframe(
             )
     if frame.filter(functions.col(path).isNull()).limit(1).count():
         raise SamecodeValueError(f"column {path!r} must name every row; it holds a null")
-    parts = _partitions(frame.sparkSession, partitions)
+    rows = frame.select(path, content).rdd
+    if partitions is None:
+        parts = _partitions(frame.sparkSession, None, frame.count())
+        if rows.getNumPartitions() < parts:
+            rows = rows.repartition(parts)
+    else:
+        parts = _checked_partitions(partitions)
     args = (options.shingling, options.max_size, options.min_tokens)
 
     def read(rows: Iterable[Any]) -> Iterator[_Read]:
@@ -320,7 +342,6 @@ def scan_dataframe(
             for item in read_contents([(row[0], row[1]) for row in batch], *args):
                 yield 0, item
 
-    rows = frame.select(path, content).rdd
     return scan_documents(rows.mapPartitions(read), options, parts)
 
 
@@ -423,7 +444,7 @@ def _job(spark: Any, read: Any, options: ScanOptions, parts: int) -> SparkScan:
     _stage(context, "identical sets")
     reps = _hold(held, documents.map(_bucket).groupByKey(parts).flatMap(_representatives))
     count = reps.count()
-    stats = {"representatives": count}
+    stats = {"partitions": parts, "representatives": count}
 
     proposer = method("exact") if chosen.reports_all else chosen
     counts = None
