@@ -133,3 +133,95 @@ def test_an_old_corpus_is_refused_clearly_and_left_untouched(tmp_path, capsys):
                          str(tmp_path / "new.db"), "--kgram", "8")  # fmt: skip
     assert status == 2
     assert "--kgram need --fragments" in err
+
+
+def _sarif_validator():
+    from jsonschema import Draft4Validator
+
+    schema = Path(__file__).parents[1] / "fragments" / "sarif" / "sarif-schema-2.1.0.json"
+    return Draft4Validator(json.loads(schema.read_text()))
+
+
+def test_match_writes_sarif_with_the_stored_file_as_the_related_location(corpus, capsys):
+    root, db, known = corpus
+    status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                           "--format", "sarif", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    log = json.loads(out)
+    assert not list(_sarif_validator().iter_errors(log))
+    results = log["runs"][0]["results"]
+    # one result per occurrence: the query's lines and the stored file's
+    places = sorted(
+        (
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["locations"][0]["physicalLocation"]["region"]["endLine"],
+        )
+        for r in results
+    )
+    # URIs relative to the queries' folder (the corpus's file is under it here)
+    assert places == [("known/lib.py", 6, 17), ("new.py", 3, 14)]
+    # the same text, so the same line hash at both places
+    hashes = {r["partialFingerprints"]["primaryLocationLineHash"] for r in results}
+    assert len(hashes) == 1
+
+
+def test_match_digests_are_those_of_the_tokens_at_both_places(corpus, capsys):
+    from samecode.fragments.digest import token_digest
+    from samecode.fragments.tokens import TokenSpans
+    from samecode.scan.shingling import Shingling
+
+    root, db, known = corpus
+    status, out, _ = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                         "--format", "json", "--jobs", "1")  # fmt: skip
+    assert status == 0
+    report = json.loads(out)
+    (region,) = report["regions"]
+    # the block's 120 tokens, as a fresh tokenization of the block alone gives them
+    expected = token_digest(TokenSpans.of(BLOCK, Shingling()).ids, 0, 120)
+    assert region["a_digest"] == region["b_digest"] == expected
+    (clone,) = report["classes"]
+    assert [o["digest"] for o in clone["occurrences"]] == [expected, expected]
+
+
+def test_match_with_a_baseline_reports_only_new_copies(corpus, capsys, tmp_path):
+    root, db, known = corpus
+    args = ["match", str(root / "new.py"), "--db", str(db), "--fragments", "--jobs", "1"]
+    status, out, _ = run(capsys, *args, "--format", "json")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(out)
+    status, out, err = run(capsys, *args, "--format", "jsonl", "--baseline", str(baseline))
+    assert status == 0, err
+    assert not [line for line in out.splitlines() if json.loads(line)["type"] == "region"]
+    assert "1 class all in the baseline left out, 1 old region" in err
+    # a second copy of the block in the new file is new
+    (root / "new.py").write_text(LICENCE + "import os\n" + BLOCK + "done = True\n" + BLOCK)
+    status, out, err = run(capsys, *args, "--format", "jsonl", "--baseline", str(baseline))
+    regions = [r for r in map(json.loads, out.splitlines()) if r["type"] == "region"]
+    assert [(r["a_start"], r["a_end"]) for r in regions] == [(16, 27)]
+
+
+def test_match_writes_an_html_page_even_when_a_stored_file_is_gone(corpus, capsys):
+    root, db, known = corpus
+    (known / "lib.py").unlink()  # its stored lines stay in the corpus
+    status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                           "--format", "html", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    assert out.startswith("<!DOCTYPE html>")
+    assert "new.py" in out and "lib.py" in out
+    assert "cannot show the file" in out
+    assert "total_11" in out  # the query's lines are shown
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--format", "html"], "--format html needs --fragments"),
+        (["--baseline", "old.json"], "--baseline needs --fragments"),
+    ],
+)
+def test_fragment_outputs_need_fragments(corpus, capsys, extra, message):
+    root, db, _ = corpus
+    status, _, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), *extra)
+    assert status == 2
+    assert message in err

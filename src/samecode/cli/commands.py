@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from samecode.cli.output import (
     Feedback,
@@ -36,6 +36,9 @@ from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import FORMATS, corpus_parameters, scan_parameters
 from samecode.scan.shingling import Shingling
+
+if TYPE_CHECKING:
+    from samecode.fragments.tree import FragmentResult
 
 __all__ = [
     "COMMANDS",
@@ -223,6 +226,10 @@ def run_match(args: argparse.Namespace) -> int:
 
     if args.fragments:
         return run_match_fragments(args)
+    if args.baseline:
+        raise UsageError("--baseline needs --fragments")
+    if option(args, "format") not in FORMATS:
+        raise UsageError(f"--format {option(args, 'format')} needs --fragments")
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
@@ -497,8 +504,6 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
     from samecode.fragments.baseline import only_new, read_baseline
     from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
-    from samecode.fragments.report import to_json, to_jsonl, to_text
-    from samecode.fragments.sarif import common_root, to_sarif
     from samecode.fragments.tree import scan_fragments
 
     fmt = option(args, "format")
@@ -521,31 +526,14 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         )
     if baseline is not None:
         result = only_new(result, baseline)
-    if fmt == "jsonl":
-        write(to_jsonl(result, parameters), args.output)
-    elif fmt == "json":
-        write(to_json(result, parameters), args.output)
-    elif fmt == "sarif":
-        write(to_sarif(result, common_root(args.paths)), args.output)
-    elif fmt == "html":
-        from samecode.fragments.html import to_html
-
-        write(to_html(result, parameters, root=common_root(args.paths)), args.output)
-    else:
-        write(to_text(result), args.output)
+    _write_fragments(result, parameters, args)
     feedback.summary(
         f"compared {files_text(len(result.files))}, {skipped_text(result.skipped)}; "
         f"{counted(len(result.regions), 'region')} in "
         f"{counted(len(result.classes), 'class', 'classes')}; ignored "
         f"{counted(result.boilerplate, 'boilerplate fingerprint')} (in more than "
         f"{files_text(result.boilerplate_limit)}) and "
-        f"{counted(result.repetitive, 'repetitive one')}"
-        + (
-            ""
-            if result.baseline is None
-            else f"; {counted(result.baseline.old_classes, 'class', 'classes')} all in the "
-            f"baseline left out, {counted(result.baseline.old_regions, 'old region')}"
-        )
+        f"{counted(result.repetitive, 'repetitive one')}{_baseline_text(result)}"
     )
     return 1 if args.fail_on_match and result.regions else 0
 
@@ -553,12 +541,14 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
 def run_match_fragments(args: argparse.Namespace) -> int:
     """``samecode match --fragments``: which regions of the files match which stored
     files, and where."""
+    from samecode.fragments.baseline import only_new, read_baseline
     from samecode.fragments.corpus import corpus_options, no_fragments
-    from samecode.fragments.report import ignored_text, to_json, to_jsonl, to_text
+    from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
+    from samecode.fragments.report import ignored_text
 
     fmt = option(args, "format")
-    if fmt not in ("table", "json", "jsonl"):
-        raise UsageError(f"--fragments writes --format table, json or jsonl; got {fmt}")
+    if fmt not in FRAGMENT_FORMATS:
+        raise UsageError(f"--fragments writes --format {', '.join(FRAGMENT_FORMATS)}; got {fmt}")
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
@@ -566,6 +556,7 @@ def run_match_fragments(args: argparse.Namespace) -> int:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
+        baseline = None if args.baseline is None else read_baseline(args.baseline, options)
         walk = _scan_options(args, _shingling(args, corpus.shingling))
         parameters = {
             **options.to_dict(),
@@ -583,8 +574,9 @@ def run_match_fragments(args: argparse.Namespace) -> int:
                 engine=engine,
                 progress=feedback,
             )
-    writers = {"jsonl": to_jsonl, "json": to_json}
-    write(writers[fmt](result, parameters) if fmt in writers else to_text(result), args.output)
+    if baseline is not None:
+        result = only_new(result, baseline)
+    _write_fragments(result, parameters, args)
     ignored = ignored_text(result)
     feedback.summary(
         f"matched {files_text(len(result.files))} against {db}, "
@@ -594,8 +586,42 @@ def run_match_fragments(args: argparse.Namespace) -> int:
         f"{files_text(result.boilerplate_limit)} of the corpus) and "
         f"{counted(result.repetitive, 'repetitive one')}"
         f"{'; ' + ignored[0].lower() + ignored[1:] if ignored else ''}"
+        f"{_baseline_text(result)}"
     )
     return 1 if args.fail_on_match and result.regions else 0
+
+
+def _write_fragments(
+    result: FragmentResult, parameters: dict[str, Any], args: argparse.Namespace
+) -> None:
+    """Write a fragments result in the format asked for (SARIF's URIs and the HTML
+    page's paths relative to the paths' common folder)."""
+    from samecode.fragments.report import to_json, to_jsonl, to_text
+    from samecode.fragments.sarif import common_root, to_sarif
+
+    fmt = option(args, "format")
+    if fmt == "jsonl":
+        write(to_jsonl(result, parameters), args.output)
+    elif fmt == "json":
+        write(to_json(result, parameters), args.output)
+    elif fmt == "sarif":
+        write(to_sarif(result, common_root(args.paths)), args.output)
+    elif fmt == "html":
+        from samecode.fragments.html import to_html
+
+        write(to_html(result, parameters, root=common_root(args.paths)), args.output)
+    else:
+        write(to_text(result), args.output)
+
+
+def _baseline_text(result: FragmentResult) -> str:
+    """What a baseline left out, for the summary line ('' without one)."""
+    if result.baseline is None:
+        return ""
+    return (
+        f"; {counted(result.baseline.old_classes, 'class', 'classes')} all in the "
+        f"baseline left out, {counted(result.baseline.old_regions, 'old region')}"
+    )
 
 
 def run_compare_fragments(args: argparse.Namespace) -> int:

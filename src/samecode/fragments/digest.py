@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from samecode.errors import SamecodeValueError
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
-from samecode.fragments.tokens import TokenSpans
 
 __all__ = ["class_digests", "region_digests", "token_digest"]
 
@@ -34,7 +33,8 @@ def token_digest(ids: array[int], first: int, stop: int) -> str:
     """The digest of the tokens ``first`` to ``stop`` (exclusive) of ``ids`` (see the
     module's description).
 
-    :param ids: token ids (an ``array("Q")``, as :class:`TokenSpans` holds them).
+    :param ids: token ids (an ``array("Q")``, as
+        :class:`~samecode.fragments.tokens.TokenSpans` holds them).
     :param first: the first token, from 0.
     :param stop: just past the last token.
     :raises ValueError: for an empty range or one outside ``ids``.
@@ -55,52 +55,56 @@ def token_digest(ids: array[int], first: int, stop: int) -> str:
 
 
 def class_digests(
-    classes: Sequence[FragmentClass], tokens: Mapping[str, TokenSpans]
+    classes: Sequence[FragmentClass], ids: Mapping[str, array[int]]
 ) -> list[tuple[str, ...]]:
     """For each class, the digest of each occurrence (in the class's order).
 
     :param classes: clone classes.
-    :param tokens: the tokens of every file the classes name, by path.
-    :raises KeyError: if a file is missing from ``tokens``.
+    :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
+        every file the classes name, by path.
+    :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences.
 
     >>> from samecode.fragments.classes import FragmentClass, Occurrence
+    >>> from samecode.fragments.tokens import TokenSpans
     >>> from samecode.scan.shingling import Shingling
     >>> spans = TokenSpans.of("a b c\\nx\\na b c\\n", Shingling())
     >>> clone = FragmentClass((Occurrence("f", 1, 1, 0, 3), Occurrence("f", 3, 3, 4, 7)), 1)
-    >>> first, second = class_digests([clone], {"f": spans})[0]
+    >>> first, second = class_digests([clone], {"f": spans.ids})[0]
     >>> first == second
     True
     """
     return [
-        tuple(token_digest(tokens[o.path].ids, o.first, o.stop) for o in clone.occurrences)
+        tuple(token_digest(ids[o.path], o.first, o.stop) for o in clone.occurrences)
         for clone in classes
     ]
 
 
 def region_digests(
-    regions: Sequence[Region], tokens: Mapping[str, TokenSpans]
+    regions: Sequence[Region], ids: Mapping[str, array[int]]
 ) -> list[tuple[str, str]]:
     """For each region, the digests of its tokens in ``a`` and in ``b``.
 
     :param regions: regions.
-    :param tokens: the tokens of every file the regions name, by path.
-    :raises KeyError: if a file is missing from ``tokens``.
+    :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
+        every file the regions name, by path.
+    :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all regions.
 
+    >>> from samecode.fragments.tokens import TokenSpans
     >>> from samecode.scan.shingling import Shingling
     >>> spans = TokenSpans.of("a b c\\nx\\na b c\\n", Shingling())
     >>> region = Region("f", "f", 1, 1, 3, 3, 3, 0.5, 0.5, 0, 3, 4, 7, ())
-    >>> first, second = region_digests([region], {"f": spans})[0]
+    >>> first, second = region_digests([region], {"f": spans.ids})[0]
     >>> first == second
     True
     """
     return [
         (
-            token_digest(tokens[r.a].ids, r.a_first, r.a_stop),
-            token_digest(tokens[r.b].ids, r.b_first, r.b_stop),
+            token_digest(ids[r.a], r.a_first, r.a_stop),
+            token_digest(ids[r.b], r.b_first, r.b_stop),
         )
         for r in regions
     ]

@@ -359,7 +359,7 @@ def scan_fragments(
             _report(progress, "compare", done, len(pairs))
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
-    tokens = {found.path: found.tokens for found in files}
+    ids = {found.path: found.tokens.ids for found in files}
     return FragmentResult(
         options,
         [found.path for found in files],
@@ -372,8 +372,8 @@ def scan_fragments(
         limit,
         repetitive,
         time.perf_counter() - started,
-        class_digests(classes, tokens),
-        region_digests(regions, tokens),
+        class_digests(classes, ids),
+        region_digests(regions, ids),
         ignored=[item for found in files for item in found.ignored],
     )
 
