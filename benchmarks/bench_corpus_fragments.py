@@ -6,8 +6,9 @@ second against it (``samecode match --fragments``).
 The stored files are ``bench_scale.py``'s generated code (80 to 220 lines over a Zipf
 vocabulary; kept under ``.bench-cache/``). Each query file is fresh generated lines with a
 run of 20 to 60 consecutive lines of one stored file planted in it. The corpus is built
-twice, with and without fragments (``Corpus.sync``), for the bytes fragments add per file;
-then the queries are matched (``Corpus.match_fragments``), and each planted run must come
+with fragments (``Corpus.sync`` on ``--jobs`` processes) and, unless ``--no-plain``,
+once more without them, for the bytes fragments add per file; then the queries are
+matched (``Corpus.match_fragments``), and each planted run must come
 back as a region between its query and its stored file, within one line at each end in
 both files.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import time
 from pathlib import Path
@@ -62,6 +64,11 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument(
+        "--no-plain",
+        action="store_true",
+        help="build only the corpus with fragments (not the one without, for its bytes)",
+    )
     args = parser.parse_args()
     root = CACHE / f"scale-{args.files}-{args.seed}"
     generate(root, args.files, args.files // 10, args.seed)
@@ -72,13 +79,21 @@ def main() -> int:
     work.mkdir(parents=True)
     walk = ScanOptions(gitignore=False, jobs=args.jobs)
     sizes, seconds = {}, {}
-    for name, fragments in (("plain", None), ("fragments", FragmentOptions())):
+    builds = [("fragments", FragmentOptions())]
+    if not args.no_plain:
+        builds.append(("plain", None))
+    for name, fragments in builds:
         started = time.perf_counter()
-        with Corpus.create(work / f"{name}.db", fragments=fragments) as corpus:
-            corpus.sync([str(root)], walk)
-            stats = corpus.stats()
+        with (
+            engine_for(args.jobs) as engine,
+            Corpus.create(work / f"{name}.db", fragments=fragments) as corpus,
+        ):
+            corpus.sync([str(root)], walk, engine=engine)
+            built = corpus.stats()
         seconds[name] = time.perf_counter() - started
         sizes[name] = os.path.getsize(work / f"{name}.db")
+        if name == "fragments":
+            stats = built
     planted = queries(work / "queries", stored, args.queries, args.seed)
     with Corpus.open(work / "fragments.db", readonly=True) as corpus:
         started = time.perf_counter()
@@ -97,12 +112,10 @@ def main() -> int:
             for r in result.regions
         ):
             found += 1
-    report = {
+    report: dict[str, object] = {
         "files": len(stored),
         "text_bytes_per_file": text_bytes / len(stored),
-        "corpus_bytes_per_file": sizes["plain"] / len(stored),
         "with_fragments_bytes_per_file": sizes["fragments"] / len(stored),
-        "fragments_bytes_per_file": (sizes["fragments"] - sizes["plain"]) / len(stored),
         "fragment_record_bytes_per_file": stats["fragment_record_bytes"] / len(stored),
         "fragment_index_rows_per_file": stats["fragment_index_rows"] / len(stored),
         "index_seconds": seconds,
@@ -113,7 +126,17 @@ def main() -> int:
         "planted_found_within_one_line": found / len(planted),
         "boilerplate_fingerprints": result.boilerplate,
         "jobs": args.jobs,
+        "peak_rss_mib": {
+            who: resource.getrusage(flag).ru_maxrss / 1024
+            for who, flag in (
+                ("this_process", resource.RUSAGE_SELF),
+                ("largest_worker", resource.RUSAGE_CHILDREN),
+            )
+        },
     }
+    if "plain" in sizes:
+        report["corpus_bytes_per_file"] = sizes["plain"] / len(stored)
+        report["fragments_bytes_per_file"] = (sizes["fragments"] - sizes["plain"]) / len(stored)
     print(json.dumps(report, indent=2))
     return 0
 
