@@ -66,7 +66,7 @@ from samecode.fragments.stored import StoredDocument, decode, read_stored
 from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
 from samecode.scan.engine import Engine, Serial
 from samecode.scan.model import Document, Skipped
-from samecode.scan.pipeline import Progress, ScanOptions, discover
+from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
 
 if TYPE_CHECKING:
     from samecode.scan.corpus import Corpus
@@ -104,17 +104,15 @@ def read_all_stored(
     size = options.batch_size
     rules = (options.shingling, options.max_size, options.min_tokens, fragments)
     tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
-    for start, read in zip(
-        range(0, len(paths), size), (engine or Serial()).map(read_stored, tasks)
-    ):
+    tick = progress_counter(progress, "read", len(paths))
+    for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
+        tick(len(task[0]))
         for item in read:
             if isinstance(item, StoredDocument):
                 documents.append(item.document)
                 records[item.document.path] = item.record
             else:
                 skipped.append(item)
-        if progress is not None:
-            progress("read", min(len(paths), start + size), len(paths))
     return documents, skipped, records
 
 
@@ -328,9 +326,7 @@ def match_fragments(
         for i in range(0, len(found), size)
     ]
     total = Matched()
-    done = 0
-    if progress is not None:
-        progress("match", 0, len(found))
+    tick = progress_counter(progress, "match", len(found))
     for matched, task in zip((engine or Serial()).map(match_files, tasks), tasks):
         total.files += matched.files
         total.skipped += matched.skipped
@@ -341,9 +337,7 @@ def match_fragments(
         total.repetitive += matched.repetitive
         for path, ids in matched.ids.items():
             total.ids.setdefault(path, ids)
-        done += len(task[1])
-        if progress is not None:
-            progress("match", done, len(found))
+        tick(len(task[1]))
     regions = sorted(
         total.regions, key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop)
     )

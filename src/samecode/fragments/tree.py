@@ -47,7 +47,7 @@ from samecode.scan.comparison import read_comparable
 from samecode.scan.engine import engine_for
 from samecode.scan.files import read_text
 from samecode.scan.model import Skipped
-from samecode.scan.pipeline import Progress, ScanOptions, discover
+from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
 
 __all__ = [
     "FileFingerprints",
@@ -331,9 +331,9 @@ def scan_fragments(
         size = walk.batch_size
         reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate)
                  for i in range(0, len(paths), size)]  # fmt: skip
-        _report(progress, "read", 0, len(paths))
-        for number, batch in enumerate(engine.map(fingerprint_files, reads)):
-            _report(progress, "read", min(len(paths), (number + 1) * size), len(paths))
+        tick = progress_counter(progress, "read", len(paths))
+        for batch, read in zip(engine.map(fingerprint_files, reads), reads):
+            tick(len(read[0]))
             for item in batch:
                 if isinstance(item, Skipped):
                     skipped.append(item)
@@ -346,8 +346,7 @@ def scan_fragments(
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
         tasks = _compare_tasks(pairs, [len(found.tokens) for found in files], engine.workers)
-        done = 0
-        _report(progress, "compare", 0, len(pairs))
+        tick = progress_counter(progress, "compare", len(pairs))
         # every task names its files by number: the workers share them all
         shared = (dict(enumerate(files)), options, ignored)
         for (found_regions, skipped_seeds), (chunk,) in zip(
@@ -355,8 +354,7 @@ def scan_fragments(
         ):
             regions += found_regions
             repetitive += skipped_seeds
-            done += len(chunk)
-            _report(progress, "compare", done, len(pairs))
+            tick(len(chunk))
     regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(regions)
     ids = {found.path: found.tokens.ids for found in files}
@@ -376,11 +374,6 @@ def scan_fragments(
         region_digests(regions, ids),
         ignored=[item for found in files for item in found.ignored],
     )
-
-
-def _report(progress: Progress | None, stage: str, done: int, total: int) -> None:
-    if progress is not None:
-        progress(stage, done, total)
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ from samecode.scan.candidates import method
 from samecode.scan.engine import Engine
 from samecode.scan.join import distinct_sets
 from samecode.scan.model import Document, Pair, Skipped
-from samecode.scan.pipeline import join_sets
+from samecode.scan.pipeline import join_sets, progress_counter
 from samecode.scan.shingling import Shingling
 from samecode.scan.similarity import (
     MEASURES,
@@ -1157,13 +1157,7 @@ class Corpus(StoreFile):
         :raises IndexCorruptError: if a candidate's entry fails its checksum.
         """
         documents = [d for d in documents if isinstance(d, Document)]
-        total = len(documents)
-
-        def tick(done: int) -> None:
-            if progress is not None:
-                progress("probe", done, total)
-
-        tick(0)
+        tick = progress_counter(progress, "probe", len(documents))
         t = self._min_threshold if threshold is None else exact_threshold(threshold)
         if t < self._min_threshold:
             raise SamecodeValueError(
@@ -1183,8 +1177,8 @@ class Corpus(StoreFile):
             return self._match_by_join(documents, t, measure, tick, engine)
         out: list[Pair] = []
         cache: dict[int, tuple[str, array[int]]] = {}
-        for done, document in enumerate(documents, 1):
-            tick(done)
+        for document in documents:
+            tick(1)
             x = array("Q", sorted(document.shingles))
             n = len(x)
             candidates = self._candidates.probe(self, x, t, measure)
@@ -1229,7 +1223,7 @@ class Corpus(StoreFile):
         """
         out: list[Pair] = []
         batch: list[Document] = []
-        held = 0
+        held = reported = 0
         for done, document in enumerate(documents, 1):
             if not len(document.shingles):
                 continue  # an empty set reaches nothing
@@ -1238,10 +1232,11 @@ class Corpus(StoreFile):
             if held >= _JOIN_SHINGLES:
                 out += self._join_batch(batch, t, measure, engine)
                 batch, held = [], 0
-                tick(done)
+                tick(done - reported)
+                reported = done
         if batch:
             out += self._join_batch(batch, t, measure, engine)
-        tick(len(documents))
+        tick(len(documents) - reported)
         out.sort(key=lambda p: (p.a, p.b))
         return out
 

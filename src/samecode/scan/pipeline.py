@@ -79,6 +79,7 @@ __all__ = [
     "document_of",
     "join_sets",
     "key_documents",
+    "progress_counter",
     "propose_partition",
     "read_contents",
     "read_documents",
@@ -464,13 +465,24 @@ def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[
     return out
 
 
-def _tick(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+def progress_counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+    """Say ``progress(stage, 0, total)`` now, and return a function that adds a count of
+    items done to the stage's and says ``progress(stage, done, total)`` (``done`` capped at
+    ``total``); nothing is said where ``progress`` is ``None``. Every stage of the scan,
+    of fragments and of the corpus reports through one.
+
+    >>> said = []
+    >>> tick = progress_counter(lambda *a: said.append(a), "read", 5)
+    >>> tick(2); tick(4)
+    >>> said
+    [('read', 0, 5), ('read', 2, 5), ('read', 5, 5)]
+    """
     done = [0]
 
     def tick(count: int) -> None:
         done[0] += count
         if progress is not None:
-            progress(stage, done[0], total)
+            progress(stage, min(done[0], total), total)
 
     if progress is not None:
         progress(stage, 0, total)
@@ -516,7 +528,7 @@ def join_sets(
     counts = None
     if chosen.needs_counts:
         bits = ShingleCounts.for_total(total).bits
-        tick = _tick(progress, "count", len(ids))
+        tick = progress_counter(progress, "count", len(ids))
         for number, part in enumerate(
             engine.map_shared(_count_some, sets, [(b, bits) for b in batches])
         ):
@@ -529,7 +541,7 @@ def join_sets(
     partitions = _parts(engine, total, _PARTITION_SHINGLES)
     table: dict[int, Keyed] = {}
     records: list[Records] = []
-    tick = _tick(progress, "key", len(ids))
+    tick = progress_counter(progress, "key", len(ids))
     key_tasks = [(b, partitions) for b in batches]
     for number, (keyed, parts) in enumerate(
         engine.map_shared(_key_some, (prepared, sets), key_tasks)
@@ -544,7 +556,7 @@ def join_sets(
         tick(len(batches[number]))
     records = records or [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
 
-    tick = _tick(progress, "join", partitions)
+    tick = progress_counter(progress, "join", partitions)
     candidates: list[tuple[int, int]] = []
     proposing = (prepared, records, table)
     for found in engine.map_shared(_propose_one, proposing, [(n,) for n in range(partitions)]):
@@ -553,7 +565,7 @@ def join_sets(
     del table, records, proposing
     candidates.sort()
 
-    tick = _tick(progress, "verify", len(candidates))
+    tick = progress_counter(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
     pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
     pieces = _parts(engine, sum(pair_weights), _TASK_SHINGLES, 2)
@@ -702,7 +714,7 @@ def read_all(
     args = (options.shingling, options.max_size, options.min_tokens)
     documents: list[Document] = []
     skipped: list[Skipped] = []
-    tick = _tick(progress, "read", len(paths))
+    tick = progress_counter(progress, "read", len(paths))
     for number, batch_result in enumerate(
         engine.map(read_documents, [(batch, *args) for batch in batches])
     ):
@@ -742,7 +754,7 @@ def scan(
     with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
         documents, read_skipped = read_all(paths, options, progress, engine)
         pairs = run_pipeline(documents, options, engine, progress)
-    tick = _tick(progress, "classes", len(pairs))
+    tick = progress_counter(progress, "classes", len(pairs))
     classes = clone_classes(documents, pairs, options.chaining)
     tick(len(pairs))
     return ScanResult(
