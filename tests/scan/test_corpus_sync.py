@@ -216,3 +216,33 @@ def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
             [str(tmp_path / "tree")], ScanOptions(gitignore=False, batch_size=2), engine=Recording()
         )
     assert called == [(stage, 3)]
+
+
+def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
+    # More files than sync reads at a time (4,096): the corpus is the one add() makes of
+    # the same documents in one call, and progress runs once from 0 to the whole.
+    import sqlite3
+    from contextlib import closing
+
+    from samecode.scan.pipeline import discover, read_all
+
+    tree = Path(os.path.realpath(tmp_path)) / "tree"
+    for i in range(4_200):
+        write(tree / f"d{i // 100:02}" / f"f{i}.txt", f"alpha beta {i} gamma delta {i + 1} epsilon")
+    options = ScanOptions(gitignore=False, min_tokens=1)
+    seen: list[tuple[str, int, int]] = []
+    with Corpus.create(tmp_path / "synced.db") as synced:
+        report = synced.sync([str(tree)], options, progress=lambda *a: seen.append(a))
+    assert len(report.added) == 4_200
+    paths, _ = discover([str(tree)], options)
+    documents, _ = read_all(paths, options)
+    with Corpus.create(tmp_path / "added.db") as added:
+        added.add(documents)
+    dumps = []
+    for name in ("synced.db", "added.db"):
+        with closing(sqlite3.connect(tmp_path / name)) as connection:
+            dumps.append(list(connection.iterdump()))
+    assert dumps[0] == dumps[1]
+    reads = [done for stage, done, total in seen if stage == "read"]
+    assert {total for _, _, total in seen} == {4_200}
+    assert reads[0] == 0 and reads[-1] == 4_200 and reads == sorted(reads)

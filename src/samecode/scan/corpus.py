@@ -123,6 +123,8 @@ _FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_i
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+# Files read, then stored, at a time by sync() (what it holds: their documents and records).
+_SYNC_FILES = 4096
 #: How many shingles (query or stored) one join of :meth:`Corpus.match` holds, about
 #: 8 bytes each (and the join's index): the memory bound of a match.
 _JOIN_SHINGLES = 16 << 20
@@ -132,6 +134,18 @@ _LOOKUP_VALUES = 900
 #: :func:`~samecode.scan.pipeline.read_documents` that depend on the file itself): its
 #: entry is removed by :meth:`Corpus.sync`.
 _GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a regular file")
+
+
+def _shifted(
+    progress: Callable[[str, int, int], None], offset: int, total: int
+) -> Callable[[str, int, int], None]:
+    """``progress`` told of a part's counts as of the whole's: ``offset`` items before
+    the part, ``total`` in all."""
+
+    def said(stage: str, done: int, _: int) -> None:
+        progress(stage, offset + done, total)
+
+    return said
 
 
 def identity(path: str) -> str:
@@ -987,6 +1001,12 @@ class Corpus(StoreFile):
         :raises ValueError: if ``options`` shingle by other rules than the corpus.
         :raises PermissionError: if the corpus was opened read-only.
 
+        Runtime complexity: ``O(files)`` to walk the paths and look at each file's size and
+        time; ``O(size)`` to read and fingerprint each new or changed file (on the
+        engine), and its rows written. Memory: the stored entries' paths, and the
+        documents (and fragment records) of 4,096 files at a time: the files are read and
+        stored a part at a time, each part in transactions of 100 files.
+
         >>> import os, tempfile
         >>> from samecode.scan.pipeline import ScanOptions
         >>> folder = tempfile.mkdtemp()
@@ -1045,38 +1065,45 @@ class Corpus(StoreFile):
                 unchanged.append(real)
             else:
                 to_read.append(path)
-        records: dict[str, bytes] = {}
-        if self._fragments is None:
-            documents, read_skipped = read_all(to_read, options, progress, engine)
-        else:
-            from samecode.fragments.corpus import read_all_stored
-
-            documents, read_skipped, records = read_all_stored(
-                to_read, options, self._fragments, progress, engine
-            )
         added: list[str] = []
         updated: list[str] = []
         removed: list[Skipped] = []
-        fresh: list[Document] = []
-        stale: list[str] = []
-        for document in documents:
-            real = identity(document.path)
-            entry = entries.get(real)
-            if entry is not None and entry.path == real and entry.sha256 == document.sha256:
-                self.touch(real, mtimes.get(real, 0))
-                unchanged.append(real)
-                continue
-            if entry is not None and entry.path != real:
-                stale.append(entry.path)  # an older spelling, kept under its identity now
-            (added if entry is None else updated).append(real)
-            fresh.append(dataclasses.replace(document, path=real))
-            if records:
-                records[real] = records[document.path]
-        if stale:
-            with self._transaction():
-                for path in stale:
-                    self._delete(path)
-        self.add(fresh, mtimes, fragments=records if self._fragments is not None else None)
+        read_skipped: list[Skipped] = []
+        # A part of the files at a time, read (on the engine), then stored: the memory
+        # held is a part's documents and records, whatever the number of files.
+        for start in range(0, len(to_read), _SYNC_FILES):
+            part = to_read[start : start + _SYNC_FILES]
+            said = None if progress is None else _shifted(progress, start, len(to_read))
+            records: dict[str, bytes] = {}
+            if self._fragments is None:
+                documents, part_skipped = read_all(part, options, said, engine)
+            else:
+                from samecode.fragments.corpus import read_all_stored
+
+                documents, part_skipped, records = read_all_stored(
+                    part, options, self._fragments, said, engine
+                )
+            read_skipped += part_skipped
+            fresh: list[Document] = []
+            stale: list[str] = []
+            for document in documents:
+                real = identity(document.path)
+                entry = entries.get(real)
+                if entry is not None and entry.path == real and entry.sha256 == document.sha256:
+                    self.touch(real, mtimes.get(real, 0))
+                    unchanged.append(real)
+                    continue
+                if entry is not None and entry.path != real:
+                    stale.append(entry.path)  # an older spelling, kept under its identity
+                (added if entry is None else updated).append(real)
+                fresh.append(dataclasses.replace(document, path=real))
+                if records:
+                    records[real] = records[document.path]
+            if stale:
+                with self._transaction():
+                    for path in stale:
+                        self._delete(path)
+            self.add(fresh, mtimes, fragments=records if self._fragments is not None else None)
         doomed: list[Skipped] = []
         for item in read_skipped:
             entry = entries.get(identity(item.path))
