@@ -225,3 +225,43 @@ def test_fragment_outputs_need_fragments(corpus, capsys, extra, message):
     status, _, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), *extra)
     assert status == 2
     assert message in err
+
+
+def test_a_query_that_is_a_stored_file_with_other_text_is_another_text(corpus, capsys):
+    # lib.py is stored with the block; on disk it now holds other.py's text. As a query
+    # it matches other.py; as stored, new.py matches it: two texts of one name, each
+    # with its own digests (the stored text is longer than the file on disk now).
+    root, db, known = corpus
+    (known / "lib.py").write_text((known / "other.py").read_text())
+    queries = [str(root / "new.py"), str(known / "lib.py")]
+    status, out, err = run(capsys, "match", *queries, "--db", str(db), "--fragments",
+                           "--format", "json", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    report = json.loads(out)
+    pairs = sorted((Path(r["a"]).name, Path(r["b"]).name) for r in report["regions"])
+    assert pairs == [("lib.py", "other.py"), ("new.py", "lib.py")]
+    assert all(r["a_digest"] == r["b_digest"] for r in report["regions"])
+    classes = [[(Path(o["path"]).name, o["start"], o["end"]) for o in c["occurrences"]]
+               for c in report["classes"]]  # fmt: skip
+    assert sorted(classes) == [[("lib.py", 1, 30), ("other.py", 1, 30)],
+                               [("lib.py", 6, 17), ("new.py", 3, 14)]]  # fmt: skip
+    for clone in report["classes"]:
+        assert len({o["digest"] for o in clone["occurrences"]}) == 1
+    # every class number a region gives is its class
+    for region in report["regions"]:
+        names = {
+            Path(o["path"]).name for o in report["classes"][region["class"] - 1]["occurrences"]
+        }
+        assert {Path(region["a"]).name, Path(region["b"]).name} == names
+
+
+def test_the_html_page_does_not_show_a_stored_file_that_changed(corpus, capsys):
+    root, db, known = corpus
+    with (known / "lib.py").open("a") as handle:
+        handle.write("appended = 1\n")  # the stored lines are no longer the file's
+    status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                           "--format", "html", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    assert "cannot show the file: changed since it was stored" in out
+    assert "appended" not in out
+    assert "total_11" in out  # the query's lines are shown

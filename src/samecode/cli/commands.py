@@ -542,7 +542,7 @@ def run_match_fragments(args: argparse.Namespace) -> int:
     """``samecode match --fragments``: which regions of the files match which stored
     files, and where."""
     from samecode.fragments.baseline import only_new, read_baseline
-    from samecode.fragments.corpus import corpus_options, no_fragments
+    from samecode.fragments.corpus import corpus_options, no_fragments, unshown_stored
     from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
     from samecode.fragments.report import ignored_text
 
@@ -574,9 +574,11 @@ def run_match_fragments(args: argparse.Namespace) -> int:
                 engine=engine,
                 progress=feedback,
             )
+        # the page shows a stored file's lines only while they are the ones stored
+        unshown = unshown_stored(corpus, result) if fmt == "html" else {}
     if baseline is not None:
         result = only_new(result, baseline)
-    _write_fragments(result, parameters, args)
+    _write_fragments(result, parameters, args, unshown)
     ignored = ignored_text(result)
     feedback.summary(
         f"matched {files_text(len(result.files))} against {db}, "
@@ -592,7 +594,10 @@ def run_match_fragments(args: argparse.Namespace) -> int:
 
 
 def _write_fragments(
-    result: FragmentResult, parameters: dict[str, Any], args: argparse.Namespace
+    result: FragmentResult,
+    parameters: dict[str, Any],
+    args: argparse.Namespace,
+    unshown: dict[str, str] | None = None,
 ) -> None:
     """Write a fragments result in the format asked for (SARIF's URIs and the HTML
     page's paths relative to the paths' common folder)."""
@@ -609,7 +614,8 @@ def _write_fragments(
     elif fmt == "html":
         from samecode.fragments.html import to_html
 
-        write(to_html(result, parameters, root=common_root(args.paths)), args.output)
+        page = to_html(result, parameters, root=common_root(args.paths), unshown=unshown)
+        write(page, args.output)
     else:
         write(to_text(result), args.output)
 

@@ -48,6 +48,8 @@ pair alone, and the regions are sorted.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import os
 import time
 from array import array
@@ -58,7 +60,7 @@ from typing import TYPE_CHECKING
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
-from samecode.fragments.classes import region_classes
+from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions
@@ -78,6 +80,7 @@ __all__ = [
     "match_fragments",
     "no_fragments",
     "read_all_stored",
+    "unshown_stored",
 ]
 
 #: The fragment parameters a corpus stores its files by, which a query must share.
@@ -170,8 +173,10 @@ class Matched:
     and those ``skipped``, the ``regions``, the lines ``ignored`` (masked as boilerplate),
     the fingerprint hashes ignored as ``boilerplate`` by corpus share and how many times
     the queries selected them (``occurrences``), the ``repetitive`` fingerprints, and the
-    token ``ids`` of every file (query or stored) that is in a region, by path (for the
-    :mod:`~samecode.fragments.digest` of each place, made once all batches are in)."""
+    token ids of every query file (``query_ids``) and stored file (``stored_ids``) that
+    is in a region, by path (for the :mod:`~samecode.fragments.digest` of each place,
+    made once all batches are in; apart, since a query may be a file stored with other
+    text earlier)."""
 
     files: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -180,7 +185,8 @@ class Matched:
     boilerplate: set[int] = field(default_factory=set)
     occurrences: int = 0
     repetitive: int = 0
-    ids: dict[str, array[int]] = field(default_factory=dict)
+    query_ids: dict[str, array[int]] = field(default_factory=dict)
+    stored_ids: dict[str, array[int]] = field(default_factory=dict)
 
 
 def match_files(
@@ -255,8 +261,8 @@ def match_files(
                 out.regions += regions
                 out.repetitive += repetitive
                 if regions:
-                    out.ids.setdefault(query.path, query.tokens.ids)
-                    out.ids.setdefault(path, stored.tokens.ids)
+                    out.query_ids[query.path] = query.tokens.ids
+                    out.stored_ids[path] = stored.tokens.ids
     return out
 
 
@@ -335,13 +341,13 @@ def match_fragments(
         total.boilerplate |= matched.boilerplate
         total.occurrences += matched.occurrences
         total.repetitive += matched.repetitive
-        for path, ids in matched.ids.items():
-            total.ids.setdefault(path, ids)
+        total.query_ids.update(matched.query_ids)
+        total.stored_ids.update(matched.stored_ids)
         tick(len(task[1]))
     regions = sorted(
         total.regions, key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop)
     )
-    classes, region_class = region_classes(regions)
+    classes, region_class, digests, ends = _classes(regions, total)
     return FragmentResult(
         options,
         total.files,
@@ -354,7 +360,98 @@ def match_fragments(
         limit,
         total.repetitive,
         time.perf_counter() - started,
-        class_digests(classes, total.ids),
-        region_digests(regions, total.ids),
+        digests,
+        ends,
         ignored=total.ignored,
     )
+
+
+# Before a stored file's path while classes are made: no path holds a NUL, so a stored
+# file is never taken for a query file of the same name (a file stored with other text
+# earlier is another text).
+_STORED_SIDE = "\0stored\0"
+
+
+def _classes(
+    regions: list[Region], total: Matched
+) -> tuple[list[FragmentClass], list[int | None], list[tuple[str, ...]], list[tuple[str, str]]]:
+    """The regions' clone classes, each region's class, and the digests of the classes'
+    occurrences and of the regions' ends, the query and the stored side of a path kept
+    apart (the order as :func:`~samecode.fragments.classes.region_classes` gives it)."""
+    keyed = [dataclasses.replace(r, b=_STORED_SIDE + r.b) for r in regions]
+    ids = {**total.query_ids, **{_STORED_SIDE + p: v for p, v in total.stored_ids.items()}}
+    found, of_region = region_classes(keyed)
+    digests = class_digests(found, ids)
+    named = []
+    for clone, made in zip(found, digests):
+        pairs = sorted(
+            zip(clone.occurrences, made),
+            key=lambda item: (item[0].path.removeprefix(_STORED_SIDE), item[0].first, item[0].path),
+        )
+        occurrences = tuple(
+            dataclasses.replace(o, path=o.path.removeprefix(_STORED_SIDE)) for o, _ in pairs
+        )
+        named.append((FragmentClass(occurrences, clone.regions), tuple(d for _, d in pairs)))
+    order = sorted(
+        range(len(named)),
+        key=lambda n: (-len(named[n][0].occurrences), _first(named[n][0])),
+    )
+    number = {old + 1: new for new, old in enumerate(order, 1)}
+    classes = [named[n][0] for n in order]
+    return (
+        classes,
+        [None if n is None else number[n] for n in of_region],
+        [named[n][1] for n in order],
+        region_digests(keyed, ids),
+    )
+
+
+def _first(clone: FragmentClass) -> tuple[str, int]:
+    first = clone.occurrences[0]
+    return first.path, first.first
+
+
+def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
+    """The stored files of ``result``'s regions whose text on disk is not the text
+    stored (changed since, or gone), each with why: a page that reads files to show their
+    lines (:func:`~samecode.fragments.html.to_html`'s ``unshown``) must not show them.
+
+    :param corpus: the corpus the result was matched against.
+    :param result: what :func:`match_fragments` found.
+
+    Runtime complexity: ``O(size)`` to hash each stored file of a region that is on disk.
+
+    >>> import os, tempfile
+    >>> from samecode.scan.corpus import Corpus
+    >>> from samecode.scan.pipeline import ScanOptions
+    >>> folder = tempfile.mkdtemp()
+    >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
+    >>> for name in ("known.py", "new.py"):
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(block)
+    >>> walk = ScanOptions(gitignore=False)
+    >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
+    ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
+    ...     found = corpus.match_fragments([os.path.join(folder, "new.py")], walk=walk)
+    ...     same = unshown_stored(corpus, found)
+    ...     with open(os.path.join(folder, "known.py"), "a") as f:
+    ...         _ = f.write("more = 1\\n")
+    ...     changed = unshown_stored(corpus, found)
+    >>> same, list(changed.values())
+    ({}, ['changed since it was stored'])
+    """
+    out: dict[str, str] = {}
+    for path in sorted({region.b for region in result.regions}):
+        entry = corpus.stored(path)
+        try:
+            hasher = hashlib.sha256()
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    hasher.update(block)
+            digest = hasher.hexdigest()
+        except OSError as error:
+            out[path] = f"not readable now ({error.strerror or error})"
+            continue
+        if entry is None or digest != entry.sha256:
+            out[path] = "changed since it was stored"
+    return out

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -143,8 +143,15 @@ def _shown(path: str, root: str | None) -> str:
 
 
 def _file(
-    number: int, path: str, ranges: list[tuple[int, int]], context: int, root: str | None
+    number: int,
+    path: str,
+    ranges: list[tuple[int, int]],
+    context: int,
+    root: str | None,
+    unshown: Mapping[str, str],
 ) -> _File:
+    if path in unshown:
+        return _File(number, _shown(path, root), [], f"cannot show the file: {unshown[path]}")
     text = read_text(path, None)
     if isinstance(text, Skipped):
         return _File(number, _shown(path, root), [], f"cannot show the file: {text.reason}")
@@ -183,6 +190,7 @@ def to_html(
     *,
     root: str | os.PathLike[str] | None = None,
     context: int = 3,
+    unshown: Mapping[str, str] | None = None,
 ) -> str:
     """The result as one self-contained HTML page (see the module's description).
 
@@ -191,6 +199,9 @@ def to_html(
     :param parameters: the parameters to state (default: the result's options).
     :param root: paths within this folder are shown relative to it (as given otherwise).
     :param context: lines shown around each occurrence and region, 0 to 1000.
+    :param unshown: files whose text is not to be shown, each with why (a stored file
+        whose text on disk is not the text matched:
+        :func:`~samecode.fragments.corpus.unshown_stored`); their regions are listed.
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
 
@@ -212,7 +223,8 @@ def to_html(
         ranges.setdefault(region.b, []).append((region.b_start, region.b_end))
     number = {path: n for n, path in enumerate(sorted(ranges), 1)}
     base = None if root is None else os.path.abspath(os.fspath(root))
-    files = [_file(number[p], p, ranges[p], context, base) for p in sorted(ranges)]
+    hidden = {} if unshown is None else unshown
+    files = [_file(number[p], p, ranges[p], context, base, hidden) for p in sorted(ranges)]
     marks = None if result.baseline is None else result.baseline.classes
     classes: list[dict[str, Any]] = []
     for n, clone in enumerate(result.classes, 1):
