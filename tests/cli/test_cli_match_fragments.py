@@ -143,7 +143,7 @@ def _sarif_validator():
 
 
 def test_match_writes_sarif_with_the_stored_file_as_the_related_location(corpus, capsys):
-    root, db, known = corpus
+    root, db, _known = corpus
     status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
                            "--format", "sarif", "--jobs", "1")  # fmt: skip
     assert status == 0, err
@@ -171,7 +171,7 @@ def test_match_digests_are_those_of_the_tokens_at_both_places(corpus, capsys):
     from samecode.fragments.tokens import TokenSpans
     from samecode.scan.shingling import Shingling
 
-    root, db, known = corpus
+    root, db, _known = corpus
     status, out, _ = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
                          "--format", "json", "--jobs", "1")  # fmt: skip
     assert status == 0
@@ -185,7 +185,7 @@ def test_match_digests_are_those_of_the_tokens_at_both_places(corpus, capsys):
 
 
 def test_match_with_a_baseline_reports_only_new_copies(corpus, capsys, tmp_path):
-    root, db, known = corpus
+    root, db, _known = corpus
     args = ["match", str(root / "new.py"), "--db", str(db), "--fragments", "--jobs", "1"]
     status, out, _ = run(capsys, *args, "--format", "json")
     baseline = tmp_path / "baseline.json"
@@ -208,7 +208,8 @@ def test_match_writes_an_html_page_even_when_a_stored_file_is_gone(corpus, capsy
                            "--format", "html", "--jobs", "1")  # fmt: skip
     assert status == 0, err
     assert out.startswith("<!DOCTYPE html>")
-    assert "new.py" in out and "lib.py" in out
+    assert "new.py" in out
+    assert "lib.py" in out
     assert "cannot show the file" in out
     assert "total_11" in out  # the query's lines are shown
 

@@ -218,6 +218,13 @@ def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
     assert called == [(stage, 3)]
 
 
+def test_sync_with_nothing_to_read_says_so(tmp_path, corpus):
+    seen: list[tuple[str, int, int]] = []
+    (tmp_path / "empty").mkdir()
+    corpus.sync([str(tmp_path / "empty")], OPTIONS, progress=lambda *a: seen.append(a))
+    assert seen == [("read", 0, 0)]
+
+
 def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     # More files than sync reads at a time (4,096): the corpus is the one add() makes of
     # the same documents in one call, and progress runs once from 0 to the whole.
@@ -229,11 +236,22 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     tree = Path(os.path.realpath(tmp_path)) / "tree"
     for i in range(4_200):
         write(tree / f"d{i // 100:02}" / f"f{i}.txt", f"alpha beta {i} gamma delta {i + 1} epsilon")
+    from samecode.scan.engine import Serial
+
+    class Recording(Serial):
+        def map(self, function, tasks):
+            called.append(sum(len(task[0]) for task in tasks))
+            yield from super().map(function, tasks)
+
+    called: list[int] = []
     options = ScanOptions(gitignore=False, min_tokens=1)
     seen: list[tuple[str, int, int]] = []
     with Corpus.create(tmp_path / "synced.db") as synced:
-        report = synced.sync([str(tree)], options, progress=lambda *a: seen.append(a))
+        report = synced.sync(
+            [str(tree)], options, progress=lambda *a: seen.append(a), engine=Recording()
+        )
     assert len(report.added) == 4_200
+    assert called == [4_096, 104]  # read in two parts
     paths, _ = discover([str(tree)], options)
     documents, _ = read_all(paths, options)
     with Corpus.create(tmp_path / "added.db") as added:
@@ -245,4 +263,7 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     assert dumps[0] == dumps[1]
     reads = [done for stage, done, total in seen if stage == "read"]
     assert {total for _, _, total in seen} == {4_200}
-    assert reads[0] == 0 and reads[-1] == 4_200 and reads == sorted(reads)
+    assert reads[0] == 0
+    assert reads[-1] == 4_200
+    assert reads == sorted(reads)
+    assert 4_096 in reads  # the first part's end, counted in the whole

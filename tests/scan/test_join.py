@@ -75,7 +75,23 @@ def test_pickled_counts_are_equal_and_compressed(sets):
     assert len(data) < 2_000
 
 
-def test_counts_refuse_a_state_that_is_not_theirs():
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"bits": "16", "levels": []},
+        {"bits": 16, "levels": []},  # no levels
+        {"bits": 16, "levels": [bytes(8)] * 4},  # levels that are not of 2**16 bits
+        {"bits": 16},
+    ],
+)
+def test_counts_refuse_a_state_that_is_not_theirs(state):
     counts = ShingleCounts.__new__(ShingleCounts)
     with pytest.raises(ValueError, match="not the pickled state of ShingleCounts"):
-        counts.__setstate__({"bits": "16", "levels": []})
+        counts.__setstate__(state)
+
+
+def test_counts_refuse_the_state_of_an_older_samecode():
+    # raw bitarrays, as pickled before the levels were compressed
+    old = ShingleCounts(16).__dict__
+    with pytest.raises(ValueError, match="not the pickled state"):
+        ShingleCounts.__new__(ShingleCounts).__setstate__(dict(old))

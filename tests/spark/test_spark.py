@@ -359,16 +359,28 @@ def test_partitions_grow_with_the_input_and_the_answer_does_not_change(spark, co
     assert scan_files([corpus], options).stats["partitions"] == default
     # Three documents a partition: more partitions than the default, for the files and
     # for a frame of one input partition (spread before it is read).
+    from pyspark import RDD
+
     monkeypatch.setattr(job, "DOCUMENTS_PER_PARTITION", 3)
     many = -(-len(rows) // 3)
     assert many > default
+    spread: list[int] = []
+    repartition = RDD.repartition
+
+    def spy(rdd: Any, count: int) -> Any:
+        spread.append(count)
+        return repartition(rdd, count)
+
+    monkeypatch.setattr(RDD, "repartition", spy)
     for found in (scan_dataframe(frame, options), scan_files([corpus], options)):
         assert found.stats["partitions"] == many
         answer = found.collect()
         got = _jsonl(options, answer.pairs, answer.classes, answer.skipped, answer.compared)
         assert sorted(got.splitlines()) == sorted(expected.splitlines())
-    # Partitions asked for are kept, whatever the size of the input.
+    assert spread == [many]  # the frame's one input partition spread before reading
+    # Partitions asked for are kept, whatever the size of the input, and so is the input.
     assert scan_dataframe(frame, options, partitions=2).stats["partitions"] == 2
+    assert spread == [many]
 
 
 def test_collect_gives_every_row_of_the_frames_in_order(spark, corpus):

@@ -1005,7 +1005,9 @@ class Corpus(StoreFile):
         time; ``O(size)`` to read and fingerprint each new or changed file (on the
         engine), and its rows written. Memory: the stored entries' paths, and the
         documents (and fragment records) of 4,096 files at a time: the files are read and
-        stored a part at a time, each part in transactions of 100 files.
+        stored a part at a time, each part in transactions of 100 files. A sync that
+        stops midway (an error, an interrupt) leaves the parts before stored, each entry
+        whole and valid; running it again stores the rest.
 
         >>> import os, tempfile
         >>> from samecode.scan.pipeline import ScanOptions
@@ -1070,9 +1072,14 @@ class Corpus(StoreFile):
         removed: list[Skipped] = []
         read_skipped: list[Skipped] = []
         # A part of the files at a time, read (on the engine), then stored: the memory
-        # held is a part's documents and records, whatever the number of files.
-        for start in range(0, len(to_read), _SYNC_FILES):
-            part = to_read[start : start + _SYNC_FILES]
+        # held is a part's documents and records, whatever the number of files. A part
+        # holds at least two batches a worker, so that every worker has some.
+        workers = 1 if engine is None else engine.workers
+        step = max(_SYNC_FILES, 2 * options.batch_size * workers)
+        if progress is not None and not to_read:
+            progress("read", 0, 0)
+        for start in range(0, len(to_read), step):
+            part = to_read[start : start + step]
             said = None if progress is None else _shifted(progress, start, len(to_read))
             records: dict[str, bytes] = {}
             if self._fragments is None:

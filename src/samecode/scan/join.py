@@ -170,11 +170,19 @@ class ShingleCounts:
         return {"bits": self.bits, "levels": [sc_encode(level) for level in self.levels]}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        bits, levels = state["bits"], state["levels"]
-        if not isinstance(bits, int) or not isinstance(levels, list):
+        bits, levels = state.get("bits"), state.get("levels")
+        if (
+            not isinstance(bits, int)
+            or not isinstance(levels, list)
+            or len(levels) != _LEVELS
+            or not all(isinstance(level, bytes) for level in levels)
+        ):
+            raise SamecodeValueError("not the pickled state of ShingleCounts")
+        decoded = [sc_decode(level) for level in levels]
+        if any(len(level) != 1 << bits for level in decoded):
             raise SamecodeValueError("not the pickled state of ShingleCounts")
         self.bits = bits
-        self.levels = [sc_decode(level) for level in levels]
+        self.levels = decoded
 
     def count(self, shingle: int) -> int:
         """How many sets the shingle's bucket is in, up to 4."""

@@ -471,6 +471,10 @@ def progress_counter(progress: Progress | None, stage: str, total: int) -> Calla
     ``total``); nothing is said where ``progress`` is ``None``. Every stage of the scan,
     of fragments and of the corpus reports through one.
 
+    :param progress: called as ``progress(stage, done, total)``, or ``None``.
+    :param stage: the stage's name.
+    :param total: how many items the stage has.
+
     >>> said = []
     >>> tick = progress_counter(lambda *a: said.append(a), "read", 5)
     >>> tick(2); tick(4)

@@ -257,6 +257,8 @@ def scan_files(
     options = _check_options(options)
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
+    if partitions is not None:
+        _checked_partitions(partitions)  # before the walk
     spark = session(master, driver_memory=driver_memory)
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
     parts = _partitions(spark, partitions, len(paths))
