@@ -49,7 +49,6 @@ pair alone, and the regions are sorted.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import time
 from array import array
@@ -67,6 +66,7 @@ from samecode.fragments.regions import Region, find_regions
 from samecode.fragments.stored import StoredDocument, decode, read_stored
 from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
 from samecode.scan.engine import Engine, Serial
+from samecode.scan.files import read_text
 from samecode.scan.model import Document, Skipped
 from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
 
@@ -413,8 +413,9 @@ def _first(clone: FragmentClass) -> tuple[str, int]:
 
 def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     """The stored files of ``result``'s regions whose text on disk is not the text
-    stored (changed since, or gone), each with why: a page that reads files to show their
-    lines (:func:`~samecode.fragments.html.to_html`'s ``unshown``) must not show them.
+    stored (their bytes' SHA-256 is not the stored one), each with why: a page that reads
+    files to show their lines (:func:`~samecode.fragments.html.to_html`'s ``unshown``)
+    must not show them. A file that cannot be read is left out: the page says why itself.
 
     :param corpus: the corpus the result was matched against.
     :param result: what :func:`match_fragments` found.
@@ -442,16 +443,10 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for path in sorted({region.b for region in result.regions}):
-        entry = corpus.stored(path)
-        try:
-            hasher = hashlib.sha256()
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    hasher.update(block)
-            digest = hasher.hexdigest()
-        except OSError as error:
-            out[path] = f"not readable now ({error.strerror or error})"
+        text = read_text(path, None)
+        if isinstance(text, Skipped):
             continue
-        if entry is None or digest != entry.sha256:
+        entry = corpus.stored(path)
+        if entry is None or text.sha256 != entry.sha256:
             out[path] = "changed since it was stored"
     return out

@@ -208,13 +208,11 @@ def _skipped_key(item: tuple[int, Skipped]) -> tuple[int, str]:
 DOCUMENTS_PER_PARTITION = 20_000
 
 
-def _partitions(spark: Any, partitions: int | None, documents: int) -> int:
-    """The partitions of every stage: as asked, or twice the default parallelism and at
-    least one per :data:`DOCUMENTS_PER_PARTITION` documents."""
-    if partitions is None:
-        parallel = 2 * int(spark.sparkContext.defaultParallelism)
-        return min(1 << 20, max(2, parallel, -(-documents // DOCUMENTS_PER_PARTITION)))
-    return _checked_partitions(partitions)
+def _chosen_partitions(spark: Any, documents: int) -> int:
+    """The partitions of every stage where none are asked for: twice the default
+    parallelism, and at least one per :data:`DOCUMENTS_PER_PARTITION` documents."""
+    parallel = 2 * int(spark.sparkContext.defaultParallelism)
+    return min(1 << 20, max(2, parallel, -(-documents // DOCUMENTS_PER_PARTITION)))
 
 
 def _checked_partitions(partitions: int) -> int:
@@ -257,11 +255,10 @@ def scan_files(
     options = _check_options(options)
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
-    if partitions is not None:
-        _checked_partitions(partitions)  # before the walk
+    asked = None if partitions is None else _checked_partitions(partitions)  # before the walk
     spark = session(master, driver_memory=driver_memory)
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
-    parts = _partitions(spark, partitions, len(paths))
+    parts = _chosen_partitions(spark, len(paths)) if asked is None else asked
     args = (options.shingling, options.max_size, options.min_tokens)
 
     def read(numbered: Iterable[tuple[int, str]]) -> Iterator[_Read]:
@@ -331,7 +328,7 @@ def scan_dataframe(
         raise SamecodeValueError(f"column {path!r} must name every row; it holds a null")
     rows = frame.select(path, content).rdd
     if partitions is None:
-        parts = _partitions(frame.sparkSession, None, frame.count())
+        parts = _chosen_partitions(frame.sparkSession, frame.count())
         if rows.getNumPartitions() < parts:
             rows = rows.repartition(parts)
     else:
