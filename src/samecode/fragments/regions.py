@@ -39,9 +39,9 @@ of at least ``min_tokens`` tokens overlaps a region reported, in both texts at o
 before the ends grew). No two regions reported overlap in both texts.
 
 **Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
-n)`` each, once), ``O(n + m)`` in C to find the fingerprints of each text whose k-gram
-the other has, ``O(log m)`` for each of ``a``'s and ``O(log n)`` for each of ``b``'s, at
-most ``max_repeats`` seeds for each, and for each
+n)`` each, once), a step for each fingerprint of each text to rule out most of those
+whose k-gram the other lacks (its sieve), ``O(log m)`` for each of ``a``'s left and
+``O(log n)`` for each of ``b``'s, at most ``max_repeats`` seeds for each, and for each
 match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
 extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
 match. One file of a million equal tokens against itself has
@@ -129,12 +129,11 @@ def exact_matches(
         if flip and same:
             break
         hashes = seeding.hashes
-        # the fingerprints whose k-gram the other text has at all (a set made in C)
-        present = {hashes[at] for at in seeding.selected}.intersection(other.hashes)
-        present.difference_update(ignored)
+        sieve = other.sieve  # most hashes the other text lacks fail here (Kgrams.may_have)
+        mask = len(sieve) - 1
         for at in seeding.selected:
             value = hashes[at]
-            if value not in present:
+            if not sieve[value & mask] or value in ignored:
                 continue
             places = other.where(value, max_repeats)
             if places is None:
@@ -425,7 +424,9 @@ def grow_chain(
     so that a region never walks on through text of a like shape.
 
     Runtime complexity: ``O(gap)`` to index the tokens near each end, and a run measured
-    (in C slices) at each pair of places in the two texts where the tokens agree.
+    (in C slices) at each pair of places in the two texts where a run of equal tokens
+    ends nearest the chain (a run measured from a place further out is the same run
+    with fewer tokens, never chosen).
 
     >>> a, b = array("Q", [1, 2, 3, 4, 5, 6, 7, 8]), array("Q", [1, 2, 3, 9, 5, 6, 7, 8])
     >>> chain = [Match(4, 4, 4)]
@@ -455,8 +456,10 @@ def grow_chain(
     for da in range(min(gap, first.a_start - 1) + 1):
         i = first.a_start - da
         for db in near.get(a[i - 1], ()):
+            j = first.b_start - db
+            if da and db and da + db > 2 and a[i] == b[j]:
+                continue  # the run from (da - 1, db - 1) is this one and a token more
             if da or db:
-                j = first.b_start - db
                 length = common_suffix(a, b, i, j)
                 key = (length, -(da + db))
                 if key > best[:2] and fits(
@@ -474,8 +477,10 @@ def grow_chain(
     for da in range(min(gap, len(a) - last.a_stop - 1) + 1):
         i = last.a_stop + da
         for db in near.get(a[i], ()):
+            j = last.b_stop + db
+            if da and db and da + db > 2 and a[i - 1] == b[j - 1]:
+                continue  # the run from (da - 1, db - 1) is this one and a token more
             if da or db:
-                j = last.b_stop + db
                 length = common_prefix(a, b, i, j)
                 key = (length, -(da + db))
                 if key > best[:2] and fits(length, (i, j), (last.a_stop, i, last.b_stop, j)):

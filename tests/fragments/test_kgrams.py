@@ -1,0 +1,51 @@
+"""Kgrams: where a hash occurs, and the sieve that rules most absent hashes out."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from array import array
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.winnowing import winnow
+
+small_hashes = st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 5), max_size=300)
+
+
+@given(small_hashes, st.integers(0, 2**64 - 1), st.integers(1, 10))
+def test_where_is_every_position_of_the_hash_in_order(hashes, probe, most):
+    grams = Kgrams.selecting(array("Q", hashes), array("q", winnow(hashes, 4)))
+    for value in {*hashes[:20], probe}:
+        expected = [p for p, h in enumerate(hashes) if h == value]
+        assert list(grams.where(value)) == expected
+        found = grams.where(value, most)
+        assert (found is None) == (len(expected) > most)
+        assert found is None or list(found) == expected
+
+
+@given(small_hashes)
+def test_the_sieve_never_rules_out_a_hash_the_text_has(hashes):
+    grams = Kgrams.selecting(array("Q", hashes), array("q", winnow(hashes, 4)))
+    assert all(grams.may_have(value) for value in hashes)
+    assert len(grams.sieve) >= 8 * len(hashes)
+    assert len(grams.sieve) & (len(grams.sieve) - 1) == 0  # a power of two
+
+
+def test_the_sieve_lets_through_about_one_absent_hash_in_nine():
+    rng = random.Random(5)
+    hashes = array("Q", (rng.getrandbits(64) for _ in range(20_000)))
+    grams = Kgrams.selecting(hashes, array("q", winnow(hashes, 16)))
+    absent = [rng.getrandbits(64) for _ in range(20_000)]
+    passed = sum(map(grams.may_have, absent)) / len(absent)
+    # 20,000 hashes in 262,144 bits: 1 - exp(-20000 / 262144) = 0.073 expected
+    assert 0.05 < passed < 0.10
+
+
+def test_kgrams_pickle_to_equal_kgrams():
+    grams = Kgrams.of(array("Q", [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]), k=2, window=3)
+    again = pickle.loads(pickle.dumps(grams))
+    assert again == grams
+    assert again.sieve == grams.sieve
