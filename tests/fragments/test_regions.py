@@ -216,6 +216,23 @@ def test_degenerate_texts_cost_steps_linear_in_their_tokens(text):
         find_regions(a, a, options)  # a text against itself
 
 
+def test_a_ruler_line_seeds_nothing_against_table_borders_by_default():
+    # a comment line of 60 dashes against 200 table borders of 76: 49 equal k-grams of
+    # 12 in the line, 65 in each border; with no limit, every border matches the line,
+    # on many diagonals each
+    rules = Shingling()
+    ruler = TokenSpans.of("def f():\n    # " + "-" * 60 + "\n    return 1\n", rules)
+    borders = TokenSpans.of("".join(f"row {i}\n+{'-' * 76}+\n" for i in range(200)), rules)
+    regions, repetitive = find_regions(borders, ruler, FragmentOptions())
+    assert regions == []
+    assert repetitive > 0
+    unlimited = FragmentOptions(max_repeats=10**6)
+    regions, repetitive = find_regions(borders, ruler, unlimited)
+    covered = {line for r in regions for line in range(r.a_start, r.a_end + 1)}
+    assert covered >= set(range(2, 401, 2))
+    assert repetitive == 0
+
+
 def test_a_million_equal_tokens_finish_and_say_why_nothing_matched():
     a = TokenSpans.of("x\n" * 1_000_000, Shingling())
     regions, repetitive = find_regions(a, a, FragmentOptions())

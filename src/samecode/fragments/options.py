@@ -50,7 +50,7 @@ class FragmentOptions:
     window: int = 16
     min_tokens: int = 40
     gap: int = 20
-    max_repeats: int = 64
+    max_repeats: int = 16
     boilerplate_share: float = 0.1
     boilerplate_files: int = 10
     tokens: str = "words"
