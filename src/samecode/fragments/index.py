@@ -27,30 +27,36 @@ __all__ = ["FingerprintIndex"]
 class FingerprintIndex:
     """Fingerprint hashes to the files (numbers) that select them.
 
-    Memory: a list entry per distinct fingerprint of each file.
+    Memory: a dictionary entry per distinct fingerprint hash (the first file to select
+    it), and a list entry per other file selecting it.
     """
 
     def __init__(self) -> None:
-        self._files: dict[int, list[int]] = {}
-        self._counts: dict[int, int] = {}  # hash -> times selected, over every file
+        self._first: dict[int, int] = {}  # hash -> the first file to select it
+        self._more: dict[int, list[int]] = {}  # hash -> the other files, if any
+        # hash -> times selected over every file, where not once (in one file, once)
+        self._counts: dict[int, int] = {}
         self._repeated: dict[int, set[int]] = {}  # file -> hashes it selects twice or more
 
     def add(self, file: int, hashes: Iterable[int]) -> None:
-        """Add a file's fingerprint hashes (with repeats, as selected)."""
-        counts = Counter(hashes)
-        for value, count in counts.items():
-            self._files.setdefault(value, []).append(file)
-            self._counts[value] = self._counts.get(value, 0) + count
+        """Add a file's fingerprint hashes (with repeats, as selected); each file once."""
+        first, counts = self._first, self._counts
+        for value, count in Counter(hashes).items():
+            if first.setdefault(value, file) != file:
+                self._more.setdefault(value, []).append(file)
+                counts[value] = counts.get(value, 1) + count
+            elif count > 1:
+                counts[value] = count
             if count > 1:
                 self._repeated.setdefault(file, set()).add(value)
 
     def boilerplate(self, limit: int) -> frozenset[int]:
         """The hashes in more than ``limit`` files."""
-        return frozenset(value for value, files in self._files.items() if len(files) > limit)
+        return frozenset(value for value, more in self._more.items() if len(more) >= limit)
 
     def occurrences(self, hashes: Iterable[int]) -> int:
         """How many times ``hashes`` were selected, over every file."""
-        return sum(self._counts.get(value, 0) for value in hashes)
+        return sum(self._counts.get(value, 1) for value in hashes if value in self._first)
 
     def candidate_pairs(self, ignored: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
         """The pairs of files (``(i, j)``, ``i <= j``, sorted) sharing a fingerprint not
@@ -60,9 +66,10 @@ class FingerprintIndex:
         the boilerplate limit), plus sorting the pairs.
         """
         pairs: set[tuple[int, int]] = set()
-        for value, files in self._files.items():
-            if len(files) > 1 and value not in ignored:
-                pairs.update(combinations(sorted(files), 2))
+        first = self._first
+        for value, more in self._more.items():
+            if value not in ignored:
+                pairs.update(combinations(sorted([first[value], *more]), 2))
         for file, values in self._repeated.items():
             if not values <= ignored:
                 pairs.add((file, file))
