@@ -332,16 +332,15 @@ def scan_fragments(
         reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate)
                  for i in range(0, len(paths), size)]  # fmt: skip
         tick = progress_counter(progress, "read", len(paths))
+        index = FingerprintIndex()  # filled as batches come, while the workers read on
         for batch, read in zip(engine.map(fingerprint_files, reads), reads):
             tick(len(read[0]))
             for item in batch:
                 if isinstance(item, Skipped):
                     skipped.append(item)
                 else:
+                    index.add(len(files), item.fingerprints)
                     files.append(item)
-        index = FingerprintIndex()
-        for number, found in enumerate(files):
-            index.add(number, found.fingerprints)
         limit = options.boilerplate_limit(len(files))
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
