@@ -131,8 +131,7 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
         )
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, allow_nan=False)
+_dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one encoder for all
 
 
 def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
