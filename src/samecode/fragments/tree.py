@@ -252,6 +252,11 @@ def pair_regions(
     return regions, repetitive
 
 
+def _place(region: Region) -> tuple[str, str, int, int, int, int]:
+    """The order of regions in a result: by ``a``, ``b``, then place."""
+    return (region.a, region.b, region.a_first, region.b_first, region.a_stop, region.b_stop)
+
+
 def _compare_tasks(
     pairs: list[tuple[int, int]], sizes: Sequence[int], workers: int
 ) -> list[tuple[list[tuple[int, int]]]]:
@@ -348,15 +353,18 @@ def scan_fragments(
         tick = progress_counter(progress, "compare", len(pairs))
         # every task names its files by number: the workers share them all
         shared = (dict(enumerate(files)), options, ignored)
+        ids = {found.path: found.tokens.ids for found in files}
+        digests: list[tuple[str, str]] = []
         for (found_regions, skipped_seeds), (chunk,) in zip(
             engine.map_shared(_pair_regions_of, shared, tasks), tasks
         ):
             regions += found_regions
+            digests += region_digests(found_regions, ids)  # while the workers compare on
             repetitive += skipped_seeds
             tick(len(chunk))
-    regions.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
+    order = sorted(range(len(regions)), key=lambda n: _place(regions[n]))
+    regions = [regions[n] for n in order]
     classes, region_class = region_classes(regions)
-    ids = {found.path: found.tokens.ids for found in files}
     return FragmentResult(
         options,
         [found.path for found in files],
@@ -370,7 +378,7 @@ def scan_fragments(
         repetitive,
         time.perf_counter() - started,
         class_digests(classes, ids),
-        region_digests(regions, ids),
+        [digests[n] for n in order],
         ignored=[item for found in files for item in found.ignored],
     )
 
