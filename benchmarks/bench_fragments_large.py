@@ -17,7 +17,9 @@ peak memory (``ru_maxrss`` of the process and its children):
 
 The table gives, besides, the tokens of the largest input and the peak memory per token,
 which must stay about constant as the files grow (memory proportional to the input and
-the output). Not part of CI.
+the output), and for the comparisons the share of the original's non-blank lines kept
+in the copy that a region holds in both files where each is (``placed``: where each line
+went is known from the edits). Not part of CI.
 """
 
 from __future__ import annotations
@@ -81,6 +83,31 @@ def edited(lines: list[str]) -> list[str]:
     return out
 
 
+def new_places(lines: list[str]) -> dict[int, int]:
+    """Where each line of ``lines`` (from 1) is in :func:`edited` ``(lines)``, for the
+    non-blank lines it keeps."""
+    places, line = {}, 0
+    for number, text in enumerate(lines):
+        if number % 50 == 49:
+            continue
+        line += 2 if number % 70 == 69 else 1
+        if text.strip():
+            places[number + 1] = line
+    return places
+
+
+def placed(regions: list[dict[str, int]], places: dict[int, int]) -> float:
+    """The share of ``places`` (a line of ``a`` -> its line in ``b``) that a region holds
+    in both files, where each is."""
+    found = {
+        line
+        for r in regions
+        for line in range(r["a_start"], r["a_end"] + 1)
+        if line in places and r["b_start"] <= places[line] <= r["b_end"]
+    }
+    return len(found) / len(places)
+
+
 def regions_of(path: Path) -> int:
     """The regions of a JSONL report."""
     lines = path.read_text().splitlines()
@@ -96,8 +123,8 @@ def main() -> int:
         raise SystemExit("samecode is not installed beside this interpreter")
     rng = random.Random(args.seed)
     paths = library_lines()
-    rows = ["| case | lines | tokens | regions | wall (s) | peak MB | bytes per token |",
-            "|---|---|---|---|---|---|---|"]  # fmt: skip
+    rows = ["| case | lines | tokens | regions | placed | wall (s) | peak MB | bytes per token |",
+            "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         cases = []
@@ -107,25 +134,26 @@ def main() -> int:
             a.write_text("\n".join(text) + "\n")
             b.write_text("\n".join(edited(text)) + "\n")
             compare = [samecode, "compare", str(a), str(b)]
-            cases.append((f"compare, two files of {name}", lines, a, compare))
+            cases.append((f"compare, two files of {name}", lines, a, compare, new_places(text)))
         alone = root / "alone"
         alone.mkdir()
         shutil.copy(root / "a-50000.py", alone / "big.py")
         cases.append(("scan, one file of 50,000 lines", 50_000, alone / "big.py",
-                      [samecode, "scan", str(alone), "--no-gitignore"]))  # fmt: skip
-        for name, lines, measured, command in cases:
+                      [samecode, "scan", str(alone), "--no-gitignore"], None))  # fmt: skip
+        for name, lines, measured, command, places in cases:
             out = root / "out.json"
             if command[1] == "compare":  # its JSON on standard output
                 shell = shlex.join([*command, "--fragments", "--format", "json"])
                 run = timed(["sh", "-c", f"{shell} > {shlex.quote(str(out))}"])
-                regions = len(json.loads(out.read_text())["regions"])
+                found = json.loads(out.read_text())["regions"]
+                regions, share = len(found), f"{placed(found, places or {}):.4f}"
             else:
                 run = timed([*command, "--fragments", "--format", "jsonl", "-q", "-o", str(out)])
-                regions = regions_of(out)
+                regions, share = regions_of(out), "-"
             tokens = _tokens(measured)
             per = run.rss * 1024 * 1024 / max(1, tokens)
-            rows.append(f"| {name} | {lines:,} | {tokens:,} | {regions:,} | {run.wall:.2f} | "
-                        f"{run.rss:.0f} | {per:.0f} |")  # fmt: skip
+            rows.append(f"| {name} | {lines:,} | {tokens:,} | {regions:,} | {share} | "
+                        f"{run.wall:.2f} | {run.rss:.0f} | {per:.0f} |")  # fmt: skip
             print(rows[-1], file=sys.stderr)
     print("\n".join(rows))
     return 0
