@@ -49,3 +49,21 @@ def test_kgrams_pickle_to_equal_kgrams():
     again = pickle.loads(pickle.dumps(grams))
     assert again == grams
     assert again.sieve == grams.sieve
+
+
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=80),
+    st.lists(st.tuples(st.integers(0, 80), st.integers(0, 6)), max_size=4),
+    st.integers(1, 4),
+    st.integers(1, 5),
+    st.randoms(use_true_random=False),
+)
+def test_fingerprints_do_not_depend_on_the_ids_of_masked_tokens(ids, spans, k, window, rng):
+    masked = sorted((first, min(first + length, len(ids))) for first, length in spans)
+    masked = [(first, stop) for first, stop in masked if first < stop]
+    blocked = {place for first, stop in masked for place in range(first, stop)}
+    other = [rng.getrandbits(64) if place in blocked else x for place, x in enumerate(ids)]
+    one, two = Kgrams.of(ids, k, window, masked), Kgrams.of(other, k, window, masked)
+    assert one.selected == two.selected
+    assert one.hashes == two.hashes
+    assert not any(blocked & set(range(at, at + k)) for at in one.selected)

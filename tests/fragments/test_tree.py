@@ -160,3 +160,29 @@ def test_bad_calls_are_refused_with_the_rule(tmp_path):
         FragmentOptions(window=0)
     with pytest.raises(SamecodeTypeError, match="gap"):
         FragmentOptions(gap=1.5)  # type: ignore[arg-type]
+
+
+def test_the_same_tree_in_another_folder_gives_the_same_regions_and_digests(tmp_path):
+    # a licence header, and an import line inside the copied block: masked tokens, whose
+    # ids are made from the path, next to the fingerprints and within a region's gap
+    rng = random.Random(3)
+    texts = {}
+    for name in ("a.py", "b.py", "c.py"):
+        head = ["# Copyright 2026 Someone. Licensed under the MIT License.", ""]
+        block = [*BLOCK[:8], "import os", *BLOCK[8:]]
+        texts[name] = head + filler(rng, 5, name[0]) + block + filler(rng, 5, name[0] + "z")
+    answers = []
+    for folder in ("first", "second_folder_with_a_longer_name"):
+        root = tmp_path / folder
+        root.mkdir()
+        for name, lines in texts.items():
+            (root / name).write_text("\n".join(lines) + "\n")
+        result = scan_fragments([str(root)], walk=WALK)
+        assert result.regions
+        assert {i.reason for i in result.ignored} == {"licence header", "import block"}
+        places = [
+            (Path(r.a).name, Path(r.b).name, r.a_first, r.a_stop, r.b_first, r.b_stop)
+            for r in result.regions
+        ]
+        answers.append((places, result.region_digests, result.digests))
+    assert answers[0] == answers[1]

@@ -3,9 +3,11 @@ text of files named as boilerplate.
 
 Every file's tokens on such lines are *masked* before its k-grams are hashed: each is
 given an id of its own (from the file's path and the token's place), equal to no other
-token anywhere, so no fingerprint holds it, no exact match crosses it, and no region
-contains it. What was masked is reported, as :class:`Ignored` ranges of lines with their
-reason and token count.
+token anywhere, so no exact match crosses it and no region contains it; and no
+fingerprint holds it (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes the
+masked ranges: the k-grams over them take no part in winnowing, so the fingerprints
+chosen elsewhere do not depend on the file's path). What was masked is reported, as
+:class:`Ignored` ranges of lines with their reason and token count.
 
 The rules (:func:`licence_header`, :func:`import_blocks`):
 
@@ -57,6 +59,7 @@ __all__ = [
     "import_blocks",
     "licence_header",
     "mask",
+    "masked_ranges",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -73,13 +76,27 @@ _MASK = (1 << 64) - 1
 @dataclass(frozen=True)
 class Ignored:
     """Lines of a file whose tokens fragments ignore: ``start`` to ``end`` (from 1,
-    inclusive), why (one of :data:`REASONS`), and how many tokens they hold."""
+    inclusive), why (one of :data:`REASONS`), and how many tokens they hold; ``first``
+    to ``stop`` are those tokens (from 0, the stop exclusive; both 0 where not known)."""
 
     path: str
     reason: str
     start: int
     end: int
     tokens: int
+    first: int = 0
+    stop: int = 0
+
+
+def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
+    """The tokens masked in a file: its ``ignored`` ranges as ``(first, stop)`` tokens
+    (from 0, the stop exclusive), sorted.
+
+    >>> masked_ranges([Ignored("a.py", "import block", 4, 4, 3, 20, 23),
+    ...                Ignored("a.py", "licence header", 1, 2, 9, 0, 9)])
+    [(0, 9), (20, 23)]
+    """
+    return sorted((item.first, item.stop) for item in ignored)
 
 
 def licence_header(lines: Sequence[str], path: str) -> tuple[int, int] | None:
@@ -317,7 +334,7 @@ def mask(
         for place in range(first, stop):
             ids[place] = hash((salt, place)) & _MASK
     ignored = [
-        Ignored(path, reason, *tokens.lines(first, stop), stop - first)
+        Ignored(path, reason, *tokens.lines(first, stop), stop - first, first, stop)
         for reason, first, stop in found
     ]
     ignored.sort(key=lambda item: (REASONS.index(item.reason), item.start, item.end))

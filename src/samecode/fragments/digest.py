@@ -9,6 +9,11 @@ when lines are added above it, when its indentation or line breaks change, and (
 ``normalize``) when its names are renamed. Baselines (:mod:`~samecode.fragments.baseline`)
 and SARIF's ``primaryLocationLineHash`` (:mod:`~samecode.fragments.sarif`) use it.
 
+Tokens masked as boilerplate (:mod:`~samecode.fragments.boilerplate`) that a region spans
+between two matches count as the id 0 when the masked ranges are given: their ids are
+made from the file's path, and a digest must not change when a tree is scanned from
+another folder.
+
 >>> from array import array
 >>> ids = array("Q", [7, 8, 9, 7, 8, 9])
 >>> token_digest(ids, 0, 3) == token_digest(ids, 3, 6), len(token_digest(ids, 0, 3))
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
@@ -29,7 +35,9 @@ from samecode.fragments.regions import Region
 __all__ = ["class_digests", "region_digests", "token_digest"]
 
 
-def token_digest(ids: array[int], first: int, stop: int) -> str:
+def token_digest(
+    ids: array[int], first: int, stop: int, masked: Sequence[tuple[int, int]] = ()
+) -> str:
     """The digest of the tokens ``first`` to ``stop`` (exclusive) of ``ids`` (see the
     module's description).
 
@@ -37,11 +45,17 @@ def token_digest(ids: array[int], first: int, stop: int) -> str:
         :class:`~samecode.fragments.tokens.TokenSpans` holds them).
     :param first: the first token, from 0.
     :param stop: just past the last token.
+    :param masked: the file's masked ranges of tokens ``(first, stop)``, sorted: their
+        tokens count as the id 0.
     :raises ValueError: for an empty range or one outside ``ids``.
 
-    Runtime complexity: ``O(stop - first)``, in C.
+    Runtime complexity: ``O(stop - first)``, in C, and a step for each masked range
+    that starts before ``stop``.
 
     >>> token_digest(array("Q", [1, 2]), 0, 2) == token_digest(array("Q", [0, 1, 2]), 1, 3)
+    True
+    >>> token_digest(array("Q", [1, 7, 2]), 0, 3, [(1, 2)]) == token_digest(
+    ...     array("Q", [1, 8, 2]), 0, 3, [(1, 2)])
     True
     """
     if not 0 <= first < stop <= len(ids):
@@ -49,19 +63,28 @@ def token_digest(ids: array[int], first: int, stop: int) -> str:
             f"a token range must be within 0 to {len(ids)} and not empty; got {first} to {stop}"
         )
     part = ids[first:stop]
+    # the ranges starting before stop, from the last back, while one may reach first
+    for low, high in reversed(masked[: bisect_left(masked, (stop,))]):
+        low, high = max(low, first), min(high, stop)
+        if low < high:
+            part[low - first : high - first] = array("Q", bytes(8 * (high - low)))
     if sys.byteorder == "big":  # pragma: no cover - big-endian machines
         part.byteswap()
     return hashlib.sha256(part.tobytes()).hexdigest()[:32]
 
 
 def class_digests(
-    classes: Sequence[FragmentClass], ids: Mapping[str, array[int]]
+    classes: Sequence[FragmentClass],
+    ids: Mapping[str, array[int]],
+    masked: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> list[tuple[str, ...]]:
     """For each class, the digest of each occurrence (in the class's order).
 
     :param classes: clone classes.
     :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
         every file the classes name, by path.
+    :param masked: the masked ranges of tokens of files that have any, by path, sorted
+        (see :func:`token_digest`).
     :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences.
@@ -75,20 +98,28 @@ def class_digests(
     >>> first == second
     True
     """
+    masked = {} if masked is None else masked
     return [
-        tuple(token_digest(ids[o.path], o.first, o.stop) for o in clone.occurrences)
+        tuple(
+            token_digest(ids[o.path], o.first, o.stop, masked.get(o.path, ()))
+            for o in clone.occurrences
+        )
         for clone in classes
     ]
 
 
 def region_digests(
-    regions: Sequence[Region], ids: Mapping[str, array[int]]
+    regions: Sequence[Region],
+    ids: Mapping[str, array[int]],
+    masked: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> list[tuple[str, str]]:
     """For each region, the digests of its tokens in ``a`` and in ``b``.
 
     :param regions: regions.
     :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
         every file the regions name, by path.
+    :param masked: the masked ranges of tokens of files that have any, by path, sorted
+        (see :func:`token_digest`).
     :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all regions.
@@ -101,10 +132,11 @@ def region_digests(
     >>> first == second
     True
     """
+    masked = {} if masked is None else masked
     return [
         (
-            token_digest(ids[r.a], r.a_first, r.a_stop),
-            token_digest(ids[r.b], r.b_first, r.b_stop),
+            token_digest(ids[r.a], r.a_first, r.a_stop, masked.get(r.a, ())),
+            token_digest(ids[r.b], r.b_first, r.b_stop, masked.get(r.b, ())),
         )
         for r in regions
     ]

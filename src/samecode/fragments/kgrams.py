@@ -27,6 +27,8 @@ from samecode.scan.shingling import kgram_hashes
 
 __all__ = ["Kgrams"]
 
+_MASKED = 2**64 - 1  # the hash of a k-gram over masked tokens
+
 
 @dataclass(frozen=True)
 class Kgrams:
@@ -45,16 +47,45 @@ class Kgrams:
     sieve: bitarray = field(repr=False)
 
     @classmethod
-    def of(cls, ids: Sequence[int], k: int, window: int) -> Kgrams:
+    def of(
+        cls,
+        ids: Sequence[int],
+        k: int,
+        window: int,
+        masked: Sequence[tuple[int, int]] = (),
+    ) -> Kgrams:
         """The k-grams of a text's token ids.
 
+        :param ids: the token ids.
+        :param k: tokens per k-gram.
+        :param window: k-grams per winnowing window.
+        :param masked: ranges of tokens ``(first, stop)`` (from 0, the stop exclusive)
+            that no fingerprint may hold (boilerplate): a k-gram over any of them gets
+            the hash ``2**64 - 1``, which no window prefers, and is never selected, so
+            that the fingerprints elsewhere are the same whatever ids the masked tokens
+            have.
         :raises TypeError, ValueError: for a bad ``k`` or ``window``.
 
         Runtime complexity: ``O(n * k)`` in C for the hashes, ``O(n)`` steps of Python
         for the winnowing, ``O(n log n)`` in C for the sort.
+
+        >>> plain = Kgrams.of([1, 2, 3, 4, 5, 6, 7, 8], k=2, window=2)
+        >>> masked = Kgrams.of([1, 2, 3, 4, 5, 6, 7, 8], k=2, window=2, masked=[(0, 3)])
+        >>> masked.hashes[:3].tolist() == [2**64 - 1] * 3, min(masked.selected) >= 3
+        (True, True)
         """
         hashes = array("Q", kgram_hashes(ids, k))
-        return cls.selecting(hashes, array("q", winnow(hashes, window)))
+        blocked = bitarray(len(hashes))
+        blocked.setall(0)
+        for first, stop in masked:
+            low, high = max(0, first - k + 1), min(stop, len(hashes))
+            if low < high:
+                hashes[low:high] = array("Q", [_MASKED]) * (high - low)
+                blocked[low:high] = 1
+        selected = winnow(hashes, window)
+        if masked:
+            selected = [at for at in selected if not blocked[at]]
+        return cls.selecting(hashes, array("q", selected))
 
     @classmethod
     def selecting(cls, hashes: array[int], selected: array[int]) -> Kgrams:

@@ -35,7 +35,13 @@ from typing import Any
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.baseline import BaselineNovelty
-from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, mask
+from samecode.fragments.boilerplate import (
+    REASONS,
+    BoilerplateFiles,
+    Ignored,
+    mask,
+    masked_ranges,
+)
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
@@ -101,7 +107,7 @@ def fingerprint_text(
         keep_imports=options.keep_imports,
         files=boilerplate,
     )
-    kgrams = Kgrams.of(tokens.ids, options.k, options.window)
+    kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked_ranges(ignored))
     return FileFingerprints(path, tokens, kgrams, tuple(ignored))
 
 
@@ -354,12 +360,13 @@ def scan_fragments(
         # every task names its files by number: the workers share them all
         shared = (dict(enumerate(files)), options, ignored)
         ids = {found.path: found.tokens.ids for found in files}
+        masked = {f.path: masked_ranges(f.ignored) for f in files if f.ignored}
         digests: list[tuple[str, str]] = []
         for (found_regions, skipped_seeds), (chunk,) in zip(
             engine.map_shared(_pair_regions_of, shared, tasks), tasks
         ):
             regions += found_regions
-            digests += region_digests(found_regions, ids)  # while the workers compare on
+            digests += region_digests(found_regions, ids, masked)  # while workers compare
             repetitive += skipped_seeds
             tick(len(chunk))
     order = sorted(range(len(regions)), key=lambda n: _place(regions[n]))
@@ -377,7 +384,7 @@ def scan_fragments(
         limit,
         repetitive,
         time.perf_counter() - started,
-        class_digests(classes, ids),
+        class_digests(classes, ids, masked),
         [digests[n] for n in order],
         ignored=[item for found in files for item in found.ignored],
     )
