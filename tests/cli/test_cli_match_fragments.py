@@ -266,3 +266,23 @@ def test_the_html_page_does_not_show_a_stored_file_that_changed(corpus, capsys):
     assert "cannot show the file: changed since it was stored" in out
     assert "appended" not in out
     assert "total_11" in out  # the query's lines are shown
+
+
+def test_the_query_s_digests_do_not_depend_on_its_folder(corpus, capsys):
+    # an import line inside the copy: masked tokens within the region's gap in the query
+    root, db, _ = corpus
+    lines = BLOCK.splitlines(keepends=True)
+    text = LICENCE + "".join(lines[:6]) + "import sys\n" + "".join(lines[6:])
+    answers = []
+    for folder in ("q", "another_query_folder"):
+        (root / folder).mkdir()
+        (root / folder / "new.py").write_text(text)
+        status, out, err = run(capsys, "match", str(root / folder / "new.py"), "--db", str(db),
+                               "--fragments", "--format", "jsonl", "--jobs", "1")  # fmt: skip
+        assert status == 0, err
+        records = [json.loads(line) for line in out.splitlines()]
+        regions = [r for r in records if r["type"] == "region"]
+        assert [(r["a_start"], r["a_end"]) for r in regions] == [(2, 14)]
+        places = [o["digest"] for r in records if r["type"] == "class" for o in r["occurrences"]]
+        answers.append(([(r["a_digest"], r["b_digest"]) for r in regions], sorted(places)))
+    assert answers[0] == answers[1]

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, masked_ranges
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
@@ -176,7 +176,7 @@ class Matched:
     token ids of every query file (``query_ids``) and stored file (``stored_ids``) that
     is in a region, by path (for the :mod:`~samecode.fragments.digest` of each place,
     made once all batches are in; apart, since a query may be a file stored with other
-    text earlier)."""
+    text earlier), with the masked tokens of such query files (``query_masked``)."""
 
     files: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -187,6 +187,7 @@ class Matched:
     repetitive: int = 0
     query_ids: dict[str, array[int]] = field(default_factory=dict)
     stored_ids: dict[str, array[int]] = field(default_factory=dict)
+    query_masked: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def match_files(
@@ -263,6 +264,8 @@ def match_files(
                 if regions:
                     out.query_ids[query.path] = query.tokens.ids
                     out.stored_ids[path] = stored.tokens.ids
+                    if query.ignored:
+                        out.query_masked[query.path] = masked_ranges(query.ignored)
     return out
 
 
@@ -343,6 +346,7 @@ def match_fragments(
         total.repetitive += matched.repetitive
         total.query_ids.update(matched.query_ids)
         total.stored_ids.update(matched.stored_ids)
+        total.query_masked.update(matched.query_masked)
         tick(len(task[1]))
     regions = sorted(
         total.regions, key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop)
@@ -381,7 +385,7 @@ def _classes(
     keyed = [dataclasses.replace(r, b=_STORED_SIDE + r.b) for r in regions]
     ids = {**total.query_ids, **{_STORED_SIDE + p: v for p, v in total.stored_ids.items()}}
     found, of_region = region_classes(keyed)
-    digests = class_digests(found, ids)
+    digests = class_digests(found, ids, total.query_masked)
     named = []
     for clone, made in zip(found, digests):
         pairs = sorted(
@@ -402,7 +406,7 @@ def _classes(
         classes,
         [None if n is None else number[n] for n in of_region],
         [named[n][1] for n in order],
-        region_digests(keyed, ids),
+        region_digests(keyed, ids, total.query_masked),
     )
 
 
