@@ -286,3 +286,27 @@ def test_the_query_s_digests_do_not_depend_on_its_folder(corpus, capsys):
         places = [o["digest"] for r in records if r["type"] == "class" for o in r["occurrences"]]
         answers.append(([(r["a_digest"], r["b_digest"]) for r in regions], sorted(places)))
     assert answers[0] == answers[1]
+
+
+def test_the_stored_side_s_digests_do_not_depend_on_the_folder_indexed(tmp_path, capsys):
+    # the same file, with an import line inside the copied block, indexed from two folders
+    root = Path(os.path.realpath(tmp_path))
+    lines = BLOCK.splitlines(keepends=True)
+    stored = "x = 1\n" + "".join(lines[:6]) + "import sys\n" + "".join(lines[6:])
+    (root / "new.py").write_text("done = 0\n" + BLOCK)
+    answers = []
+    for folder in ("k", "another_known_folder"):
+        (root / folder).mkdir()
+        (root / folder / "lib.py").write_text(stored)
+        db = root / f"{folder}.db"
+        status, _, err = run(capsys, "index", "add", str(root / folder), "--db", str(db),
+                             "--fragments", "--no-gitignore", "--jobs", "1")  # fmt: skip
+        assert status == 0, err
+        status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db),
+                               "--fragments", "--format", "jsonl", "--jobs", "1")  # fmt: skip
+        assert status == 0, err
+        regions = [json.loads(line) for line in out.splitlines()][1:]
+        regions = [r for r in regions if r["type"] == "region"]
+        assert [(r["b_start"], r["b_end"]) for r in regions] == [(2, 14)]
+        answers.append([(r["a_digest"], r["b_digest"]) for r in regions])
+    assert answers[0] == answers[1]

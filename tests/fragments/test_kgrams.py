@@ -6,9 +6,11 @@ import pickle
 import random
 from array import array
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.winnowing import winnow
 
@@ -67,3 +69,23 @@ def test_fingerprints_do_not_depend_on_the_ids_of_masked_tokens(ids, spans, k, w
     assert one.selected == two.selected
     assert one.hashes == two.hashes
     assert not any(blocked & set(range(at, at + k)) for at in one.selected)
+
+
+def test_an_empty_masked_range_masks_nothing():
+    ids = [0, 1, 2, 0, 0, 1, 0, 3, 3]
+    assert Kgrams.of(ids, 3, 4, [(8, 8), (2, 2)]) == Kgrams.of(ids, 3, 4)
+
+
+@pytest.mark.parametrize(
+    ("masked", "error", "message"),
+    [
+        ([(3, 2)], SamecodeValueError, "0 <= first <= stop <= 9"),
+        ([(-1, 2)], SamecodeValueError, "got -1 to 2"),
+        ([(0, 10)], SamecodeValueError, "got 0 to 10"),
+        ([(0, 1, 2)], SamecodeTypeError, "a \\(first, stop\\) tuple"),
+        ([(0.5, 2)], SamecodeTypeError, "first token"),
+    ],
+)
+def test_a_bad_masked_range_is_refused_with_the_rule(masked, error, message):
+    with pytest.raises(error, match=message):
+        Kgrams.of([0, 1, 2, 0, 0, 1, 0, 3, 3], 3, 4, masked)

@@ -3,8 +3,9 @@ text of files named as boilerplate.
 
 Every file's tokens on such lines are *masked* before its k-grams are hashed: each is
 given an id of its own (from the file's path and the token's place), equal to no other
-token anywhere, so no exact match crosses it and no region contains it; and no
-fingerprint holds it (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes the
+token anywhere, so no exact match crosses it (a region may span it between two matches:
+its digest counts it as 0, :mod:`~samecode.fragments.digest`); and no fingerprint
+holds it (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes the
 masked ranges: the k-grams over them take no part in winnowing, so the fingerprints
 chosen elsewhere do not depend on the file's path). What was masked is reported, as
 :class:`Ignored` ranges of lines with their reason and token count.

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
@@ -45,12 +44,11 @@ def token_digest(
         :class:`~samecode.fragments.tokens.TokenSpans` holds them).
     :param first: the first token, from 0.
     :param stop: just past the last token.
-    :param masked: the file's masked ranges of tokens ``(first, stop)``, sorted: their
-        tokens count as the id 0.
+    :param masked: the file's masked ranges of tokens ``(first, stop)``, in any order:
+        their tokens count as the id 0.
     :raises ValueError: for an empty range or one outside ``ids``.
 
-    Runtime complexity: ``O(stop - first)``, in C, and a step for each masked range
-    that starts before ``stop``.
+    Runtime complexity: ``O(stop - first)``, in C, and a step for each masked range.
 
     >>> token_digest(array("Q", [1, 2]), 0, 2) == token_digest(array("Q", [0, 1, 2]), 1, 3)
     True
@@ -63,8 +61,7 @@ def token_digest(
             f"a token range must be within 0 to {len(ids)} and not empty; got {first} to {stop}"
         )
     part = ids[first:stop]
-    # the ranges starting before stop, from the last back, while one may reach first
-    for low, high in reversed(masked[: bisect_left(masked, (stop,))]):
+    for low, high in masked:
         low, high = max(low, first), min(high, stop)
         if low < high:
             part[low - first : high - first] = array("Q", bytes(8 * (high - low)))
@@ -83,8 +80,8 @@ def class_digests(
     :param classes: clone classes.
     :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
         every file the classes name, by path.
-    :param masked: the masked ranges of tokens of files that have any, by path, sorted
-        (see :func:`token_digest`).
+    :param masked: the masked ranges of tokens of files that have any, by path (see
+        :func:`token_digest`).
     :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences.
@@ -118,8 +115,8 @@ def region_digests(
     :param regions: regions.
     :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
         every file the regions name, by path.
-    :param masked: the masked ranges of tokens of files that have any, by path, sorted
-        (see :func:`token_digest`).
+    :param masked: the masked ranges of tokens of files that have any, by path (see
+        :func:`token_digest`).
     :raises KeyError: if a file is missing from ``ids``.
 
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all regions.

@@ -52,6 +52,8 @@ class FingerprintIndex:
 
     def boilerplate(self, limit: int) -> frozenset[int]:
         """The hashes in more than ``limit`` files."""
+        if limit < 1:
+            return frozenset(self._first)
         return frozenset(value for value, more in self._more.items() if len(more) >= limit)
 
     def occurrences(self, hashes: Iterable[int]) -> int:

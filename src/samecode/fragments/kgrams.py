@@ -22,12 +22,29 @@ from dataclasses import dataclass, field
 
 from bitarray import bitarray
 
+from samecode._validation import check_int
+from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.winnowing import winnow
 from samecode.scan.shingling import kgram_hashes
 
 __all__ = ["Kgrams"]
 
 _MASKED = 2**64 - 1  # the hash of a k-gram over masked tokens
+
+
+def _check_range(item: object, tokens: int) -> tuple[int, int]:
+    """A masked range ``(first, stop)``, checked against ``tokens`` tokens."""
+    if not isinstance(item, tuple) or len(item) != 2:
+        raise SamecodeTypeError(f"a masked range must be a (first, stop) tuple; got {item!r}")
+    first, stop = item
+    check_int(first, "a masked range's first token")
+    check_int(stop, "a masked range's stop")
+    if not 0 <= first <= stop <= tokens:
+        raise SamecodeValueError(
+            f"a masked range must have 0 <= first <= stop <= {tokens} (the tokens); "
+            f"got {first} to {stop}"
+        )
+    return first, stop
 
 
 @dataclass(frozen=True)
@@ -37,8 +54,8 @@ class Kgrams:
     positions of the k-grams in the order of their hashes (in increasing order among
     equal hashes), and ``tops`` the highest 32 bits of those hashes, in that order;
     ``sieve``: a bit for each hash's lowest bits (8 bits per k-gram or more, a power of
-    two), set where a k-gram's hash has them. Picklable; 17 bytes per k-gram (21 past
-    ``2**31`` of them)."""
+    two), set where a k-gram's hash has them. Picklable; about 18 bytes per k-gram (22
+    past ``2**31`` of them), and 8 per fingerprint."""
 
     hashes: array[int] = field(repr=False)
     selected: array[int] = field(repr=False)
@@ -59,12 +76,12 @@ class Kgrams:
         :param ids: the token ids.
         :param k: tokens per k-gram.
         :param window: k-grams per winnowing window.
-        :param masked: ranges of tokens ``(first, stop)`` (from 0, the stop exclusive)
-            that no fingerprint may hold (boilerplate): a k-gram over any of them gets
-            the hash ``2**64 - 1``, which no window prefers, and is never selected, so
-            that the fingerprints elsewhere are the same whatever ids the masked tokens
-            have.
-        :raises TypeError, ValueError: for a bad ``k`` or ``window``.
+        :param masked: ranges of tokens ``(first, stop)`` (from 0, the stop exclusive,
+            ``first <= stop <= len(ids)``; an empty one masks nothing) that no
+            fingerprint may hold (boilerplate): a k-gram over any of them gets the hash
+            ``2**64 - 1``, which no window prefers, and is never selected, so that the
+            fingerprints elsewhere are the same whatever ids the masked tokens have.
+        :raises TypeError, ValueError: for a bad ``k``, ``window`` or range.
 
         Runtime complexity: ``O(n * k)`` in C for the hashes, ``O(n)`` steps of Python
         for the winnowing, ``O(n log n)`` in C for the sort.
@@ -77,9 +94,10 @@ class Kgrams:
         hashes = array("Q", kgram_hashes(ids, k))
         blocked = bitarray(len(hashes))
         blocked.setall(0)
-        for first, stop in masked:
+        for item in masked:
+            first, stop = _check_range(item, len(ids))
             low, high = max(0, first - k + 1), min(stop, len(hashes))
-            if low < high:
+            if first < stop and low < high:
                 hashes[low:high] = array("Q", [_MASKED]) * (high - low)
                 blocked[low:high] = 1
         selected = winnow(hashes, window)
@@ -92,7 +110,8 @@ class Kgrams:
         """The k-grams of these ``hashes`` (in order) with these fingerprints (positions
         winnowing selected, as stored in a corpus).
 
-        Runtime complexity: ``O(n log n)`` in C for the sort, ``O(n)`` for the sieve.
+        Runtime complexity: ``O(n log n)`` in C for the sort, ``O(n)`` steps of Python
+        for the highest bits and the sieve.
 
         >>> Kgrams.selecting(array("Q", [5, 3, 5]), array("q", [1])).where(5).tolist()
         [0, 2]
@@ -118,6 +137,10 @@ class Kgrams:
         as the sieve's size rounds up to a power of two).
 
         Runtime complexity: ``O(1)``.
+
+        >>> grams = Kgrams.of([1, 2, 3, 4], k=2, window=2)
+        >>> all(grams.may_have(value) for value in grams.hashes)
+        True
         """
         sieve = self.sieve
         return bool(sieve[value & (len(sieve) - 1)])

@@ -328,7 +328,9 @@ def find_regions(
     :param paths: the files' names, for the regions.
     :param ignored: k-gram hashes that seed nothing (boilerplate).
     :param kgrams: the :class:`~samecode.fragments.kgrams.Kgrams` of ``a`` and ``b``, if
-        already made with ``options.k`` and ``options.window``.
+        already made with ``options.k`` and ``options.window`` (those of
+        :func:`~samecode.fragments.tree.fingerprint_text`, which know the tokens masked
+        as boilerplate; made here, they do not).
 
     Runtime complexity: :func:`exact_matches` and :func:`chain_matches`; for the ``r``
     chains of ``min_tokens``, ``O(r log r)`` to sort them and a look at the regions kept

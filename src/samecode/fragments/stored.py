@@ -5,7 +5,11 @@ A record (:func:`encode`, :func:`decode`) holds the file's tokens, the lines eac
 starts and ends on, and the positions of its fingerprints (the k-grams robust winnowing
 selected); not its text, and no columns. Token ids are kept as a table of the file's
 distinct ids (8 bytes each) and, per token, its number in that table (1, 2 or 4 bytes);
-lines as differences; the whole compressed with zlib. Decoded, it is a
+lines as differences; the whole compressed with zlib. Tokens masked as boilerplate
+(:mod:`~samecode.fragments.boilerplate`) are kept as the id 0: their ids in the file are
+made from its path, and a stored file's digests must not depend on the folder it was
+indexed from (0 is no token's id, and a query's masked tokens have ids of their own, so
+they still match nothing; records written before 2026-11-26 keep the ids they had). Decoded, it is a
 :class:`~samecode.fragments.tree.FileFingerprints` whose
 :class:`~samecode.fragments.tokens.TokenSpans` places every line ``L`` at offset
 ``(L - 1) * (n + 1)`` of a virtual text (so each token's lines are its own, and the
@@ -36,7 +40,7 @@ from functools import partial
 from itertools import accumulate
 
 from samecode.errors import SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles
+from samecode.fragments.boilerplate import BoilerplateFiles, masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
@@ -82,8 +86,13 @@ def encode(found: FileFingerprints) -> bytes:
     token, and zlib over about ``3n`` bytes.
     """
     tokens = found.tokens
+    ids = tokens.ids
+    if found.ignored:  # masked tokens are kept as 0: ids made from the path are not
+        ids = array("Q", ids)
+        for first, stop in masked_ranges(found.ignored):
+            ids[first:stop] = array("Q", bytes(8 * (stop - first)))
     table: dict[int, int] = {}
-    numbers = [table.setdefault(value, len(table)) for value in tokens.ids]
+    numbers = [table.setdefault(value, len(table)) for value in ids]
     width = 1 if len(table) <= 1 << 8 else 2 if len(table) <= 1 << 16 else 4
     line_of = partial(bisect_right, tokens.line_starts)
     starts = list(map(line_of, tokens.starts))

@@ -1,0 +1,36 @@
+"""Digests of token runs: masked tokens count as 0, whatever their ids and ranges."""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeValueError
+from samecode.fragments.digest import token_digest
+
+
+def by_hand(ids, first, stop, masked):
+    blank = {place for low, high in masked for place in range(low, high)}
+    values = [0 if place in blank else ids[place] for place in range(first, stop)]
+    return hashlib.sha256(b"".join(v.to_bytes(8, "little") for v in values)).hexdigest()[:32]
+
+
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40),
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=5),
+    st.data(),
+)
+def test_masked_tokens_count_as_zero_in_any_order_and_overlap(ids, spans, data):
+    first = data.draw(st.integers(0, len(ids) - 1))
+    stop = data.draw(st.integers(first + 1, len(ids)))
+    masked = [(min(a, b), max(a, b)) for a, b in spans]  # overlapping, unsorted, partial
+    assert token_digest(array("Q", ids), first, stop, masked) == by_hand(ids, first, stop, masked)
+
+
+def test_a_bad_range_of_tokens_is_refused():
+    with pytest.raises(SamecodeValueError, match="within 0 to 2"):
+        token_digest(array("Q", [1, 2]), 1, 3)
