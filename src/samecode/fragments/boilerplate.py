@@ -61,6 +61,7 @@ __all__ = [
     "licence_header",
     "mask",
     "masked_ranges",
+    "path_free_ids",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -98,6 +99,29 @@ def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
     [(0, 9), (20, 23)]
     """
     return sorted((item.first, item.stop) for item in ignored)
+
+
+def path_free_ids(
+    ids: array[int], masked: Iterable[tuple[int, int]], first: int = 0, stop: int | None = None
+) -> array[int]:
+    """``ids[first:stop]`` with the masked tokens (``masked``, :func:`masked_ranges`, in
+    any order) as the id 0: the ids of a file as they are wherever the file is (masked
+    ids are made from its path, :func:`mask`).
+
+    Runtime complexity: ``O(stop - first)`` in C, and a step for each masked range.
+
+    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 0).tolist()
+    [5, 0, 0, 8]
+    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 2, 4).tolist()
+    [0, 8]
+    """
+    stop = len(ids) if stop is None else stop
+    part = ids[first:stop]
+    for low, high in masked:
+        low, high = max(low, first), min(high, stop)
+        if low < high:
+            part[low - first : high - first] = array("Q", bytes(8 * (high - low)))
+    return part
 
 
 def licence_header(lines: Sequence[str], path: str) -> tuple[int, int] | None:

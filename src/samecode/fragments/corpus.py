@@ -58,11 +58,11 @@ from typing import TYPE_CHECKING
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, masked_ranges
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
-from samecode.fragments.regions import Region, find_regions
+from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.stored import StoredDocument, decode, read_stored
 from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
 from samecode.scan.engine import Engine, Serial
@@ -265,7 +265,7 @@ def match_files(
                     out.query_ids[query.path] = query.tokens.ids
                     out.stored_ids[path] = stored.tokens.ids
                     if query.ignored:
-                        out.query_masked[query.path] = masked_ranges(query.ignored)
+                        out.query_masked[query.path] = query.masked
     return out
 
 
@@ -348,9 +348,7 @@ def match_fragments(
         total.stored_ids.update(matched.stored_ids)
         total.query_masked.update(matched.query_masked)
         tick(len(task[1]))
-    regions = sorted(
-        total.regions, key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop)
-    )
+    regions = sorted(total.regions, key=region_order)
     classes, region_class, digests, ends = _classes(regions, total)
     return FragmentResult(
         options,

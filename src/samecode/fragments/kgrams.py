@@ -92,6 +92,8 @@ class Kgrams:
         (True, True)
         """
         hashes = array("Q", kgram_hashes(ids, k))
+        if not masked:
+            return cls.selecting(hashes, array("q", winnow(hashes, window)))
         blocked = bitarray(len(hashes))
         blocked.setall(0)
         for item in masked:
@@ -100,9 +102,7 @@ class Kgrams:
             if first < stop and low < high:
                 hashes[low:high] = array("Q", [_MASKED]) * (high - low)
                 blocked[low:high] = 1
-        selected = winnow(hashes, window)
-        if masked:
-            selected = [at for at in selected if not blocked[at]]
+        selected = [at for at in winnow(hashes, window) if not blocked[at]]
         return cls.selecting(hashes, array("q", selected))
 
     @classmethod

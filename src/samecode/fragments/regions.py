@@ -66,7 +66,15 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 
-__all__ = ["Match", "Region", "chain_matches", "exact_matches", "find_regions", "grow_chain"]
+__all__ = [
+    "Match",
+    "Region",
+    "chain_matches",
+    "exact_matches",
+    "find_regions",
+    "grow_chain",
+    "region_order",
+]
 
 
 @dataclass(frozen=True)
@@ -307,6 +315,16 @@ class Region:
     b_first: int
     b_stop: int
     matches: tuple[Match, ...]
+
+
+def region_order(region: Region) -> tuple[str, str, int, int, int, int]:
+    """The order of regions in a result: by ``a``, ``b``, then place (a sort key).
+
+    >>> first = Region("a", "b", 1, 1, 1, 1, 9, 0.5, 0.5, 0, 9, 0, 9, ())
+    >>> region_order(first)
+    ('a', 'b', 0, 0, 9, 9)
+    """
+    return (region.a, region.b, region.a_first, region.b_first, region.a_stop, region.b_stop)
 
 
 def find_regions(

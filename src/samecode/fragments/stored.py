@@ -40,7 +40,7 @@ from functools import partial
 from itertools import accumulate
 
 from samecode.errors import SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, masked_ranges
+from samecode.fragments.boilerplate import BoilerplateFiles, path_free_ids
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
@@ -86,12 +86,8 @@ def encode(found: FileFingerprints) -> bytes:
     token, and zlib over about ``3n`` bytes.
     """
     tokens = found.tokens
-    ids = tokens.ids
-    if found.ignored:  # masked tokens are kept as 0: ids made from the path are not
-        ids = array("Q", ids)
-        for first, stop in masked_ranges(found.ignored):
-            ids[first:stop] = array("Q", bytes(8 * (stop - first)))
     table: dict[int, int] = {}
+    ids = path_free_ids(tokens.ids, found.masked)  # not the ids made from the path
     numbers = [table.setdefault(value, len(table)) for value in ids]
     width = 1 if len(table) <= 1 << 8 else 2 if len(table) <= 1 << 16 else 4
     line_of = partial(bisect_right, tokens.line_starts)

@@ -47,7 +47,7 @@ from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
-from samecode.fragments.regions import Region, find_regions
+from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.comparison import read_comparable
 from samecode.scan.engine import engine_for
@@ -82,6 +82,12 @@ class FileFingerprints:
     def fingerprints(self) -> list[int]:
         """The hashes of the fingerprints, in order."""
         return [self.kgrams.hashes[p] for p in self.kgrams.selected]
+
+    @property
+    def masked(self) -> list[tuple[int, int]]:
+        """The tokens masked as boilerplate, as ``(first, stop)`` ranges, sorted
+        (:func:`~samecode.fragments.boilerplate.masked_ranges`)."""
+        return masked_ranges(self.ignored)
 
 
 def fingerprint_text(
@@ -258,11 +264,6 @@ def pair_regions(
     return regions, repetitive
 
 
-def _place(region: Region) -> tuple[str, str, int, int, int, int]:
-    """The order of regions in a result: by ``a``, ``b``, then place."""
-    return (region.a, region.b, region.a_first, region.b_first, region.a_stop, region.b_stop)
-
-
 def _compare_tasks(
     pairs: list[tuple[int, int]], sizes: Sequence[int], workers: int
 ) -> list[tuple[list[tuple[int, int]]]]:
@@ -360,7 +361,7 @@ def scan_fragments(
         # every task names its files by number: the workers share them all
         shared = (dict(enumerate(files)), options, ignored)
         ids = {found.path: found.tokens.ids for found in files}
-        masked = {f.path: masked_ranges(f.ignored) for f in files if f.ignored}
+        masked = {found.path: found.masked for found in files if found.ignored}
         digests: list[tuple[str, str]] = []
         for (found_regions, skipped_seeds), (chunk,) in zip(
             engine.map_shared(_pair_regions_of, shared, tasks), tasks
@@ -369,7 +370,7 @@ def scan_fragments(
             digests += region_digests(found_regions, ids, masked)  # while workers compare
             repetitive += skipped_seeds
             tick(len(chunk))
-    order = sorted(range(len(regions)), key=lambda n: _place(regions[n]))
+    order = sorted(range(len(regions)), key=lambda n: region_order(regions[n]))
     regions = [regions[n] for n in order]
     classes, region_class = region_classes(regions)
     return FragmentResult(
