@@ -1,4 +1,5 @@
-"""Kgrams: where a hash occurs, and the sieve that rules most absent hashes out."""
+"""Kgrams: where a hash occurs, and the sieves that rule most absent hashes, and most
+hashes held once, out."""
 
 from __future__ import annotations
 
@@ -32,18 +33,34 @@ def test_where_is_every_position_of_the_hash_in_order(hashes, probe, most):
 def test_the_sieve_never_rules_out_a_hash_the_text_has(hashes):
     grams = Kgrams.selecting(array("Q", hashes), array("q", winnow(hashes, 4)))
     assert all(grams.may_have(value) for value in hashes)
-    assert len(grams.sieve) >= 8 * len(hashes)
+    assert len(grams.sieve) >= 16 * len(hashes)
     assert len(grams.sieve) & (len(grams.sieve) - 1) == 0  # a power of two
 
 
-def test_the_sieve_lets_through_about_one_absent_hash_in_nine():
+def test_the_sieve_lets_through_about_one_absent_hash_in_twenty():
     rng = random.Random(5)
     hashes = array("Q", (rng.getrandbits(64) for _ in range(20_000)))
     grams = Kgrams.selecting(hashes, array("q", winnow(hashes, 16)))
     absent = [rng.getrandbits(64) for _ in range(20_000)]
     passed = sum(map(grams.may_have, absent)) / len(absent)
-    # 20,000 hashes in 262,144 bits: 1 - exp(-20000 / 262144) = 0.073 expected
-    assert 0.05 < passed < 0.10
+    # 20,000 hashes in 524,288 bits: 1 - exp(-20000 / 524288) = 0.037 expected
+    assert 0.027 < passed < 0.047
+
+
+@given(small_hashes)
+def test_the_repeats_sieve_never_rules_out_a_repeated_hash(hashes):
+    grams = Kgrams.selecting(array("Q", hashes), array("q", winnow(hashes, 4)))
+    assert all(grams.may_repeat(value) for value in hashes if hashes.count(value) > 1)
+
+
+def test_the_repeats_sieve_lets_through_few_hashes_held_once():
+    rng = random.Random(6)
+    once = [rng.getrandbits(64) for _ in range(20_000)]
+    twice = [rng.getrandbits(64) for _ in range(2_000)] * 2
+    grams = Kgrams.selecting(array("Q", once + twice), array("q", [0]))
+    passed = sum(map(grams.may_repeat, once)) / len(once)
+    # 2,000 repeated hashes in 32,768 bits: 1 - exp(-2000 / 32768) = 0.059 expected
+    assert 0.045 < passed < 0.075
 
 
 def test_kgrams_pickle_to_equal_kgrams():
@@ -51,6 +68,7 @@ def test_kgrams_pickle_to_equal_kgrams():
     again = pickle.loads(pickle.dumps(grams))
     assert again == grams
     assert again.sieve == grams.sieve
+    assert again.repeats == grams.repeats
 
 
 @given(

@@ -7,11 +7,12 @@ from array import array
 from itertools import combinations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from test_winnowing import shared_runs
 
 from budget import line_budget
+from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import (
     Match,
@@ -51,6 +52,72 @@ def test_exact_matches_hold_every_long_shared_run_exactly(a, b, k, w):
         assert is_maximal_run(a, b, match)
     assert found == sorted(found, key=lambda m: (m.a_start, m.b_start))
     assert len(got) == len(found)
+
+
+def _seeded_by_brute_force(a, b, k, w, most, masked=((), ())):
+    """The module's definition, step by step: every fingerprint of each text, at every
+    place of the other holding its k-gram's hash (none past ``most`` places), seeds the
+    maximal run of equal tokens through it."""
+    grams = [Kgrams.of(ids(text), k, w, spans) for text, spans in zip((a, b), masked)]
+    runs, repetitive = set(), 0
+    for mine, theirs, flip in ((0, 1, False), (1, 0, True)):
+        for at in grams[mine].selected:
+            value = grams[mine].hashes[at]
+            places = [q for q, h in enumerate(grams[theirs].hashes) if h == value]
+            if most is not None and len(places) > most:
+                repetitive += 1
+                continue
+            for place in places:
+                i, j = (place, at) if flip else (at, place)
+                if a[i : i + k] != b[j : j + k]:
+                    continue
+                while i and j and a[i - 1] == b[j - 1]:
+                    i, j = i - 1, j - 1
+                n = 0
+                while i + n < len(a) and j + n < len(b) and a[i + n] == b[j + n]:
+                    n += 1
+                runs.add((i, j, n))
+    return runs, repetitive
+
+
+BINARY = st.lists(st.sampled_from("ab"), min_size=1, max_size=40)
+
+
+@st.composite
+def _edited_copies(draw):
+    """A text over two tokens, and another: a copy of it from some token on, with tokens
+    inserted (repeated k-grams, on many diagonals), or unrelated."""
+    a = draw(BINARY)
+    if draw(st.booleans()):
+        return a, draw(BINARY)
+    b = a[draw(st.integers(0, len(a) - 1)) :]
+    for place, token in draw(st.lists(st.tuples(st.integers(0, 40), st.sampled_from("ab")))):
+        b.insert(min(place, len(b)), token)
+    return a, b
+
+
+@example(("bbabababaaabaaabbabaabbbabaaa", "bbabababaaabaaabbabaabbababaaab"), 4, 5, 2, [])
+@example(("abbbaaabaabaaaabbab", "aaaabaabaaaababab"), 3, 5, 1, [(False, 5, 2), (True, 7, 4)])
+@given(
+    _edited_copies(),
+    st.integers(1, 4),
+    st.integers(1, 5),
+    st.none() | st.integers(1, 4),
+    st.lists(st.tuples(st.booleans(), st.integers(0, 40), st.integers(1, 4)), max_size=2),
+)
+def test_exact_matches_are_the_runs_the_seeds_make(texts, k, w, most, spans):
+    a, b = (list(text) for text in texts)
+    masked = tuple(
+        sorted(
+            {(min(at, len(text)), min(at + n, len(text))) for in_b, at, n in spans if in_b == side}
+        )
+        for side, text in ((False, a), (True, b))
+    )
+    grams = tuple(Kgrams.of(ids(text), k, w, ranges) for text, ranges in zip((a, b), masked))
+    found, repetitive = exact_matches(ids(a), ids(b), k=k, window=w, max_repeats=most, kgrams=grams)
+    assert ({(m.a_start, m.b_start, m.length) for m in found}, repetitive) == (
+        _seeded_by_brute_force(a, b, k, w, most, masked)
+    )
 
 
 @given(TOKENS, st.integers(1, 4), st.integers(1, 5))

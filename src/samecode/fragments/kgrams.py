@@ -1,7 +1,8 @@
 """A text's k-grams for matching: their hashes in order, the fingerprints winnowing
 selects, the k-grams in the order of their hashes, so that where a hash occurs is found by binary
-search, and a sieve of their hashes, so that most hashes the text does not have are
-told apart in one step.
+search, a sieve of their hashes, so that most hashes the text does not have are told
+apart in one step, and a sieve of the hashes it repeats, so that most hashes it has once
+are told apart the same way.
 
 >>> from samecode.scan.shingling import token_ids
 >>> grams = Kgrams.of(token_ids("a b a b c a b".split()), k=2, window=3)
@@ -11,6 +12,8 @@ told apart in one step.
 ([], True)
 >>> grams.may_have(grams.hashes[0]), grams.may_have(12345) in (True, False)
 (True, True)
+>>> grams.may_repeat(grams.hashes[0]), grams.hashes.count(grams.hashes[1])  # "b a": once
+(True, 1)
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress, islice
+from operator import eq
 
 from bitarray import bitarray
 
@@ -47,21 +52,34 @@ def _check_range(item: object, tokens: int) -> tuple[int, int]:
     return first, stop
 
 
+def _sieve(values: Sequence[int]) -> bitarray:
+    """A sieve of ``values``: at least 16 bits each (64 at least, a power of two), the
+    bit their lowest bits choose set for each."""
+    sieve = bitarray(max(64, 1 << (16 * len(values) - 1).bit_length()))
+    sieve.setall(0)
+    mask = len(sieve) - 1
+    sieve[[value & mask for value in values]] = 1
+    return sieve
+
+
 @dataclass(frozen=True)
 class Kgrams:
     """``hashes``: the hash of every k-gram, in order; ``selected``: the positions of the
     fingerprints (:func:`~samecode.fragments.winnowing.winnow`); ``positions``: the
     positions of the k-grams in the order of their hashes (in increasing order among
     equal hashes), and ``tops`` the highest 32 bits of those hashes, in that order;
-    ``sieve``: a bit for each hash's lowest bits (8 bits per k-gram or more, a power of
-    two), set where a k-gram's hash has them. Picklable; about 18 bytes per k-gram (22
-    past ``2**31`` of them), and 8 per fingerprint."""
+    ``sieve``: 16 bits per k-gram or more (a power of two), the bit each hash's lowest
+    bits choose set; ``repeats``: the same for the highest 32 bits of the hashes that
+    two k-grams or more have (for each k-gram after the first with them, in ``tops``).
+    Picklable; about 20 bytes per k-gram (24 past ``2**31`` of them), and 8 per
+    fingerprint."""
 
     hashes: array[int] = field(repr=False)
     selected: array[int] = field(repr=False)
     positions: array[int] = field(repr=False)
     tops: array[int] = field(repr=False)
     sieve: bitarray = field(repr=False)
+    repeats: bitarray = field(repr=False)
 
     @classmethod
     def of(
@@ -111,7 +129,7 @@ class Kgrams:
         winnowing selected, as stored in a corpus).
 
         Runtime complexity: ``O(n log n)`` in C for the sort, ``O(n)`` steps of Python
-        for the highest bits and the sieve.
+        for the highest bits and the sieve, ``O(n)`` in C for the repeated ones.
 
         >>> Kgrams.selecting(array("Q", [5, 3, 5]), array("q", [1])).where(5).tolist()
         [0, 2]
@@ -121,11 +139,8 @@ class Kgrams:
             sorted(range(len(hashes)), key=hashes.__getitem__),
         )
         tops = array("I", [hashes[at] >> 32 for at in positions])
-        sieve = bitarray(max(64, 1 << (8 * len(hashes) - 1).bit_length()))
-        sieve.setall(0)
-        mask = len(sieve) - 1
-        sieve[[value & mask for value in hashes]] = 1
-        return cls(hashes, selected, positions, tops, sieve)
+        again = list(compress(tops, map(eq, tops, islice(tops, 1, None))))
+        return cls(hashes, selected, positions, tops, _sieve(hashes), _sieve(again))
 
     def fingerprints(self) -> set[int]:
         """The hashes of the fingerprints."""
@@ -133,8 +148,8 @@ class Kgrams:
 
     def may_have(self, value: int) -> bool:
         """``False`` if no k-gram's hash is ``value``; ``True`` if one is, and for at
-        most about one other hash in nine (``1 - exp(-1/8)``; one in 16 to one in nine,
-        as the sieve's size rounds up to a power of two).
+        most about one other hash in sixteen (``1 - exp(-1/16)``; one in 32 to one in
+        16, as the sieve's size rounds up to a power of two).
 
         Runtime complexity: ``O(1)``.
 
@@ -144,6 +159,20 @@ class Kgrams:
         """
         sieve = self.sieve
         return bool(sieve[value & (len(sieve) - 1)])
+
+    def may_repeat(self, value: int) -> bool:
+        """``False`` if at most one k-gram's hash is ``value``; ``True`` if two or more
+        are, and for some others: those whose highest 32 bits two k-grams have (rare
+        but for a repeated hash), or whose bit another such set (one in 16 or fewer).
+
+        Runtime complexity: ``O(1)``.
+
+        >>> grams = Kgrams.of([1, 2, 1, 2, 3], k=2, window=2)
+        >>> grams.may_repeat(grams.hashes[0]), grams.may_repeat(grams.hashes[3])
+        (True, False)
+        """
+        repeats = self.repeats
+        return bool(repeats[(value >> 32) & (len(repeats) - 1)])
 
     def where(self, value: int, most: int | None = None) -> array[int] | None:
         """The positions of the k-grams whose hash is ``value``, in increasing order;
@@ -157,12 +186,16 @@ class Kgrams:
         positions, hashes, tops = self.positions, self.hashes, self.tops
         top = value >> 32
         low = bisect_left(tops, top)
-        high = bisect_right(tops, top, low)
-        if high - low > 1:  # hashes alike in their highest bits: told apart by the rest
+        high = low + 1
+        if high > len(tops) or tops[low] != top:
+            high = low  # no hash has these highest bits
+        elif high < len(tops) and tops[high] == top:
+            # hashes alike in their highest bits: told apart by the rest
+            high = bisect_right(tops, top, high)
             key = hashes.__getitem__
             low = bisect_left(positions, value, low, high, key=key)
             high = bisect_right(positions, value, low, high, key=key)
-        elif high > low and hashes[positions[low]] != value:
+        elif hashes[positions[low]] != value:
             high = low
         if most is not None and high - low > most:
             return None

@@ -10,11 +10,14 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
    the other text more than ``max_repeats`` times seeds nothing there (it is counted as
    *repetitive*), which bounds the seeds to ``max_repeats`` per fingerprint; so does a
    boilerplate one (``ignored``).
-2. **Exact matches.** Seeds are taken diagonal by diagonal, in order; a seed inside the
-   match already found on its diagonal is skipped; any other is checked token by token
-   (a hash collision seeds nothing) and extended both ways as far as the tokens agree.
-   Each match is therefore a *maximal* run of equal tokens on its diagonal, at least
-   ``k`` long.
+2. **Exact matches.** A seed inside a match already found on its diagonal is skipped;
+   any other is checked token by token (a hash collision seeds nothing) and extended
+   both ways as far as the tokens agree. Each match is therefore a *maximal* run of
+   equal tokens on its diagonal, at least ``k`` long, and the matches are the runs
+   through the seeds, whatever order the seeds come in. So a fingerprint inside the
+   last match found (or met), whose k-gram the other text has there and nowhere else
+   (:meth:`~samecode.fragments.kgrams.Kgrams.may_repeat`), is not looked up: it could
+   only seed that match again.
 3. **Regions.** Matches in order in both texts, each starting at most ``gap`` tokens after
    the previous one ends in each text, are chained into one region (an edited or inserted
    line between two matches). A chain is a region when it holds at least ``min_tokens``
@@ -41,9 +44,10 @@ before the ends grew). No two regions reported overlap in both texts.
 **Cost.** With the texts' :class:`~samecode.fragments.kgrams.Kgrams` made (``O(n log
 n)`` each, once), a step for each fingerprint of each text to rule out most of those
 whose k-gram the other lacks (its sieve), ``O(log m)`` for each of ``a``'s left and
-``O(log n)`` for each of ``b``'s, at most ``max_repeats`` seeds for each, and for each
-match ``O(L)`` in C and ``O(log L)`` steps of Python for its ``L`` tokens (a match is
-extended once, whatever the seeds on it); chaining costs ``O(gap + 1)`` lookups per
+``O(log n)`` for each of ``b``'s, at most ``max_repeats`` seeds for each, ``O(log s)``
+for each seed on a diagonal with ``s`` matches, and for each match ``O(L)`` in C and
+``O(log L)`` steps of Python for its ``L`` tokens (a match is extended once, whatever
+the seeds on it); chaining costs ``O(gap + 1)`` lookups per
 match. One file of a million equal tokens against itself has
 one k-gram repeated everywhere: every fingerprint is repetitive, and the work is linear.
 
@@ -57,6 +61,7 @@ one k-gram repeated everywhere: every fingerprint is repetitive, and the work is
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -75,6 +80,8 @@ __all__ = [
     "grow_chain",
     "region_order",
 ]
+
+_PAST = 2**63  # past any token position: (p, _PAST) sorts after every span starting at p
 
 
 @dataclass(frozen=True)
@@ -131,17 +138,31 @@ def exact_matches(
         kgrams = (first, first if same else Kgrams.of(b, k, window))
     mine, theirs = kgrams
     repetitive = 0
-    diagonals: dict[int, list[int]] = {}
+    found: dict[int, list[tuple[int, int]]] = {}  # diagonal -> its matches' a spans, sorted
+    matches: list[Match] = []
+    # A fingerprint inside the last match found or met, whose k-gram the other text has
+    # only there, would seed that match again: it is passed over without a look-up.
+    lone = not same and (max_repeats is None or max_repeats >= 1)
     # a's fingerprints among b's k-grams, then (for two texts) b's among a's
     for seeding, other, flip in ((mine, theirs, False), (theirs, mine, True)):
         if flip and same:
             break
-        hashes = seeding.hashes
+        hashes, theirs_hashes = seeding.hashes, other.hashes
         sieve = other.sieve  # most hashes the other text lacks fail here (Kgrams.may_have)
         mask = len(sieve) - 1
+        repeats = other.repeats  # most hashes it has once fail here (Kgrams.may_repeat)
+        once = len(repeats) - 1
+        shift, low, high = 0, 0, -1  # the last match: seeding - other position, its span
         for at in seeding.selected:
             value = hashes[at]
             if not sieve[value & mask] or value in ignored:
+                continue
+            if (
+                lone
+                and low <= at <= high - k
+                and theirs_hashes[at - shift] == value
+                and not repeats[(value >> 32) & once]
+            ):
                 continue
             places = other.where(value, max_repeats)
             if places is None:
@@ -151,21 +172,28 @@ def exact_matches(
                 p, q = (place, at) if flip else (at, place)
                 if same and q >= p:
                     break
-                diagonals.setdefault(p - q, []).append(p)
-    matches: list[Match] = []
-    for diagonal in sorted(diagonals):
-        covered = -1
-        for p in sorted(diagonals[diagonal]):
-            if p < covered:
-                continue  # inside the match already found on this diagonal
-            q = p - diagonal
-            if a[p : p + k] != b[q : q + k]:
-                continue  # a hash collision
-            start = p - common_suffix(a, b, p, q)
-            covered = p + k + common_prefix(a, b, p + k, q + k)
-            if same and covered - start > diagonal:
-                continue  # a run overlapping its own copy (a tandem repeat)
-            matches.append(Match(start, start - diagonal, covered - start))
+                diagonal = p - q
+                spans = found.get(diagonal)
+                start = -1
+                if spans is not None:
+                    after = bisect_right(spans, (p, _PAST))
+                    if after and p < spans[after - 1][1]:
+                        start, stop = spans[after - 1]  # inside a match found already
+                if start < 0:
+                    if a[p : p + k] != b[q : q + k]:
+                        continue  # a hash collision
+                    start = p - common_suffix(a, b, p, q)
+                    stop = p + k + common_prefix(a, b, p + k, q + k)
+                    if spans is None:
+                        found[diagonal] = [(start, stop)]
+                    else:
+                        insort(spans, (start, stop))
+                    if not same or stop - start <= diagonal:  # not a tandem repeat
+                        matches.append(Match(start, start - diagonal, stop - start))
+                if flip:
+                    shift, low, high = -diagonal, start - diagonal, stop - diagonal
+                else:
+                    shift, low, high = diagonal, start, stop
     matches.sort(key=lambda m: (m.a_start, m.b_start))
     return matches, repetitive
 
