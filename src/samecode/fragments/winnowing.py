@@ -63,22 +63,29 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
     """
     _check_window(window)
     candidates: deque[int] = deque()  # increasing positions, strictly increasing hashes
-    selected: list[int] = []
-    last = -1
-    for position, value in enumerate(hashes):
+    pop, push, popleft = candidates.pop, candidates.append, candidates.popleft
+    head = min(window - 1, len(hashes))  # the hashes before the first window's last
+    for position in range(head):
+        value = hashes[position]
         while candidates and hashes[candidates[-1]] >= value:
-            candidates.pop()
-        candidates.append(position)
-        start = position - window + 1
-        if candidates[0] < start:
-            candidates.popleft()
-        if start < 0:
-            continue
+            pop()
+        push(position)
+    selected: list[int] = []
+    last, lowest_value = -1, 0
+    for start, value in enumerate(hashes[head:] if head else hashes):
+        while candidates and hashes[candidates[-1]] >= value:
+            pop()
+        push(start + window - 1)
         lowest = candidates[0]  # the window's rightmost minimum
-        if last >= start and hashes[last] == hashes[lowest]:
+        if lowest < start:
+            popleft()
+            lowest = candidates[0]
+        if lowest == last:
+            continue
+        if last >= start and hashes[lowest] == lowest_value:
             continue  # the previous choice is still a minimum in the window: kept
         selected.append(lowest)
-        last = lowest
+        last, lowest_value = lowest, hashes[lowest]
     if not selected and candidates:
         selected.append(candidates[0])  # fewer hashes than a window: one window of all
     return selected
