@@ -488,50 +488,67 @@ def grow_chain(
             return True
         if spans is None:
             return False
-        return all(
-            (length >= _LINE or text.ends[first + length - 1] - text.starts[first] >= _CHARS)
-            and text.holds_a_line(first, first + length)
-            and (start == stop or len(set(text.lines(start, stop))) == 1)
-            for text, first, start, stop in zip(spans, run, skipped[::2], skipped[1::2])
-        )
+        for text, first, start, stop in zip(spans, run, skipped[::2], skipped[1::2]):
+            long_enough = (
+                length >= _LINE or text.ends[first + length - 1] - text.starts[first] >= _CHARS
+            )
+            if not long_enough or not text.holds_a_line(first, first + length):
+                return False
+            if start != stop and len(set(text.lines(start, stop))) != 1:
+                return False
+        return True
 
-    first = chain[0]
+    # A run shorter than least and _LINE fits only if it spans _CHARS characters in a:
+    # told here, before a call, for the many runs of a token or two.
+    a_starts, a_ends = (spans[0].starts, spans[0].ends) if spans is not None else ((), ())
+    short = min(least, _LINE) if spans is not None else least
+
+    a_start, b_start = chain[0].a_start, chain[0].b_start
     # the runs ending just before i in a and j in b: i = a_start - da, j = b_start - db
     near: dict[int, list[int]] = {}
-    for db in range(min(gap, first.b_start - 1) + 1):
-        near.setdefault(b[first.b_start - db - 1], []).append(db)
+    for db in range(min(gap, b_start - 1) + 1):
+        near.setdefault(b[b_start - db - 1], []).append(db)
     best = (0, 0, 0, 0)  # length, -skipped, i, j
-    for da in range(min(gap, first.a_start - 1) + 1):
-        i = first.a_start - da
+    for da in range(min(gap, a_start - 1) + 1):
+        i = a_start - da
         for db in near.get(a[i - 1], ()):
-            j = first.b_start - db
+            j = b_start - db
             if da and db and da + db > 2 and a[i] == b[j]:
                 continue  # the run from (da - 1, db - 1) is this one and a token more
             if da or db:
-                length = common_suffix(a, b, i, j)
-                key = (length, -(da + db))
-                if key > best[:2] and fits(
-                    length, (i - length, j - length), (i, first.a_start, j, first.b_start)
+                # a run of one token, told without a call (most are)
+                one = i < 2 or j < 2 or a[i - 2] != b[j - 2]
+                length = 1 if one else common_suffix(a, b, i, j)
+                if length < short and (
+                    spans is None or a_ends[i - 1] - a_starts[i - length] < _CHARS
+                ):
+                    continue
+                if (length, -(da + db)) > best[:2] and fits(
+                    length, (i - length, j - length), (i, a_start, j, b_start)
                 ):
                     best = (length, -(da + db), i, j)
     length, _, i, j = best
     if length:
         chain.insert(0, Match(i - length, j - length, length))
-    last = chain[-1]
+    a_stop, b_stop = chain[-1].a_stop, chain[-1].b_stop
     near = {}
-    for db in range(min(gap, len(b) - last.b_stop - 1) + 1):
-        near.setdefault(b[last.b_stop + db], []).append(db)
+    for db in range(min(gap, len(b) - b_stop - 1) + 1):
+        near.setdefault(b[b_stop + db], []).append(db)
     best = (0, 0, 0, 0)
-    for da in range(min(gap, len(a) - last.a_stop - 1) + 1):
-        i = last.a_stop + da
+    for da in range(min(gap, len(a) - a_stop - 1) + 1):
+        i = a_stop + da
         for db in near.get(a[i], ()):
-            j = last.b_stop + db
+            j = b_stop + db
             if da and db and da + db > 2 and a[i - 1] == b[j - 1]:
                 continue  # the run from (da - 1, db - 1) is this one and a token more
             if da or db:
-                length = common_prefix(a, b, i, j)
-                key = (length, -(da + db))
-                if key > best[:2] and fits(length, (i, j), (last.a_stop, i, last.b_stop, j)):
+                one = i + 1 >= len(a) or j + 1 >= len(b) or a[i + 1] != b[j + 1]
+                length = 1 if one else common_prefix(a, b, i, j)
+                if length < short and (
+                    spans is None or a_ends[i + length - 1] - a_starts[i] < _CHARS
+                ):
+                    continue
+                if (length, -(da + db)) > best[:2] and fits(length, (i, j), (a_stop, i, b_stop, j)):
                     best = (length, -(da + db), i, j)
     length, _, i, j = best
     if length:
