@@ -75,7 +75,7 @@ REASONS = ("licence header", "import block", "boilerplate file")
 _MASK = (1 << 64) - 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ignored:
     """Lines of a file whose tokens fragments ignore: ``start`` to ``end`` (from 1,
     inclusive), why (one of :data:`REASONS`), and how many tokens they hold; ``first``

@@ -31,7 +31,7 @@ from samecode.fragments.regions import Region
 __all__ = ["FragmentClass", "Occurrence", "fragment_classes", "region_classes"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Occurrence:
     """One place of a clone class: a file, its lines ``start`` to ``end`` (from 1,
     inclusive) and its tokens ``first`` to ``stop`` (from 0, the stop exclusive)."""
@@ -48,7 +48,7 @@ class Occurrence:
         return self.stop - self.first
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FragmentClass:
     """Occurrences of one text: at least two, sorted by path and first token, and how
     many regions linked them."""

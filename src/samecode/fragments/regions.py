@@ -84,7 +84,7 @@ __all__ = [
 _PAST = 2**63  # past any token position: (p, _PAST) sorts after every span starting at p
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """A maximal run of equal tokens: ``a[a_start : a_start + length] == b[b_start :
     b_start + length]``, token indexes from 0."""
@@ -316,7 +316,7 @@ def _probe_ends(
     return -1, 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Region:
     """A region two files share: a chain of exact matches.
 
