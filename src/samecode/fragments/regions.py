@@ -61,7 +61,7 @@ one k-gram repeated everywhere: every fingerprint is repetitive, and the work is
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -138,7 +138,12 @@ def exact_matches(
         kgrams = (first, first if same else Kgrams.of(b, k, window))
     mine, theirs = kgrams
     repetitive = 0
-    found: dict[int, list[tuple[int, int]]] = {}  # diagonal -> its matches' a spans, sorted
+    # Seeds come in the order of their places in the seeding text, so on a diagonal in
+    # the order of a: the matches found from a's fingerprints are appended to a sorted
+    # list, and a seed from b's lies in one of them (a binary search) or in the last
+    # match found from b's on its diagonal, if in any.
+    found: dict[int, list[tuple[int, int]]] = {}  # diagonal -> matches from a's, sorted
+    later: dict[int, tuple[int, int]] = {}  # diagonal -> the last match from b's
     matches: list[Match] = []
     # A fingerprint inside the last match found or met, whose k-gram the other text has
     # only there, would seed that match again: it is passed over without a look-up.
@@ -179,15 +184,21 @@ def exact_matches(
                     after = bisect_right(spans, (p, _PAST))
                     if after and p < spans[after - 1][1]:
                         start, stop = spans[after - 1]  # inside a match found already
+                if start < 0 and flip and diagonal in later:
+                    start, stop = later[diagonal]
+                    if not start <= p < stop:
+                        start = -1
                 if start < 0:
                     if a[p : p + k] != b[q : q + k]:
                         continue  # a hash collision
                     start = p - common_suffix(a, b, p, q)
                     stop = p + k + common_prefix(a, b, p + k, q + k)
-                    if spans is None:
+                    if flip:
+                        later[diagonal] = (start, stop)
+                    elif spans is None:
                         found[diagonal] = [(start, stop)]
                     else:
-                        insort(spans, (start, stop))
+                        spans.append((start, stop))
                     if not same or stop - start <= diagonal:  # not a tandem repeat
                         matches.append(Match(start, start - diagonal, stop - start))
                 if flip:
