@@ -37,7 +37,7 @@ def test_the_sieve_never_rules_out_a_hash_the_text_has(hashes):
     assert len(grams.sieve) & (len(grams.sieve) - 1) == 0  # a power of two
 
 
-def test_the_sieve_lets_through_about_one_absent_hash_in_twenty():
+def test_the_sieve_lets_through_few_absent_hashes():
     rng = random.Random(5)
     hashes = array("Q", (rng.getrandbits(64) for _ in range(20_000)))
     grams = Kgrams.selecting(hashes, array("q", winnow(hashes, 16)))
@@ -107,3 +107,14 @@ def test_an_empty_masked_range_masks_nothing():
 def test_a_bad_masked_range_is_refused_with_the_rule(masked, error, message):
     with pytest.raises(error, match=message):
         Kgrams.of([0, 1, 2, 0, 0, 1, 0, 3, 3], 3, 4, masked)
+
+
+@pytest.mark.parametrize("selected", [[2, 1], [1, 1], [-1, 2], [0, 3]])
+def test_fingerprints_out_of_order_or_range_are_refused_with_the_rule(selected):
+    with pytest.raises(SamecodeValueError, match="strictly increasing positions from 0 to 2"):
+        Kgrams.selecting(array("Q", [7, 8, 9]), array("q", selected))
+
+
+def test_the_repeats_sieve_is_sized_by_the_distinct_repeated_values():
+    grams = Kgrams.selecting(array("Q", [5] * 100_000), array("q", [0]))
+    assert len(grams.repeats) == 64  # one repeated value: the least size

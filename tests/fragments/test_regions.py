@@ -102,7 +102,7 @@ def _edited_copies(draw):
     _edited_copies(),
     st.integers(1, 4),
     st.integers(1, 5),
-    st.none() | st.integers(1, 4),
+    st.none() | st.integers(0, 4),
     st.lists(st.tuples(st.booleans(), st.integers(0, 40), st.integers(1, 4)), max_size=2),
 )
 def test_exact_matches_are_the_runs_the_seeds_make(texts, k, w, most, spans):
@@ -336,6 +336,18 @@ def test_a_whole_short_line_before_an_edit_joins_the_region():
     a = ["def f():", *_BODY, "    return total", "x = 1"]
     b = ["def f():", *_BODY, "    inserted = 1", "    return total", "y = 2"]
     assert _edge_regions(a, b) == [(1, 12, 1, 13)]
+
+
+def test_a_whole_line_of_three_short_tokens_before_an_edit_joins_the_chain():
+    # "x = y": 3 tokens of 5 characters, enough as a whole line (not by its characters)
+    a = TokenSpans.of("x = y\nfoo bar baz qux quux\n", Shingling())
+    b = TokenSpans.of("x = y\nEDIT\nfoo bar baz qux quux\n", Shingling())
+    chain = [Match(3, 4, 5)]
+    grow_chain(chain, a.ids, b.ids, 5, 6, (a, b))
+    assert chain == [Match(0, 0, 3), Match(3, 4, 5)]
+    chain = [Match(3, 4, 5)]
+    grow_chain(chain, a.ids, b.ids, 5, 6)  # without the spans, 3 tokens are too few
+    assert chain == [Match(3, 4, 5)]
 
 
 def test_a_short_line_grows_a_region_only_across_one_line_and_when_long_enough():

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice
-from operator import eq
+from operator import eq, lt
 
 from bitarray import bitarray
 
@@ -52,7 +52,7 @@ def _check_range(item: object, tokens: int) -> tuple[int, int]:
     return first, stop
 
 
-def _sieve(values: Sequence[int]) -> bitarray:
+def _sieve(values: Collection[int]) -> bitarray:
     """A sieve of ``values``: at least 16 bits each (64 at least, a power of two), the
     bit their lowest bits choose set for each."""
     sieve = bitarray(max(64, 1 << (16 * len(values) - 1).bit_length()))
@@ -69,8 +69,8 @@ class Kgrams:
     positions of the k-grams in the order of their hashes (in increasing order among
     equal hashes), and ``tops`` the highest 32 bits of those hashes, in that order;
     ``sieve``: 16 bits per k-gram or more (a power of two), the bit each hash's lowest
-    bits choose set; ``repeats``: the same for the highest 32 bits of the hashes that
-    two k-grams or more have (for each k-gram after the first with them, in ``tops``).
+    bits choose set; ``repeats``: the same for each distinct value of the highest 32
+    bits that two k-grams or more have.
     Picklable; about 20 bytes per k-gram (24 past ``2**31`` of them), and 8 per
     fingerprint."""
 
@@ -128,18 +128,34 @@ class Kgrams:
         """The k-grams of these ``hashes`` (in order) with these fingerprints (positions
         winnowing selected, as stored in a corpus).
 
+        :param hashes: the k-gram hashes, in order.
+        :param selected: the fingerprints' positions, strictly increasing, each a
+            position of ``hashes`` (:func:`~samecode.fragments.regions.exact_matches` takes
+            them in order).
+        :raises ValueError: if ``selected`` is out of order or out of range.
+
         Runtime complexity: ``O(n log n)`` in C for the sort, ``O(n)`` steps of Python
-        for the highest bits and the sieve, ``O(n)`` in C for the repeated ones.
+        for the highest bits and the sieve, ``O(n)`` in C to find the repeated ones and
+        a step of Python per distinct one.
 
         >>> Kgrams.selecting(array("Q", [5, 3, 5]), array("q", [1])).where(5).tolist()
         [0, 2]
         """
+        if selected and not (
+            selected[0] >= 0
+            and selected[-1] < len(hashes)
+            and all(map(lt, selected, islice(selected, 1, None)))
+        ):
+            raise SamecodeValueError(
+                "selected must be strictly increasing positions from 0 to "
+                f"{len(hashes) - 1} (the k-grams); got {list(selected[:10])}..."
+            )
         positions = array(
             "i" if len(hashes) < 2**31 else "q",
             sorted(range(len(hashes)), key=hashes.__getitem__),
         )
         tops = array("I", [hashes[at] >> 32 for at in positions])
-        again = list(compress(tops, map(eq, tops, islice(tops, 1, None))))
+        again = set(compress(tops, map(eq, tops, islice(tops, 1, None))))
         return cls(hashes, selected, positions, tops, _sieve(hashes), _sieve(again))
 
     def fingerprints(self) -> set[int]:

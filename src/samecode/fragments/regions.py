@@ -147,7 +147,8 @@ def exact_matches(
     matches: list[Match] = []
     # A fingerprint inside the last match found or met, whose k-gram the other text has
     # only there, would seed that match again: it is passed over without a look-up.
-    lone = not same and (max_repeats is None or max_repeats >= 1)
+    # (Against itself a text has such a k-gram twice, and with max_repeats 0 no match
+    # is ever found: neither ever passes a fingerprint over.)
     # a's fingerprints among b's k-grams, then (for two texts) b's among a's
     for seeding, other, flip in ((mine, theirs, False), (theirs, mine, True)):
         if flip and same:
@@ -163,8 +164,7 @@ def exact_matches(
             if not sieve[value & mask] or value in ignored:
                 continue
             if (
-                lone
-                and low <= at <= high - k
+                low <= at <= high - k
                 and theirs_hashes[at - shift] == value
                 and not repeats[(value >> 32) & once]
             ):

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
@@ -72,7 +73,7 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
         push(position)
     selected: list[int] = []
     last, lowest_value = -1, 0
-    for start, value in enumerate(hashes[head:] if head else hashes):
+    for start, value in enumerate(islice(hashes, head, None)):
         while candidates and hashes[candidates[-1]] >= value:
             pop()
         push(start + window - 1)
