@@ -18,12 +18,7 @@ def common_prefix(a: array[int], b: array[int], i: int, j: int) -> int:
     2
     """
     limit = min(len(a) - i, len(b) - j)
-    # most runs measured near an edit are a token or two: told without slicing
-    if limit < 1 or a[i] != b[j]:
-        return 0
-    if limit < 2 or a[i + 1] != b[j + 1]:
-        return 1
-    done, step = 2, 8
+    done, step = 0, 8
     while done < limit:
         take = min(step, limit - done)
         if a[i + done : i + done + take] == b[j + done : j + done + take]:
@@ -49,11 +44,7 @@ def common_suffix(a: array[int], b: array[int], i: int, j: int) -> int:
     2
     """
     limit = min(i, j)
-    if limit < 1 or a[i - 1] != b[j - 1]:
-        return 0
-    if limit < 2 or a[i - 2] != b[j - 2]:
-        return 1
-    done, step = 2, 8
+    done, step = 0, 8
     while done < limit:
         take = min(step, limit - done)
         if a[i - done - take : i - done] == b[j - done - take : j - done]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
 from samecode.fragments.boilerplate import path_free_ids
@@ -67,6 +67,19 @@ def token_digest(
     return hashlib.sha256(part.tobytes()).hexdigest()[:32]
 
 
+def _places(
+    ids: Mapping[str, array[int]], masked: Mapping[str, Sequence[tuple[int, int]]] | None
+) -> Callable[[str, int, int], str]:
+    """``digest(path, first, stop)``: :func:`token_digest` of a place in a file of
+    ``ids``, its masked ranges (``masked``, by path) counted as 0."""
+    masked = {} if masked is None else masked
+
+    def digest(path: str, first: int, stop: int) -> str:
+        return token_digest(ids[path], first, stop, masked.get(path, ()))
+
+    return digest
+
+
 def class_digests(
     classes: Sequence[FragmentClass],
     ids: Mapping[str, array[int]],
@@ -92,14 +105,8 @@ def class_digests(
     >>> first == second
     True
     """
-    masked = {} if masked is None else masked
-    return [
-        tuple(
-            token_digest(ids[o.path], o.first, o.stop, masked.get(o.path, ()))
-            for o in clone.occurrences
-        )
-        for clone in classes
-    ]
+    place = _places(ids, masked)
+    return [tuple(place(o.path, o.first, o.stop) for o in clone.occurrences) for clone in classes]
 
 
 def region_digests(
@@ -126,11 +133,5 @@ def region_digests(
     >>> first == second
     True
     """
-    masked = {} if masked is None else masked
-    return [
-        (
-            token_digest(ids[r.a], r.a_first, r.a_stop, masked.get(r.a, ())),
-            token_digest(ids[r.b], r.b_first, r.b_stop, masked.get(r.b, ())),
-        )
-        for r in regions
-    ]
+    place = _places(ids, masked)
+    return [(place(r.a, r.a_first, r.a_stop), place(r.b, r.b_first, r.b_stop)) for r in regions]

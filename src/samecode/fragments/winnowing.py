@@ -72,7 +72,7 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
             pop()
         push(position)
     selected: list[int] = []
-    last, lowest_value = -1, 0
+    last = -1
     for start, value in enumerate(islice(hashes, head, None)):
         while candidates and hashes[candidates[-1]] >= value:
             pop()
@@ -83,10 +83,10 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
             lowest = candidates[0]
         if lowest == last:
             continue
-        if last >= start and hashes[lowest] == lowest_value:
+        if last >= start and hashes[lowest] == hashes[last]:
             continue  # the previous choice is still a minimum in the window: kept
         selected.append(lowest)
-        last, lowest_value = lowest, hashes[lowest]
+        last = lowest
     if not selected and candidates:
         selected.append(candidates[0])  # fewer hashes than a window: one window of all
     return selected
