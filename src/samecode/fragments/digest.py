@@ -89,12 +89,14 @@ def class_digests(
 
     :param classes: clone classes.
     :param ids: the token ids (:attr:`~samecode.fragments.tokens.TokenSpans.ids`) of
-        every file the classes name, by path.
+        every file the classes name, by path: asked for in order of path, a file's
+        occurrences one after the other (so a mapping that loads them need keep one).
     :param masked: the masked ranges of tokens of files that have any, by path (see
         :func:`token_digest`).
     :raises KeyError: if a file is missing from ``ids``.
 
-    Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences.
+    Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences, and
+    ``O(o log o)`` to order the ``o`` occurrences by path.
 
     >>> from samecode.fragments.classes import FragmentClass, Occurrence
     >>> from samecode.fragments.tokens import TokenSpans
@@ -106,7 +108,14 @@ def class_digests(
     True
     """
     place = _places(ids, masked)
-    return [tuple(place(o.path, o.first, o.stop) for o in clone.occurrences) for clone in classes]
+    found = [[""] * len(clone.occurrences) for clone in classes]
+    wanted = [
+        (o.path, c, n) for c, clone in enumerate(classes) for n, o in enumerate(clone.occurrences)
+    ]
+    for path, c, n in sorted(wanted):  # a file's places together
+        occurrence = classes[c].occurrences[n]
+        found[c][n] = place(path, occurrence.first, occurrence.stop)
+    return [tuple(digests) for digests in found]
 
 
 def region_digests(

@@ -27,8 +27,10 @@ the same files and options, sorted by ``a``, ``b`` and place.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +50,8 @@ from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
+from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
+from samecode.fragments.tasks import compare_tasks
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.comparison import read_comparable
 from samecode.scan.engine import engine_for
@@ -64,6 +68,7 @@ __all__ = [
     "fingerprint_text",
     "ignored_counts",
     "pair_regions",
+    "read_files",
     "scan_fragments",
 ]
 
@@ -264,38 +269,72 @@ def pair_regions(
     return regions, repetitive
 
 
-def _compare_tasks(
-    pairs: list[tuple[int, int]], sizes: Sequence[int], workers: int
-) -> list[tuple[list[tuple[int, int]]]]:
-    """The compare stage's tasks: the pairs, the dearest first (by their files' tokens),
-    cut into about 16 tasks per worker of about equal cost, so that no worker is left
-    with a long task at the end (the regions are sorted afterwards: the order of the
-    tasks never changes the answer)."""
-    if workers == 1:
-        return [(pairs,)] if pairs else []
-    cost = {pair: sizes[pair[0]] + sizes[pair[1]] for pair in pairs}
-    ordered = sorted(pairs, key=lambda pair: (-cost[pair], pair))
-    share = sum(cost.values()) / (16 * workers)
-    tasks: list[tuple[list[tuple[int, int]]]] = []
-    current: list[tuple[int, int]] = []
-    held = 0
-    for pair in ordered:
-        current.append(pair)
-        held += cost[pair]
-        if held >= share:
-            tasks.append((current,))
-            current, held = [], 0
-    if current:
-        tasks.append((current,))
-    return tasks
+def read_files(
+    paths: Sequence[str],
+    options: FragmentOptions,
+    max_size: int | None,
+    min_tokens: int,
+    boilerplate: BoilerplateFiles | None,
+    folder: str,
+) -> list[ReadFile | Skipped]:
+    """Read and fingerprint a batch of files (:func:`fingerprint_files`), each written to
+    a new scratch file in ``folder`` (:class:`~samecode.fragments.scratch.ScratchFile`):
+    a stage of :func:`scan_fragments`, picklable, run by any engine. What it returns
+    holds the fingerprints, not the tokens.
+
+    Runtime complexity: that of :func:`fingerprint_files`, and ``O(n)`` in C per file
+    of ``n`` tokens to write it.
+    """
+    out: list[ReadFile | Skipped] = []
+    with ScratchFile(folder) as scratch:
+        for path in paths:  # one at a time: a file's tokens are let go once written
+            (item,) = fingerprint_files([path], options, max_size, min_tokens, boilerplate)
+            if isinstance(item, Skipped):
+                out.append(item)
+            else:
+                out.append(scratch.write(item.path, item.tokens, item.kgrams, item.ignored))
+    return out
+
+
+def _loaded(read: ReadFile) -> FileFingerprints:
+    tokens, kgrams = load(read)
+    return FileFingerprints(read.path, tokens, kgrams, read.ignored)
 
 
 def _pair_regions_of(
-    shared: tuple[Mapping[int, FileFingerprints], FragmentOptions, frozenset[int]],
+    shared: tuple[Sequence[ReadFile], FragmentOptions, frozenset[int]],
     pairs: Sequence[tuple[int, int]],
-) -> tuple[list[Region], int]:
+) -> tuple[list[Region], int, list[tuple[str, str]]]:
+    """A task of the compare stage: load the files ``pairs`` name from their scratch
+    files, and return the pairs' regions, the repetitive fingerprints and the regions'
+    digests."""
     files, options, ignored = shared
-    return pair_regions(pairs, files, options, ignored)
+    loaded = {file: _loaded(files[file]) for file in sorted({n for pair in pairs for n in pair})}
+    regions, repetitive = pair_regions(pairs, loaded, options, ignored)
+    ids = {found.path: found.tokens.ids for found in loaded.values()}
+    masked = {found.path: found.masked for found in loaded.values() if found.ignored}
+    return regions, repetitive, region_digests(regions, ids, masked)
+
+
+class _ScratchIds(Mapping[str, "array[int]"]):
+    """The token ids of files read, by path, loaded from their scratch files as asked
+    (the last one kept: :func:`~samecode.fragments.digest.class_digests` asks for the
+    files in order of path)."""
+
+    def __init__(self, files: Sequence[ReadFile]) -> None:
+        self._files = {read.path: read for read in files}
+        self._last: tuple[str, array[int]] | None = None
+
+    def __getitem__(self, path: str) -> array[int]:
+        if self._last is None or self._last[0] != path:
+            self._last = (path, load_ids(self._files[path]))
+        return self._last[1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 def scan_fragments(
@@ -319,14 +358,17 @@ def scan_fragments(
     :param boilerplate: files whose text is ignored wherever it is
         (:class:`~samecode.fragments.boilerplate.BoilerplateFiles`, read with ``options.k``).
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
+    :raises OSError: if the scratch folder cannot be made or written.
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
     its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
-    processes. Memory: about 37 bytes per token of every file compared, in arrays (token
-    ids 8, spans 8, k-gram hashes 8, their order 8, sieves 2 to 4; 42 with all this
-    process holds once the files are read), and 20 per fingerprint (the index), in this
-    process (forked workers share them; other workers each receive a copy).
+    processes. Memory: the files read are written to a scratch folder
+    (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`: ``TMPDIR``;
+    about 37 bytes per token of every file compared, removed at the end); this process
+    keeps 8 bytes per fingerprint and 20 more for the index, and each compare task
+    loads the files it names (about 37 bytes a token, some 15 MB at most, but for a
+    larger file of its own).
     """
     options = FragmentOptions() if options is None else options
     walk = ScanOptions() if walk is None else walk
@@ -338,16 +380,20 @@ def scan_fragments(
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     started = time.perf_counter()
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
-    files: list[FileFingerprints] = []
+    files: list[ReadFile] = []
     regions: list[Region] = []
+    digests: list[tuple[str, str]] = []
     repetitive = 0
-    with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
+    with (
+        tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder,
+        engine_for(walk.jobs if len(paths) > 1 else 1) as engine,
+    ):
         size = walk.batch_size
-        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate)
-                 for i in range(0, len(paths), size)]  # fmt: skip
+        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate,
+                  folder) for i in range(0, len(paths), size)]  # fmt: skip
         tick = progress_counter(progress, "read", len(paths))
         index = FingerprintIndex()  # filled as batches come, while the workers read on
-        for batch, read in zip(engine.map(fingerprint_files, reads), reads):
+        for batch, read in zip(engine.map(read_files, reads), reads):
             tick(len(read[0]))
             for item in batch:
                 if isinstance(item, Skipped):
@@ -358,39 +404,37 @@ def scan_fragments(
         limit = options.boilerplate_limit(len(files))
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
-        tasks = _compare_tasks(pairs, [len(found.tokens) for found in files], engine.workers)
+        sizes = [read.tokens for read in files]
+        tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
         tick = progress_counter(progress, "compare", len(pairs))
-        # every task names its files by number: the workers share them all
-        shared = (dict(enumerate(files)), options, ignored)
-        ids = {found.path: found.tokens.ids for found in files}
-        masked = {found.path: found.masked for found in files if found.ignored}
-        digests: list[tuple[str, str]] = []
-        for (found_regions, skipped_seeds), (chunk,) in zip(
+        shared = (files, options, ignored)  # tasks name files by number
+        for (found_regions, skipped_seeds, found_digests), (chunk,) in zip(
             engine.map_shared(_pair_regions_of, shared, tasks), tasks
         ):
             regions += found_regions
-            digests += region_digests(found_regions, ids, masked)  # while workers compare
+            digests += found_digests
             repetitive += skipped_seeds
             tick(len(chunk))
-    order = sorted(range(len(regions)), key=lambda n: region_order(regions[n]))
-    regions = [regions[n] for n in order]
-    classes, region_class = region_classes(regions)
-    return FragmentResult(
-        options,
-        [found.path for found in files],
-        skipped,
-        regions,
-        classes,
-        region_class,
-        len(ignored),
-        index.occurrences(ignored),
-        limit,
-        repetitive,
-        time.perf_counter() - started,
-        class_digests(classes, ids, masked),
-        [digests[n] for n in order],
-        ignored=[item for found in files for item in found.ignored],
-    )
+        order = sorted(range(len(regions)), key=lambda n: region_order(regions[n]))
+        regions = [regions[n] for n in order]
+        classes, region_class = region_classes(regions)
+        masked = {read.path: read.masked for read in files if read.ignored}
+        return FragmentResult(
+            options,
+            [read.path for read in files],
+            skipped,
+            regions,
+            classes,
+            region_class,
+            len(ignored),
+            index.occurrences(ignored),
+            limit,
+            repetitive,
+            time.perf_counter() - started,
+            class_digests(classes, _ScratchIds(files), masked),
+            [digests[n] for n in order],
+            ignored=[item for read in files for item in read.ignored],
+        )
 
 
 @dataclass(frozen=True)
