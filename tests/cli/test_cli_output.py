@@ -163,3 +163,24 @@ def test_the_table_is_linear_in_pairs(tmp_path):
 
     small, large = draw(500), draw(4000)
     assert large < 20 * small + 1, (small, large)  # 8x the work: linear, not 64x
+
+
+def test_a_report_in_pieces_is_written_whole_or_not_at_all(tmp_path, capsys):
+    from samecode.cli.output import write
+
+    pieces = [f"line {n} " + "x" * (n % 700) + "\n" for n in range(3000)]
+    out = tmp_path / "out.txt"
+    write(iter(pieces), str(out))
+    assert out.read_text() == "".join(pieces) + "\n"
+    write(iter(pieces), None)
+    assert capsys.readouterr().out == "".join(pieces) + "\n"
+
+    def broken():
+        yield from pieces[:2000]
+        raise RuntimeError("the report failed half-way")
+
+    out.write_text("kept")
+    with pytest.raises(RuntimeError, match="half-way"):
+        write(broken(), str(out))
+    assert out.read_text() == "kept"  # the file it would replace is left as it was
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary file left

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
-from samecode.fragments.report import to_json, to_jsonl, to_text
+from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
+from samecode.fragments.report import jsonl_pieces, to_json, to_jsonl, to_text
+from samecode.fragments.scratch import ReadFile, load
+from samecode.fragments.tree import fingerprint_text, read_files
+from samecode.scan.model import Skipped
 from samecode.scan.pipeline import ScanOptions
 
 WALK = ScanOptions(gitignore=False)
@@ -74,6 +78,58 @@ def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
     many = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2, batch_size=1))
     assert to_jsonl(one, {}) == to_jsonl(many, {})
     assert len(one.regions) == 3
+
+
+def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):
+    root, _ = planted
+    whole = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
+    monkeypatch.setattr(tasks, "TASK_TOKENS", 1)  # a task per pair: each loads its files
+    for jobs in (1, 2):
+        cut = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=jobs))
+        assert to_jsonl(cut, {}) == to_jsonl(whole, {})
+        assert "".join(jsonl_pieces(cut, {})) == to_jsonl(whole, {})
+
+
+def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, monkeypatch):
+    root, _ = planted
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    seen: list[str] = []
+
+    def look(stage: str, done: int, total: int) -> None:
+        if stage == "compare" and not seen:  # every file read is in a scratch file
+            (folder,) = scratch.iterdir()
+            seen.extend(sorted(p.name for p in folder.iterdir()))
+
+    found = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, batch_size=2),
+                           progress=look)  # fmt: skip
+    assert len(seen) == 2
+    assert all(name.endswith(".scratch") for name in seen)
+    assert len(found.regions) == 3
+    assert list(scratch.iterdir()) == []
+
+    def fail(stage: str, done: int, total: int) -> None:
+        if stage == "compare":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2), progress=fail)
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_file_read_comes_back_as_fingerprinted(planted, tmp_path):
+    root, _ = planted
+    paths = [*sorted(str(p) for p in root.iterdir()), str(root / "missing.py")]
+    options = FragmentOptions()
+    got = read_files(paths, options, None, 10, None, str(tmp_path))
+    assert isinstance(got[-1], Skipped)
+    for path, read in zip(paths, got[:-1]):
+        expected = fingerprint_text(path, Path(path).read_text(), options)
+        assert isinstance(read, ReadFile)
+        assert read.path == path
+        assert read.fingerprints.tolist() == sorted(expected.fingerprints)
+        assert load(read) == (expected.tokens, expected.kgrams)
 
 
 def test_progress_counts_the_files_read_and_the_pairs_compared(planted):

@@ -601,12 +601,12 @@ def _write_fragments(
 ) -> None:
     """Write a fragments result in the format asked for (SARIF's URIs and the HTML
     page's paths relative to the paths' common folder)."""
-    from samecode.fragments.report import to_json, to_jsonl, to_text
+    from samecode.fragments.report import jsonl_pieces, to_json, to_text
     from samecode.fragments.sarif import common_root, to_sarif
 
     fmt = option(args, "format")
     if fmt == "jsonl":
-        write(to_jsonl(result, parameters), args.output)
+        write(jsonl_pieces(result, parameters), args.output)
     elif fmt == "json":
         write(to_json(result, parameters), args.output)
     elif fmt == "sarif":

@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
@@ -137,24 +138,41 @@ def to_stdout(action: Callable[[], None]) -> None:
         raise OutputError(error.errno, error.strerror) from error
 
 
-def write(text: str, output: str | None) -> None:
+def _chunks(pieces: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
+    """``pieces`` joined into chunks of about ``size`` characters or more."""
+    held: list[str] = []
+    count = 0
+    for piece in pieces:
+        held.append(piece)
+        count += len(piece)
+        if count >= size:
+            yield "".join(held)
+            held, count = [], 0
+    if held:
+        yield "".join(held)
+
+
+def write(text: str | Iterable[str], output: str | None) -> None:
     """Write ``text`` and a newline to stdout, or to the file ``output`` (see
-    :func:`_write_file`)."""
+    :func:`_write_file`). ``text`` may come in pieces, written as they come (a long
+    report need not be held whole)."""
+    pieces = _chunks(chain([text] if isinstance(text, str) else text, ["\n"]))
     if output is None:
-        text += "\n"
-        for start in range(0, len(text), 1 << 16):  # a closed pipe is seen at the next piece
+        for chunk in pieces:
+            for start in range(0, len(chunk), 1 << 16):  # a closed pipe is seen at the next
+                piece = chunk[start : start + (1 << 16)]
 
-            def piece(start: int = start) -> None:
-                sys.stdout.write(text[start : start + (1 << 16)])
-                sys.stdout.flush()
+                def part(piece: str = piece) -> None:
+                    sys.stdout.write(piece)
+                    sys.stdout.flush()
 
-            to_stdout(piece)
+                to_stdout(part)
         return
-    _write_file(text + "\n", output)
+    _write_file(pieces, output)
 
 
-def _write_file(text: str, output: str) -> None:
-    """Write ``text`` to the file ``output`` names, as people expect of ``-o``:
+def _write_file(pieces: Iterable[str], output: str) -> None:
+    """Write ``pieces`` of text, in order, to the file ``output`` names, as people expect of ``-o``:
 
     * a regular file (or a new one) is replaced atomically (a temporary file beside it,
       renamed over it), keeping the mode of the file it replaces;
@@ -177,7 +195,7 @@ def _write_file(text: str, output: str) -> None:
     if info is not None and not stat.S_ISREG(info.st_mode):
         try:
             with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
-                file.write(text)
+                file.writelines(pieces)
         except OSError as error:
             raise OSError(error.errno, error.strerror, output) from None
         return
@@ -188,7 +206,7 @@ def _write_file(text: str, output: str) -> None:
         raise OSError(error.errno, error.strerror, output) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", errors="surrogateescape", newline="") as file:
-            file.write(text)
+            file.writelines(pieces)
             if info is not None:
                 os.fchmod(file.fileno(), stat.S_IMODE(info.st_mode))
             else:  # a new file gets the mode any new file gets (umask applied)

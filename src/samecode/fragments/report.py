@@ -36,7 +36,7 @@ No shared fragments of 40 tokens or more.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from samecode.fragments.classes import FragmentClass
@@ -50,6 +50,7 @@ __all__ = [
     "comparison_json",
     "comparison_text",
     "ignored_text",
+    "jsonl_pieces",
     "records",
     "to_json",
     "to_jsonl",
@@ -134,16 +135,24 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
 _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one encoder for all
 
 
-def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
-    """The result as JSON lines (see the module's description), ``parameters`` stated in
-    the first."""
+def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator[str]:
+    """:func:`to_jsonl`'s text in pieces, a line at a time (its newline before it, but
+    for the first): to write a long report without holding it whole."""
     head = {
         "type": "fragments",
         "schema": SCHEMA,
         "parameters": parameters,
         "summary": result.summary(),
     }
-    return "\n".join([_dumps(head), *(_dumps({"type": t, **r}) for t, r in records(result))])
+    yield _dumps(head)
+    for kind, record in records(result):
+        yield "\n" + _dumps({"type": kind, **record})
+
+
+def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
+    """The result as JSON lines (see the module's description), ``parameters`` stated in
+    the first."""
+    return "".join(jsonl_pieces(result, parameters))
 
 
 def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:

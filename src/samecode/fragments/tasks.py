@@ -41,7 +41,7 @@ def compare_tasks(
     pairs: Sequence[tuple[int, int]],
     sizes: Sequence[int],
     workers: int,
-    most_tokens: int = TASK_TOKENS,
+    most_tokens: int | None = None,
 ) -> list[list[tuple[int, int]]]:
     """Cut ``pairs`` into tasks (see the module's description). Each pair is in one task,
     written hub first. A task's files hold at most ``most_tokens`` tokens, but for a
@@ -54,7 +54,8 @@ def compare_tasks(
     :param pairs: pairs of file numbers.
     :param sizes: each file's tokens, by number.
     :param workers: how many processes run the tasks, 1 or more.
-    :param most_tokens: the most tokens of a task's files, 1 or more.
+    :param most_tokens: the most tokens of a task's files, 1 or more (``None``:
+        :data:`TASK_TOKENS`, as it is when called).
     :raises TypeError: if ``workers`` or ``most_tokens`` is not an int.
     :raises ValueError: if either is below 1.
     :raises IndexError: if a pair names a file that ``sizes`` has not.
@@ -64,6 +65,7 @@ def compare_tasks(
     >>> compare_tasks([(0, 1), (2, 3)], [10, 10, 10, 10], workers=2)
     [[(1, 0)], [(3, 2)]]
     """
+    most_tokens = TASK_TOKENS if most_tokens is None else most_tokens
     check_int(workers, "workers")
     check_int(most_tokens, "most_tokens")
     if workers < 1 or most_tokens < 1:

@@ -1,0 +1,81 @@
+"""Scratch files: a file read comes back from its scratch file as it was written, at its
+own offset among others, and a scratch file damaged or removed is said so."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeValueError
+from samecode.fragments.boilerplate import Ignored
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
+from samecode.fragments.tokens import TokenSpans
+from samecode.scan.shingling import Shingling
+
+words = st.lists(st.sampled_from(["a", "b", "c", "dd", "e\n", "f\n\n"]), min_size=1, max_size=80)
+
+
+def _read(text: str) -> tuple[TokenSpans, Kgrams]:
+    tokens = TokenSpans.of(text, Shingling())
+    return tokens, Kgrams.of(tokens.ids, k=2, window=3)
+
+
+@given(st.lists(words.map(" ".join), min_size=1, max_size=5))
+def test_every_file_comes_back_as_written(tmp_path_factory, texts):
+    folder = tmp_path_factory.mktemp("scratch")
+    files = [_read(text) for text in texts]
+    ignored = (Ignored("x", "import block", 1, 1, 2, 0, 2),)
+    with ScratchFile(str(folder)) as scratch:
+        written = [scratch.write(f"f{n}", *found, ignored) for n, found in enumerate(files)]
+    assert len({read.scratch for read in written}) == 1  # one scratch file, several offsets
+    for n, (read, (tokens, kgrams)) in enumerate(zip(written, files)):
+        assert (read.path, read.tokens, read.ignored) == (f"f{n}", len(tokens), ignored)
+        assert read.masked == [(0, 2)]
+        assert read.fingerprints.tolist() == sorted(kgrams.hashes[p] for p in kgrams.selected)
+        back_tokens, back_kgrams = load(read)
+        assert back_tokens == tokens
+        assert back_kgrams == kgrams
+        assert load_ids(read) == tokens.ids
+        assert pickle.loads(pickle.dumps(read)) == read
+
+
+def test_each_scratch_file_is_new_and_stays_after_it_is_closed(tmp_path):
+    tokens, kgrams = _read("a b c a b c")
+    with ScratchFile(str(tmp_path)) as one, ScratchFile(str(tmp_path)) as two:
+        first, second = one.write("a", tokens, kgrams, ()), two.write("b", tokens, kgrams, ())
+    assert first.scratch != second.scratch
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        os.path.basename(read.scratch) for read in (first, second)
+    )
+    assert os.path.getsize(first.scratch) == first.ids + first.size
+    assert load(second)[0] == tokens
+
+
+def test_a_damaged_or_removed_scratch_file_is_said_so(tmp_path):
+    tokens, kgrams = _read("a b c a b c d e f")
+    with ScratchFile(str(tmp_path)) as scratch:
+        read = scratch.write("a.py", tokens, kgrams, ())
+    with open(read.scratch, "r+b") as handle:
+        handle.truncate(read.ids + read.size - 1)
+    with pytest.raises(SamecodeValueError, match=r"scratch file .* of 'a.py' was cut short"):
+        load(read)
+    assert load_ids(read) == tokens.ids  # the ids come first, and are whole
+    os.remove(read.scratch)
+    with pytest.raises(FileNotFoundError):
+        load_ids(read)
+
+
+def test_a_scratch_file_needs_its_folder(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        ScratchFile(str(tmp_path / "missing"))
+
+
+def test_what_is_kept_in_memory_is_the_fingerprints():
+    assert set(ReadFile.__slots__) == {
+        "path", "tokens", "fingerprints", "ignored", "scratch", "offset", "ids", "size"
+    }  # fmt: skip
