@@ -10,8 +10,10 @@ The data's way, one module per step:
     -> :mod:`~samecode.fragments.classes` (the same text in N places: one class)
     -> :mod:`~samecode.fragments.report` (JSON lines, JSON, text)
 
-:mod:`~samecode.fragments.tree` runs them over a tree (:func:`scan_fragments`) or two files
-(:func:`compare_fragments`); :mod:`~samecode.fragments.options` holds the parameters.
+:mod:`~samecode.fragments.tree` runs them over a tree (:func:`scan_fragments`: the files
+read wait in :mod:`~samecode.fragments.scratch` files, and the candidate pairs are cut
+into tasks by :mod:`~samecode.fragments.tasks`) or two files (:func:`compare_fragments`);
+:mod:`~samecode.fragments.options` holds the parameters.
 The guarantee: every run of at least ``window + k - 1`` tokens two files share is found
 (unless it is boilerplate or repetitive), and nothing shorter than ``k``.
 

@@ -122,11 +122,9 @@ class ScratchFile:
 
 
 def _bytes(read: ReadFile, offset: int, size: int) -> bytes:
-    handle = os.open(read.scratch, os.O_RDONLY)
-    try:
-        data = os.pread(handle, size, offset)
-    finally:
-        os.close(handle)
+    with open(read.scratch, "rb") as handle:  # buffered: reads on to size, or the end
+        handle.seek(offset)
+        data = handle.read(size)
     if len(data) != size:
         raise SamecodeValueError(
             f"the scratch file {read.scratch!r} of {read.path!r} was cut short "
