@@ -147,3 +147,27 @@ def test_scan_writes_sarif_and_html(tree, capsys, tmp_path):
     assert status == 0
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert 'id="region-1"' in page.read_text()
+
+
+def test_scratch_files_that_cannot_be_written_say_where_they_go(tree):
+    # a file size limit stands in for a full disk: the scratch file cannot be written
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))\n"
+        "from samecode.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "scan", str(tree), "--fragments", "-q", "-j", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "File too large (writing the scan's scratch files" in done.stderr
+    assert "TMPDIR names another" in done.stderr
+    assert ".scratch" in done.stderr  # the file it was writing

@@ -34,3 +34,37 @@ def test_masked_tokens_count_as_zero_in_any_order_and_overlap(ids, spans, data):
 def test_a_bad_range_of_tokens_is_refused():
     with pytest.raises(SamecodeValueError, match="within 0 to 2"):
         token_digest(array("Q", [1, 2]), 1, 3)
+
+
+class CountingIds(dict):
+    """Token ids by path, noting the paths asked for, in order."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.asked: list[str] = []
+
+    def __getitem__(self, path):
+        self.asked.append(path)
+        return super().__getitem__(path)
+
+
+def test_class_digests_ask_for_a_files_places_together_in_order_of_path():
+    from samecode.fragments.classes import FragmentClass, Occurrence
+    from samecode.fragments.digest import class_digests
+
+    ids = CountingIds(
+        {path: array("Q", range(n, n + 30)) for n, path in enumerate(["a", "b", "c"])}
+    )
+    classes = [
+        FragmentClass((Occurrence("b", 1, 1, 0, 5), Occurrence("c", 1, 1, 4, 9)), 1),
+        FragmentClass((Occurrence("a", 1, 1, 6, 11), Occurrence("c", 2, 2, 10, 15)), 1),
+        FragmentClass((Occurrence("a", 3, 3, 20, 25), Occurrence("b", 3, 3, 9, 14)), 1),
+    ]
+    found = class_digests(classes, ids)
+    assert ids.asked == ["a", "a", "b", "b", "c", "c"]
+    expected = [
+        tuple(token_digest(dict(ids)[o.path], o.first, o.stop) for o in clone.occurrences)
+        for clone in classes
+    ]
+    assert found == expected
+    assert found[0][1] == found[1][0]  # c[4:9] and a[6:11]: the same ids, 6 to 10

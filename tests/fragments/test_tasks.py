@@ -3,6 +3,8 @@ budget unless it is one pair; the dearest tasks first; bad arguments refused."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -63,7 +65,16 @@ def test_a_hubs_pairs_come_together_largest_hub_first():
 
 def test_the_default_budget_is_stated():
     assert TASK_TOKENS == 400_000
-    assert compare_tasks([(0, 1)], [TASK_TOKENS, 1], 1) == [[(0, 1)]]
+    half = TASK_TOKENS // 2
+    assert compare_tasks([(0, 1), (2, 3)], [half, half, 1, 1], 1) == [[(1, 0)], [(3, 2)]]
+    assert compare_tasks([(0, 1), (2, 3)], [half, half - 2, 1, 1], 1) == [[(0, 1), (3, 2)]]
+
+
+def test_a_task_ends_once_it_holds_its_share():
+    # 32 pairs of 2 tokens over 2 workers: a share of 2, one pair each
+    pairs = [(2 * n, 2 * n + 1) for n in range(32)]
+    assert len(compare_tasks(pairs, [1] * 64, 2)) == 32
+    assert len(compare_tasks(pairs, [1] * 64, 1)) == 1
 
 
 @pytest.mark.parametrize(
@@ -78,3 +89,11 @@ def test_the_default_budget_is_stated():
 def test_bad_arguments_are_refused_with_the_rule(workers, most, error, words):
     with pytest.raises(error, match=words):
         compare_tasks([(0, 1)], [1, 1], workers, most)
+
+
+@pytest.mark.parametrize("pair", [(-1, 0), (0, 2), (2, 2)])
+def test_a_pair_naming_an_unknown_file_is_refused(pair):
+    with pytest.raises(
+        SamecodeValueError, match=r"files 0 to 1 \(the sizes given\); got " + re.escape(str(pair))
+    ):
+        compare_tasks([(0, 1), pair], [1, 1], 1)

@@ -82,12 +82,34 @@ def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
 
 def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):
     root, _ = planted
-    whole = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
+
+    def scanned(jobs: int, pairs: int = 3) -> tuple[str, int]:
+        ticks: list[tuple[int, int]] = []
+        found = scan_fragments(
+            [str(root)],
+            walk=ScanOptions(gitignore=False, jobs=jobs),
+            progress=lambda stage, done, total: stage == "compare" and ticks.append((done, total)),
+        )
+        assert ticks[-1] == (pairs, pairs)  # a, b and c: three pairs
+        assert "".join(jsonl_pieces(found, {})) == to_jsonl(found, {})
+        return to_jsonl(found, {}), len(ticks) - 1  # a tick as each task ends
+
+    whole, tasks_run = scanned(1)
+    assert tasks_run == 1
     monkeypatch.setattr(tasks, "TASK_TOKENS", 1)  # a task per pair: each loads its files
     for jobs in (1, 2):
-        cut = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=jobs))
-        assert to_jsonl(cut, {}) == to_jsonl(whole, {})
-        assert "".join(jsonl_pieces(cut, {})) == to_jsonl(whole, {})
+        cut, tasks_run = scanned(jobs)
+        assert cut == whole
+        assert tasks_run == 3
+    # the same, with a file's copies of itself: self-pairs and masked lines
+    text = "import os\n" + "\n".join(BLOCK) + "\n" + "\n".join(BLOCK) + "\n"
+    (root / "twice.py").write_text(text)
+    cut, tasks_run = scanned(2, 7)  # and twice.py with each, and with itself
+    assert tasks_run == 7
+    monkeypatch.setattr(tasks, "TASK_TOKENS", 400_000)
+    whole, _ = scanned(1, 7)
+    assert cut == whole
+    assert '"a": "' + str(root / "twice.py") in whole
 
 
 def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, monkeypatch):
@@ -110,7 +132,7 @@ def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, mon
     assert list(scratch.iterdir()) == []
 
     def fail(stage: str, done: int, total: int) -> None:
-        if stage == "compare":
+        if stage == "compare" and done > 0:  # workers started, and loading files
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):

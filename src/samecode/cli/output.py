@@ -155,7 +155,8 @@ def _chunks(pieces: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
 def write(text: str | Iterable[str], output: str | None) -> None:
     """Write ``text`` and a newline to stdout, or to the file ``output`` (see
     :func:`_write_file`). ``text`` may come in pieces, written as they come (a long
-    report need not be held whole)."""
+    report need not be held whole): to stdout, an error while they are made leaves
+    those already written; a file is replaced only once all are."""
     pieces = _chunks(chain([text] if isinstance(text, str) else text, ["\n"]))
     if output is None:
         for chunk in pieces:

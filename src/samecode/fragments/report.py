@@ -137,7 +137,14 @@ _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one enco
 
 def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator[str]:
     """:func:`to_jsonl`'s text in pieces, a line at a time (its newline before it, but
-    for the first): to write a long report without holding it whole."""
+    for the first): to write a long report without holding it whole.
+
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0)
+    >>> pieces = list(jsonl_pieces(empty, {}))
+    >>> len(pieces), "".join(pieces) == to_jsonl(empty, {})
+    (1, True)
+    """
     head = {
         "type": "fragments",
         "schema": SCHEMA,

@@ -59,7 +59,7 @@ def compare_tasks(
         :data:`TASK_TOKENS`, as it is when called).
     :raises TypeError: if ``workers`` or ``most_tokens`` is not an int.
     :raises ValueError: if either is below 1.
-    :raises IndexError: if a pair names a file that ``sizes`` has not.
+    :raises ValueError: if a pair names a file that ``sizes`` has not.
 
     Runtime complexity: ``O(p log p)`` for ``p`` pairs.
 
@@ -73,6 +73,12 @@ def compare_tasks(
         raise SamecodeValueError(
             f"workers and most_tokens must be 1 or more; got {workers} and {most_tokens}"
         )
+    known = len(sizes)
+    for pair in pairs:
+        if not (0 <= pair[0] < known and 0 <= pair[1] < known):
+            raise SamecodeValueError(
+                f"pairs must name files 0 to {known - 1} (the sizes given); got {pair!r}"
+            )
     total = sum(sizes[i] + sizes[j] for i, j in pairs)
     share = total / (16 * workers) if workers > 1 else total + 1
     tasks: list[tuple[int, list[tuple[int, int]]]] = []

@@ -31,7 +31,7 @@ import tempfile
 import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from samecode._validation import describe
@@ -277,13 +277,26 @@ def read_files(
     boilerplate: BoilerplateFiles | None,
     folder: str,
 ) -> list[ReadFile | Skipped]:
-    """Read and fingerprint a batch of files (:func:`fingerprint_files`), each written to
-    a new scratch file in ``folder`` (:class:`~samecode.fragments.scratch.ScratchFile`):
+    """Read and fingerprint a batch of files (:func:`fingerprint_files`), and write them
+    to a new scratch file in ``folder`` (:class:`~samecode.fragments.scratch.ScratchFile`):
     a stage of :func:`scan_fragments`, picklable, run by any engine. What it returns
     holds the fingerprints, not the tokens.
 
+    :raises OSError: if the scratch file cannot be made or written.
+
     Runtime complexity: that of :func:`fingerprint_files`, and ``O(n)`` in C per file
     of ``n`` tokens to write it.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.py").write_text(" ".join(f"w{i}" for i in range(40)))
+    >>> read, missing = read_files([str(folder / "a.py"), str(folder / "b.py")],
+    ...                            FragmentOptions(), None, 10, None, str(folder))
+    >>> read.tokens, len(read.fingerprints) > 0, missing.reason
+    (40, True, 'vanished')
+    >>> load(read)[0].ids == fingerprint_text(read.path, (folder / "a.py").read_text(),
+    ...                                        FragmentOptions()).tokens.ids
+    True
     """
     out: list[ReadFile | Skipped] = []
     with ScratchFile(folder) as scratch:
@@ -294,6 +307,9 @@ def read_files(
             else:
                 out.append(scratch.write(item.path, item.tokens, item.kgrams, item.ignored))
     return out
+
+
+_NONE: array[int] = array("Q")
 
 
 def _loaded(read: ReadFile) -> FileFingerprints:
@@ -358,17 +374,19 @@ def scan_fragments(
     :param boilerplate: files whose text is ignored wherever it is
         (:class:`~samecode.fragments.boilerplate.BoilerplateFiles`, read with ``options.k``).
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
-    :raises OSError: if the scratch folder cannot be made or written.
+    :raises OSError: if the scratch folder cannot be made or written (a full disk), or a
+        scratch file read (removed while the scan ran).
+    :raises ValueError: if a scratch file was cut short or changed while the scan ran.
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
     its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
     processes. Memory: the files read are written to a scratch folder
-    (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`: ``TMPDIR``;
-    about 37 bytes per token of every file compared, removed at the end); this process
-    keeps 8 bytes per fingerprint and 20 more for the index, and each compare task
-    loads the files it names (about 37 bytes a token, some 15 MB at most, but for a
-    larger file of its own).
+    (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`, which
+    ``TMPDIR`` sets; about 37 bytes per token of every file compared, removed at the
+    end; where that folder is a ``tmpfs`` they are in memory too); this process keeps
+    some 20 bytes per fingerprint (the index), and each compare task loads the files it
+    names (about 37 bytes a token, some 15 MB at most, but for a larger file of its own).
     """
     options = FragmentOptions() if options is None else options
     walk = ScanOptions() if walk is None else walk
@@ -400,7 +418,7 @@ def scan_fragments(
                     skipped.append(item)
                 else:
                     index.add(len(files), item.fingerprints)
-                    files.append(item)
+                    files.append(replace(item, fingerprints=_NONE))  # the index holds them
         limit = options.boilerplate_limit(len(files))
         ignored = index.boilerplate(limit)
         pairs = index.candidate_pairs(ignored)
