@@ -27,14 +27,20 @@ def _start(command: list[str]) -> subprocess.Popen[str]:
     """Start ``command`` with this checkout's package, in a session of its own (so that
     :func:`_ended` can end it with its workers)."""
     env = {**os.environ, "PYTHONPATH": SRC}
-    return subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
+    # A command inherits an ignored SIGINT (this run started in the background of a
+    # shell, say), and Python then keeps ignoring it: the command gets the default.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            start_new_session=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _ended(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
