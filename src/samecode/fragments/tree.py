@@ -402,57 +402,57 @@ def scan_fragments(
     regions: list[Region] = []
     digests: list[tuple[str, str]] = []
     repetitive = 0
-    with (
-        tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder,
-        engine_for(walk.jobs if len(paths) > 1 else 1) as engine,
-    ):
-        size = walk.batch_size
-        reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate,
-                  folder) for i in range(0, len(paths), size)]  # fmt: skip
-        tick = progress_counter(progress, "read", len(paths))
-        index = FingerprintIndex()  # filled as batches come, while the workers read on
-        for batch, read in zip(engine.map(read_files, reads), reads):
-            tick(len(read[0]))
-            for item in batch:
-                if isinstance(item, Skipped):
-                    skipped.append(item)
-                else:
-                    index.add(len(files), item.fingerprints)
-                    files.append(replace(item, fingerprints=_NONE))  # the index holds them
-        limit = options.boilerplate_limit(len(files))
-        ignored = index.boilerplate(limit)
-        pairs = index.candidate_pairs(ignored)
-        sizes = [read.tokens for read in files]
-        tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
-        tick = progress_counter(progress, "compare", len(pairs))
-        shared = (files, options, ignored)  # tasks name files by number
-        for (found_regions, skipped_seeds, found_digests), (chunk,) in zip(
-            engine.map_shared(_pair_regions_of, shared, tasks), tasks
-        ):
-            regions += found_regions
-            digests += found_digests
-            repetitive += skipped_seeds
-            tick(len(chunk))
+    with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
+        with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
+            size = walk.batch_size
+            reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate,
+                      folder) for i in range(0, len(paths), size)]  # fmt: skip
+            tick = progress_counter(progress, "read", len(paths))
+            index = FingerprintIndex()  # filled as batches come, while the workers read on
+            for batch, read in zip(engine.map(read_files, reads), reads):
+                tick(len(read[0]))
+                for item in batch:
+                    if isinstance(item, Skipped):
+                        skipped.append(item)
+                    else:
+                        index.add(len(files), item.fingerprints)
+                        files.append(replace(item, fingerprints=_NONE))  # the index holds them
+            limit = options.boilerplate_limit(len(files))
+            ignored = index.boilerplate(limit)
+            pairs = index.candidate_pairs(ignored)
+            sizes = [read.tokens for read in files]
+            tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
+            tick = progress_counter(progress, "compare", len(pairs))
+            shared = (files, options, ignored)  # tasks name files by number
+            for (found_regions, skipped_seeds, found_digests), (chunk,) in zip(
+                engine.map_shared(_pair_regions_of, shared, tasks), tasks
+            ):
+                regions += found_regions
+                digests += found_digests
+                repetitive += skipped_seeds
+                tick(len(chunk))
+        # the workers have ended; the class digests still read the scratch files
         order = sorted(range(len(regions)), key=lambda n: region_order(regions[n]))
         regions = [regions[n] for n in order]
         classes, region_class = region_classes(regions)
         masked = {read.path: read.masked for read in files if read.ignored}
-        return FragmentResult(
-            options,
-            [read.path for read in files],
-            skipped,
-            regions,
-            classes,
-            region_class,
-            len(ignored),
-            index.occurrences(ignored),
-            limit,
-            repetitive,
-            time.perf_counter() - started,
-            class_digests(classes, _ScratchIds(files), masked),
-            [digests[n] for n in order],
-            ignored=[item for read in files for item in read.ignored],
-        )
+        found_classes = class_digests(classes, _ScratchIds(files), masked)
+    return FragmentResult(
+        options,
+        [read.path for read in files],
+        skipped,
+        regions,
+        classes,
+        region_class,
+        len(ignored),
+        index.occurrences(ignored),
+        limit,
+        repetitive,
+        time.perf_counter() - started,
+        found_classes,
+        [digests[n] for n in order],
+        ignored=[item for read in files for item in read.ignored],
+    )
 
 
 @dataclass(frozen=True)
