@@ -118,14 +118,28 @@ def floor(tree: Path) -> float:
     return time.perf_counter() - started
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc: str) -> argparse.Namespace:
+    """The command line of this benchmark and of those run on its trees (``doc``: the
+    script's description), once samecode's modules are byte-compiled."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trees", nargs="+", choices=["stdlib", "django"],
                         default=["stdlib", "django"])  # fmt: skip
     parser.add_argument("--wait-idle", type=float, default=120.0)
     args = parser.parse_args()
     compileall.compile_dir(Path(samecode.__file__).parent, quiet=1)
+    return args
+
+
+def save(report: str, name: str) -> None:
+    """Print ``report`` and keep it as ``name`` beside the trees."""
+    print(report)
+    HERE.mkdir(parents=True, exist_ok=True)
+    (HERE / name).write_text(report + "\n")
+
+
+def main() -> int:
+    args = arguments(__doc__)
     lines = [
         "| tree | files | tool | median wall (s) | peak MB |",
         "|---|---|---|---|---|",
@@ -156,10 +170,7 @@ def main() -> int:
             f"alone take {least:.2f} s in one process ({least / 2:.2f} s on two cores, "
             f"{least / 2 / wall['jscpd']:.1f}x jscpd's whole run)"
         )
-    report = "\n".join([*lines, "", *ratios])
-    print(report)
-    HERE.mkdir(parents=True, exist_ok=True)
-    (HERE / "bench_fragments_speed.md").write_text(report + "\n")
+    save("\n".join([*lines, "", *ratios]), "bench_fragments_speed.md")
     return 0
 
 
