@@ -9,6 +9,7 @@ import os
 import random
 import sqlite3
 import zlib
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -291,3 +292,92 @@ def test_a_damaged_record_does_not_decode():
     ):
         with pytest.raises(SamecodeValueError, match="damaged"):
             decode(bad, "a.txt", 2)
+
+
+HEADED_LINES = [
+    "# Copyright 2020 Someone",
+    "# SPDX-License-Identifier: MIT",
+    "import os",
+    "from a import b",
+    "x = os.sep",
+    "y = b(x) + 1",
+    "",
+    "def f(z):",
+    "    return z",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(HEADED_LINES), max_size=40), st.integers(1, 5), st.integers(1, 5))
+def test_a_read_file_knows_the_fingerprints_its_record_decodes_to(lines, k, window):
+    # sync stores the fingerprints the workers found with each record, without decoding
+    # it: they must be those the record gives back (masked licence headers and imports
+    # included, whose tokens the record keeps as the id 0)
+    import tempfile
+
+    options = FragmentOptions(k=k, window=window, min_tokens=k)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "a.py")
+        Path(path).write_text("\n".join(lines))
+        (item,) = read_stored([path], Shingling(), None, 1, options)
+    if hasattr(item, "reason"):  # skipped: empty, too few tokens
+        return
+    decoded = decode(item.record, path, k)
+    assert item.fingerprints.tolist() == sorted(set(decoded.fingerprints))
+
+
+def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monkeypatch):
+    # The corpus sync makes from the fingerprints its workers found is the one add()
+    # makes by decoding each record, byte for byte; and sync decodes none.
+    import samecode.fragments.stored as stored
+    from samecode.fragments.corpus import read_all_stored
+
+    root = Path(os.path.realpath(tmp_path))
+    (root / "tree").mkdir()
+    files = make_files(root / "tree", 5, 12)
+    for path in files[:4]:  # licence headers and imports: masked, kept as the id 0
+        path.write_text("# Copyright 2024 Example\nimport os\nimport sys\n" + path.read_text())
+    decoded: list[str] = []
+    real_decode = stored.decode
+
+    def counting(data: bytes, path: str, k: int):
+        decoded.append(path)
+        return real_decode(data, path, k)
+
+    monkeypatch.setattr(stored, "decode", counting)
+    with Corpus.create(root / "synced.db", fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(root / "tree")], WALK)
+    assert decoded == []
+    documents, _, records, _ = read_all_stored(
+        [str(path) for path in sorted(files)], WALK, FragmentOptions()
+    )
+    with Corpus.create(root / "added.db", fragments=FragmentOptions()) as corpus:
+        corpus.add(documents, fragments=records)
+    assert len(decoded) == len(documents) > 8
+    dumps = []
+    for name in ("synced.db", "added.db"):
+        with closing(sqlite3.connect(root / name)) as connection:
+            dumps.append(list(connection.iterdump()))
+    assert dumps[0] == dumps[1]
+
+
+def test_a_file_added_twice_in_one_call_leaves_one_entry_and_its_rows(tmp_path):
+    # add() writes a batch's index rows at its end, in order: those of an entry a later
+    # document of the same path replaced within the batch are not written
+    files = make_files(tmp_path, 6, 3)
+    items = read_stored([str(path) for path in files], Shingling(), None, 1, FragmentOptions())
+    first = items[0]
+    edited = files[0].read_text() + "\n".join(lines_of(random.Random(2), "late", 15)) + "\n"
+    files[0].write_text(edited)
+    (again,) = read_stored([str(files[0])], Shingling(), None, 1, FragmentOptions())
+    with Corpus.create(tmp_path / "c.db", fragments=FragmentOptions()) as corpus:
+        documents = [first.document, items[1].document, again.document]
+        records = {first.document.path: first.record, items[1].document.path: items[1].record}
+        corpus.add(documents[:2], fragments=records)
+        rows = corpus.stats()["fragment_index_rows"]
+        corpus.add([first.document, again.document], fragments={first.document.path: again.record})
+        assert len(corpus) == 2
+        assert corpus.check() == []
+        assert corpus.stats()["fragment_index_rows"] == rows - len(first.fingerprints) + len(
+            again.fingerprints
+        )

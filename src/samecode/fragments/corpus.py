@@ -52,7 +52,7 @@ import dataclasses
 import os
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -80,11 +80,44 @@ __all__ = [
     "match_fragments",
     "no_fragments",
     "read_all_stored",
+    "read_stored_batches",
     "unshown_stored",
 ]
 
 #: The fragment parameters a corpus stores its files by, which a query must share.
 _STORED = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
+
+
+def read_stored_batches(
+    paths: Sequence[str],
+    options: ScanOptions,
+    fragments: FragmentOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> Iterator[list[StoredDocument | Skipped]]:
+    """Read ``paths`` for a corpus that stores fragments, in batches of
+    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`), on ``engine``
+    (this process by default), and yield each batch's results as it comes, in the order
+    of ``paths`` whatever the engine: what is done with one batch is done while the engine
+    reads on.
+
+    Runtime complexity: ``O(size)`` per file.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(" ".join(f"w{i}" for i in range(40)))
+    >>> [[item.document.tokens for item in batch] for batch in read_stored_batches(
+    ...     [path], ScanOptions(), FragmentOptions())]
+    [[40]]
+    """
+    size = options.batch_size
+    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
+    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
+    tick = progress_counter(progress, "read", len(paths))
+    for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
+        tick(len(task[0]))
+        yield read
 
 
 def read_all_stored(
@@ -93,30 +126,27 @@ def read_all_stored(
     fragments: FragmentOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
-) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
-    """Read ``paths`` for a corpus that stores fragments, in batches of
-    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`), on ``engine``
-    (this process by default): the documents, the files skipped, and each document's
-    fragment record by path, in the order of ``paths`` whatever the engine.
+) -> tuple[list[Document], list[Skipped], dict[str, bytes], dict[str, array[int]]]:
+    """Read ``paths`` for a corpus that stores fragments (:func:`read_stored_batches`):
+    the documents, the files skipped, and each document's fragment record and its
+    fingerprints (:attr:`~samecode.fragments.stored.StoredDocument.fingerprints`) by
+    path, in the order of ``paths`` whatever the engine.
 
     Runtime complexity: ``O(size)`` per file.
     """
     documents: list[Document] = []
     skipped: list[Skipped] = []
     records: dict[str, bytes] = {}
-    size = options.batch_size
-    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
-    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
-    tick = progress_counter(progress, "read", len(paths))
-    for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
-        tick(len(task[0]))
+    fingerprints: dict[str, array[int]] = {}
+    for read in read_stored_batches(paths, options, fragments, progress, engine):
         for item in read:
             if isinstance(item, StoredDocument):
                 documents.append(item.document)
                 records[item.document.path] = item.record
+                fingerprints[item.document.path] = item.fingerprints
             else:
                 skipped.append(item)
-    return documents, skipped, records
+    return documents, skipped, records, fingerprints
 
 
 def no_fragments(path: str, version: int) -> SamecodeValueError:

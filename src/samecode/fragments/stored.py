@@ -153,9 +153,11 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
     return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected))
 
 
-class StoredDocument(tuple[Document, bytes]):
+class StoredDocument(tuple[Document, bytes, "array[int]"]):
     """A file read for a corpus that stores fragments: its
-    :class:`~samecode.scan.model.Document` and its record (:func:`encode`)."""
+    :class:`~samecode.scan.model.Document`, its record (:func:`encode`) and its
+    fingerprints (the distinct hashes of the k-grams it selected, sorted: what the
+    corpus's index holds of it, the same as :func:`decode` of the record gives)."""
 
     __slots__ = ()
 
@@ -168,6 +170,11 @@ class StoredDocument(tuple[Document, bytes]):
     def record(self) -> bytes:
         """The file's fragment record."""
         return self[1]
+
+    @property
+    def fingerprints(self) -> array[int]:
+        """The distinct hashes of the file's fingerprints, sorted."""
+        return self[2]
 
 
 def read_stored(
@@ -191,6 +198,8 @@ def read_stored(
     >>> (item,) = read_stored([path], Shingling(), None, 10, FragmentOptions())
     >>> item.document.tokens, decode(item.record, path, 12).kgrams.selected.tolist()
     (40, [...])
+    >>> item.fingerprints.tolist() == sorted(set(decode(item.record, path, 12).fingerprints))
+    True
     """
     out: list[StoredDocument | Skipped] = []
     for path in paths:
@@ -203,5 +212,6 @@ def read_stored(
             out.append(document)
             continue
         found = fingerprint_text(path, text.text, options, boilerplate)
-        out.append(StoredDocument((document, encode(found))))
+        distinct = array("Q", sorted(set(found.fingerprints)))
+        out.append(StoredDocument((document, encode(found), distinct)))
     return out

@@ -51,6 +51,7 @@ row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -123,6 +124,12 @@ _FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_i
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+# Files per transaction of sync() (bigger than add()'s: fewer commits, each writing the
+# pages it changed once), and the page cache (KiB) its connection may use meanwhile:
+# the index rows land all over the index, whose pages a small cache reads again and
+# again. SQLite takes the cache's memory as pages are used.
+_SYNC_BATCH = 1000
+_SYNC_CACHE_KIB = 64 << 10
 # Files read, then stored, at a time by sync() (what it holds: their documents and records).
 _SYNC_FILES = 4096
 #: How many shingles (query or stored) one join of :meth:`Corpus.match` holds, about
@@ -134,6 +141,18 @@ _LOOKUP_VALUES = 900
 #: :func:`~samecode.scan.pipeline.read_documents` that depend on the file itself): its
 #: entry is removed by :meth:`Corpus.sync`.
 _GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a regular file")
+
+
+@dataclasses.dataclass
+class _Waiting:
+    """What :meth:`Corpus.sync` read of a part and has not stored yet: the fresh
+    documents, in order, the older spellings of their entries to remove, and their
+    fragment records and fingerprints by path."""
+
+    fresh: list[Document] = dataclasses.field(default_factory=list)
+    stale: list[str] = dataclasses.field(default_factory=list)
+    records: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    fingerprints: dict[str, array[int]] = dataclasses.field(default_factory=dict)
 
 
 def _shifted(
@@ -789,29 +808,46 @@ class Corpus(StoreFile):
         :raises ValueError: for a corpus that stores fragments, a document without its
             record, or a record that does not decode (nothing of its batch is stored).
         """
+        return self._add(documents, mtimes, fragments, None)
+
+    def _add(
+        self,
+        documents: Iterable[Document],
+        mtimes: dict[str, int] | None,
+        fragments: dict[str, bytes] | None,
+        fingerprints: dict[str, array[int]] | None,
+        size: int = _BATCH,
+    ) -> int:
+        """:meth:`add`, given each record's fingerprints (by path) where they are known,
+        as :meth:`sync` knows those its workers made: such a record is not decoded; a
+        transaction stores ``size`` documents."""
         self._check_writable()
         count = 0
         batch: list[Document] = []
         for document in documents:
             if isinstance(document, Document):
                 batch.append(document)
-            if len(batch) >= _BATCH:
-                count += self._store(batch, mtimes, fragments)
+            if len(batch) >= size:
+                count += self._store(batch, mtimes, fragments, fingerprints)
                 batch = []
         if batch:
-            count += self._store(batch, mtimes, fragments)
+            count += self._store(batch, mtimes, fragments, fingerprints)
         return count
 
     def _records(
-        self, batch: Sequence[Document], fragments: dict[str, bytes] | None
-    ) -> list[tuple[bytes, list[int]]]:
-        """Each document's fragment record and its distinct fingerprint hashes, checked
-        (none for a corpus without fragments)."""
+        self,
+        batch: Sequence[Document],
+        fragments: dict[str, bytes] | None,
+        fingerprints: dict[str, array[int]] | None,
+    ) -> list[tuple[bytes, Sequence[int]]]:
+        """Each document's fragment record and its distinct fingerprint hashes, sorted:
+        given, or the record decoded, which checks it (none for a corpus without
+        fragments)."""
         if self._fragments is None:
             return []
         from samecode.fragments.stored import decode
 
-        out = []
+        out: list[tuple[bytes, Sequence[int]]] = []
         for document in batch:
             record = None if fragments is None else fragments.get(document.path)
             if not isinstance(record, bytes):
@@ -820,8 +856,12 @@ class Corpus(StoreFile):
                     "record (read files with samecode.fragments.stored.read_stored, or use "
                     "sync())"
                 )
-            found = decode(record, document.path, self._fragments.k)
-            out.append((record, sorted(set(found.fingerprints))))
+            known = None if fingerprints is None else fingerprints.get(document.path)
+            if known is not None:
+                out.append((record, known))
+            else:
+                found = decode(record, document.path, self._fragments.k)
+                out.append((record, sorted(set(found.fingerprints))))
         return out
 
     def _store(
@@ -829,8 +869,9 @@ class Corpus(StoreFile):
         batch: Sequence[Document],
         mtimes: dict[str, int] | None,
         fragments: dict[str, bytes] | None = None,
+        fingerprints: dict[str, array[int]] | None = None,
     ) -> int:
-        records = self._records(batch, fragments)
+        records = self._records(batch, fragments, fingerprints)
         rows = []
         for document in batch:
             if mtimes is not None and document.path in mtimes:
@@ -842,8 +883,13 @@ class Corpus(StoreFile):
                     mtime = 0
             ordered = array("Q", sorted(document.shingles))
             rows.append((document, mtime, _blob(ordered), ordered))
+        index_rows: list[tuple[int, int]] = []  # the fragment index's, of the batch
+        stored: dict[str, int] = {}  # path -> id, of the batch
         with self._transaction():
             for number, (document, mtime, blob, ordered) in enumerate(rows):
+                if document.path in stored:  # replaced within the batch: its rows go too
+                    gone = stored[document.path]  # (and its id may be given again)
+                    index_rows = [row for row in index_rows if row[1] != gone]
                 self._delete(document.path)
                 cursor = self._run(
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
@@ -869,20 +915,21 @@ class Corpus(StoreFile):
                 file_id = cursor.lastrowid
                 if file_id is None:  # pragma: no cover - an INSERT always has a row id
                     raise IndexCorruptError(self._path, "SQLite gave no row id")
+                stored[document.path] = file_id
                 self._candidates.store(self, file_id, ordered)
                 if records:
-                    self._store_fragments(file_id, *records[number])
+                    record, hashes = records[number]
+                    self._run(
+                        "INSERT INTO fragments VALUES (?, ?, ?)",
+                        (file_id, record, zlib.crc32(record, file_id & 0xFFFFFFFF)),
+                    )
+                    index_rows += [(signed64(value), file_id) for value in hashes]
+            # in the index's order: the rows of the batch land on the pages of the index
+            # one after the other, each page read (and written) once for the batch
+            if index_rows:
+                index_rows.sort()
+                self._many("INSERT INTO fragment_index VALUES (?, ?)", index_rows)
         return len(rows)
-
-    def _store_fragments(self, file_id: int, record: bytes, hashes: list[int]) -> None:
-        self._run(
-            "INSERT INTO fragments VALUES (?, ?, ?)",
-            (file_id, record, zlib.crc32(record, file_id & 0xFFFFFFFF)),
-        )
-        self._many(
-            "INSERT INTO fragment_index VALUES (?, ?)",
-            [(signed64(value), file_id) for value in hashes],
-        )
 
     def touch(self, path: str, mtime_ns: int) -> None:
         """Record a new modification time for a file whose bytes did not change."""
@@ -1004,10 +1051,12 @@ class Corpus(StoreFile):
         Runtime complexity: ``O(files)`` to walk the paths and look at each file's size and
         time; ``O(size)`` to read and fingerprint each new or changed file (on the
         engine), and its rows written. Memory: the stored entries' paths, and the
-        documents (and fragment records) of 4,096 files at a time: the files are read and
-        stored a part at a time, each part in transactions of 100 files. A sync that
-        stops midway (an error, an interrupt) leaves the parts before stored, each entry
-        whole and valid; running it again stores the rest.
+        documents (and fragment records) of 4,096 files at most: the files are read a
+        part of 4,096 at a time, and stored as they come, in transactions of 100 files,
+        while the engine reads on (a corpus that stores fragments takes the fingerprints
+        its workers found with each record, rather than decoding it again). A sync that
+        stops midway (an error, an interrupt) leaves the transactions before stored, each
+        entry whole and valid; running it again stores the rest.
 
         >>> import os, tempfile
         >>> from samecode.scan.pipeline import ScanOptions
@@ -1021,8 +1070,9 @@ class Corpus(StoreFile):
         >>> [os.path.basename(p) for p in first.added], len(again.unchanged), again.held
         (['a.py'], 1, 1)
         """
+        from samecode.fragments.stored import StoredDocument
         from samecode.scan.pipeline import ScanOptions as Options
-        from samecode.scan.pipeline import discover, read_all
+        from samecode.scan.pipeline import discover, read_batches
 
         self._check_writable()
         if isinstance(paths, (str, bytes, os.PathLike)):
@@ -1071,46 +1121,54 @@ class Corpus(StoreFile):
         updated: list[str] = []
         removed: list[Skipped] = []
         read_skipped: list[Skipped] = []
-        # A part of the files at a time, read (on the engine), then stored: the memory
-        # held is a part's documents and records, whatever the number of files. A part
-        # holds at least two batches a worker, so that every worker has some.
+        # A part of the files at a time, read (on the engine): the memory held is a
+        # part's documents and records at most, whatever the number of files. A part
+        # holds at least two batches a worker, so that every worker has some. What is
+        # read is stored as it comes, a transaction of _SYNC_BATCH files at a time, while the
+        # engine reads on.
         workers = 1 if engine is None else engine.workers
         step = max(_SYNC_FILES, 2 * options.batch_size * workers)
         if progress is not None and not to_read:
             progress("read", 0, 0)
-        for start in range(0, len(to_read), step):
-            part = to_read[start : start + step]
-            said = None if progress is None else _shifted(progress, start, len(to_read))
-            records: dict[str, bytes] = {}
-            if self._fragments is None:
-                documents, part_skipped = read_all(part, options, said, engine)
-            else:
-                from samecode.fragments.corpus import read_all_stored
+        with self._sync_cache():
+            for start in range(0, len(to_read), step):
+                part = to_read[start : start + step]
+                said = None if progress is None else _shifted(progress, start, len(to_read))
+                batches: Iterator[Sequence[Document | StoredDocument | Skipped]]
+                if self._fragments is None:
+                    batches = read_batches(part, options, said, engine)
+                else:
+                    from samecode.fragments.corpus import read_stored_batches
 
-                documents, part_skipped, records = read_all_stored(
-                    part, options, self._fragments, said, engine
-                )
-            read_skipped += part_skipped
-            fresh: list[Document] = []
-            stale: list[str] = []
-            for document in documents:
-                real = identity(document.path)
-                entry = entries.get(real)
-                if entry is not None and entry.path == real and entry.sha256 == document.sha256:
-                    self.touch(real, mtimes.get(real, 0))
-                    unchanged.append(real)
-                    continue
-                if entry is not None and entry.path != real:
-                    stale.append(entry.path)  # an older spelling, kept under its identity
-                (added if entry is None else updated).append(real)
-                fresh.append(dataclasses.replace(document, path=real))
-                if records:
-                    records[real] = records[document.path]
-            if stale:
-                with self._transaction():
-                    for path in stale:
-                        self._delete(path)
-            self.add(fresh, mtimes, fragments=records if self._fragments is not None else None)
+                    batches = read_stored_batches(part, options, self._fragments, said, engine)
+                waiting = _Waiting()
+                for batch in batches:
+                    for item in batch:
+                        if isinstance(item, Skipped):
+                            read_skipped.append(item)
+                            continue
+                        document = item.document if isinstance(item, StoredDocument) else item
+                        real = identity(document.path)
+                        entry = entries.get(real)
+                        if (
+                            entry is not None
+                            and entry.path == real
+                            and entry.sha256 == document.sha256
+                        ):
+                            self.touch(real, mtimes.get(real, 0))
+                            unchanged.append(real)
+                            continue
+                        if entry is not None and entry.path != real:
+                            # an older spelling, kept under its identity
+                            waiting.stale.append(entry.path)
+                        (added if entry is None else updated).append(real)
+                        waiting.fresh.append(dataclasses.replace(document, path=real))
+                        if isinstance(item, StoredDocument):
+                            waiting.records[real] = item.record
+                            waiting.fingerprints[real] = item.fingerprints
+                    if len(waiting.fresh) >= _SYNC_BATCH:
+                        self._store_waiting(waiting, mtimes, everything=False)
+                self._store_waiting(waiting, mtimes, everything=True)
         doomed: list[Skipped] = []
         for item in read_skipped:
             entry = entries.get(identity(item.path))
@@ -1141,6 +1199,42 @@ class Corpus(StoreFile):
             skipped=tuple(skipped),
             held=len(self),
         )
+
+    @contextlib.contextmanager
+    def _sync_cache(self) -> Iterator[None]:
+        """A page cache of ``_SYNC_CACHE_KIB`` for the connection while :meth:`sync`
+        writes, the one it had back after."""
+        (previous,) = self._run("PRAGMA cache_size").fetchone()
+        self._run(f"PRAGMA cache_size = {-_SYNC_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # the connection may be gone
+                self._db.execute(f"PRAGMA cache_size = {int(previous)}")
+
+    def _store_waiting(
+        self, waiting: _Waiting, mtimes: dict[str, int], *, everything: bool
+    ) -> None:
+        """Store what :meth:`sync` read and holds: the stale spellings removed, then the
+        fresh documents, in whole transactions of ``_SYNC_BATCH`` but for ``everything``."""
+        fresh = waiting.fresh
+        cut = len(fresh) if everything else len(fresh) - len(fresh) % _SYNC_BATCH
+        if waiting.stale:
+            with self._transaction():
+                for path in waiting.stale:
+                    self._delete(path)
+            waiting.stale.clear()
+        if not cut:
+            return
+        # the records are this run's own: their fingerprints come with them (not decoded)
+        if self._fragments is None:
+            self._add(fresh[:cut], mtimes, None, None, _SYNC_BATCH)
+        else:
+            self._add(fresh[:cut], mtimes, waiting.records, waiting.fingerprints, _SYNC_BATCH)
+        for document in fresh[:cut]:
+            waiting.records.pop(document.path, None)
+            waiting.fingerprints.pop(document.path, None)
+        del fresh[:cut]
 
     # -- queries ----------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
@@ -704,30 +704,53 @@ def _identity(path: str) -> tuple[int, int] | str:
     return info.st_dev, info.st_ino
 
 
+def read_batches(
+    paths: Sequence[str],
+    options: ScanOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> Iterator[list[Document | Skipped]]:
+    """Run :func:`read_documents` over ``paths`` in batches of ``options.batch_size`` on
+    ``engine``, and yield each batch's results as it comes, in the order of ``paths``
+    whatever the engine: what is done with one batch is done while the engine reads on.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("a.txt", "b.txt", "c.txt"):
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(f"{name} holds these few words" if name != "b.txt" else "")
+    >>> paths = [os.path.join(folder, n) for n in ("a.txt", "b.txt", "c.txt")]
+    >>> options = ScanOptions(batch_size=2, min_tokens=1)
+    >>> [[type(item).__name__ for item in batch] for batch in read_batches(paths, options)]
+    [['Document', 'Skipped'], ['Document']]
+    """
+    engine = engine or Serial()
+    batches = _chunks(paths, options.batch_size)
+    args = (options.shingling, options.max_size, options.min_tokens)
+    tick = progress_counter(progress, "read", len(paths))
+    for number, batch_result in enumerate(
+        engine.map(read_documents, [(batch, *args) for batch in batches])
+    ):
+        tick(len(batches[number]))
+        yield batch_result
+
+
 def read_all(
     paths: Sequence[str],
     options: ScanOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
 ) -> tuple[list[Document], list[Skipped]]:
-    """Run :func:`read_documents` over all ``paths`` in batches of
-    ``options.batch_size`` on ``engine``; the results come back in the order of ``paths``
-    whatever the engine."""
-    engine = engine or Serial()
-    batches = _chunks(paths, options.batch_size)
-    args = (options.shingling, options.max_size, options.min_tokens)
+    """Run :func:`read_documents` over all ``paths`` (:func:`read_batches`); the results
+    come back in the order of ``paths`` whatever the engine."""
     documents: list[Document] = []
     skipped: list[Skipped] = []
-    tick = progress_counter(progress, "read", len(paths))
-    for number, batch_result in enumerate(
-        engine.map(read_documents, [(batch, *args) for batch in batches])
-    ):
+    for batch_result in read_batches(paths, options, progress, engine):
         for item in batch_result:
             if isinstance(item, Skipped):
                 skipped.append(item)
             else:
                 documents.append(item)
-        tick(len(batches[number]))
     return documents, skipped
 
 
