@@ -348,7 +348,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
     with Corpus.create(root / "synced.db", fragments=FragmentOptions()) as corpus:
         corpus.sync([str(root / "tree")], WALK)
     assert decoded == []
-    documents, _, records, _ = read_all_stored(
+    documents, _, records = read_all_stored(
         [str(path) for path in sorted(files)], WALK, FragmentOptions()
     )
     with Corpus.create(root / "added.db", fragments=FragmentOptions()) as corpus:

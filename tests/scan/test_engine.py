@@ -90,6 +90,20 @@ def test_a_map_left_early_does_not_hold_up_the_next():
         assert time.monotonic() - started < 2
 
 
+def test_a_plain_map_after_one_left_early_gets_its_own_results():
+    # the workers of the map left early still hold tasks whose outcomes no one read:
+    # the next map must not take them for its own
+    with ProcessPool(2) as pool:
+        results = pool.map(sleep_then, [(0.2, i) for i in range(6)])
+        assert next(results) == 0
+        results.close()
+        assert list(pool.map(sleep_then, [(0.0, 10 + i) for i in range(6)])) == list(range(10, 16))
+        left = pool.map(sleep_then, [(0.2, i) for i in range(6)])
+        assert next(left) == 0
+        del left  # abandoned without being closed: the same
+        assert list(pool.map(sleep_then, [(0.0, 20 + i) for i in range(4)])) == list(range(20, 24))
+
+
 def test_a_task_error_reaches_the_caller_with_its_type():
     with pytest.raises(ZeroDivisionError), ProcessPool(2) as pool:
         list(pool.map(divmod, [(1, 1), (1, 0), (2, 1)]))

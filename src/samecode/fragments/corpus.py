@@ -126,27 +126,24 @@ def read_all_stored(
     fragments: FragmentOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
-) -> tuple[list[Document], list[Skipped], dict[str, bytes], dict[str, array[int]]]:
+) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
     """Read ``paths`` for a corpus that stores fragments (:func:`read_stored_batches`):
-    the documents, the files skipped, and each document's fragment record and its
-    fingerprints (:attr:`~samecode.fragments.stored.StoredDocument.fingerprints`) by
-    path, in the order of ``paths`` whatever the engine.
+    the documents, the files skipped, and each document's fragment record by path, in
+    the order of ``paths`` whatever the engine.
 
     Runtime complexity: ``O(size)`` per file.
     """
     documents: list[Document] = []
     skipped: list[Skipped] = []
     records: dict[str, bytes] = {}
-    fingerprints: dict[str, array[int]] = {}
     for read in read_stored_batches(paths, options, fragments, progress, engine):
         for item in read:
             if isinstance(item, StoredDocument):
                 documents.append(item.document)
                 records[item.document.path] = item.record
-                fingerprints[item.document.path] = item.fingerprints
             else:
                 skipped.append(item)
-    return documents, skipped, records, fingerprints
+    return documents, skipped, records
 
 
 def no_fragments(path: str, version: int) -> SamecodeValueError:

@@ -146,11 +146,11 @@ _GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a reg
 @dataclasses.dataclass
 class _Waiting:
     """What :meth:`Corpus.sync` read of a part and has not stored yet: the fresh
-    documents, in order, the older spellings of their entries to remove, and their
-    fragment records and fingerprints by path."""
+    documents, in order, and by path the older spellings of their entries (removed in
+    the transaction that stores them), their fragment records and fingerprints."""
 
     fresh: list[Document] = dataclasses.field(default_factory=list)
-    stale: list[str] = dataclasses.field(default_factory=list)
+    stale: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> older one
     records: dict[str, bytes] = dataclasses.field(default_factory=dict)
     fingerprints: dict[str, array[int]] = dataclasses.field(default_factory=dict)
 
@@ -817,10 +817,12 @@ class Corpus(StoreFile):
         fragments: dict[str, bytes] | None,
         fingerprints: dict[str, array[int]] | None,
         size: int = _BATCH,
+        replacing: dict[str, str] | None = None,
     ) -> int:
         """:meth:`add`, given each record's fingerprints (by path) where they are known,
         as :meth:`sync` knows those its workers made: such a record is not decoded; a
-        transaction stores ``size`` documents."""
+        transaction stores ``size`` documents, and removes the entries ``replacing``
+        names for them (by path: an older spelling of the same file)."""
         self._check_writable()
         count = 0
         batch: list[Document] = []
@@ -828,10 +830,10 @@ class Corpus(StoreFile):
             if isinstance(document, Document):
                 batch.append(document)
             if len(batch) >= size:
-                count += self._store(batch, mtimes, fragments, fingerprints)
+                count += self._store(batch, mtimes, fragments, fingerprints, replacing)
                 batch = []
         if batch:
-            count += self._store(batch, mtimes, fragments, fingerprints)
+            count += self._store(batch, mtimes, fragments, fingerprints, replacing)
         return count
 
     def _records(
@@ -870,6 +872,7 @@ class Corpus(StoreFile):
         mtimes: dict[str, int] | None,
         fragments: dict[str, bytes] | None = None,
         fingerprints: dict[str, array[int]] | None = None,
+        replacing: dict[str, str] | None = None,
     ) -> int:
         records = self._records(batch, fragments, fingerprints)
         rows = []
@@ -890,6 +893,9 @@ class Corpus(StoreFile):
                 if document.path in stored:  # replaced within the batch: its rows go too
                     gone = stored[document.path]  # (and its id may be given again)
                     index_rows = [row for row in index_rows if row[1] != gone]
+                older = None if replacing is None else replacing.get(document.path)
+                if older is not None:
+                    self._delete(older)  # an older spelling of this file: replaced here
                 self._delete(document.path)
                 cursor = self._run(
                     "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
@@ -1052,7 +1058,7 @@ class Corpus(StoreFile):
         time; ``O(size)`` to read and fingerprint each new or changed file (on the
         engine), and its rows written. Memory: the stored entries' paths, and the
         documents (and fragment records) of 4,096 files at most: the files are read a
-        part of 4,096 at a time, and stored as they come, in transactions of 100 files,
+        part of 4,096 at a time, and stored as they come, in transactions of 1,000 files,
         while the engine reads on (a corpus that stores fragments takes the fingerprints
         its workers found with each record, rather than decoding it again). A sync that
         stops midway (an error, an interrupt) leaves the transactions before stored, each
@@ -1160,7 +1166,7 @@ class Corpus(StoreFile):
                             continue
                         if entry is not None and entry.path != real:
                             # an older spelling, kept under its identity
-                            waiting.stale.append(entry.path)
+                            waiting.stale[real] = entry.path
                         (added if entry is None else updated).append(real)
                         waiting.fresh.append(dataclasses.replace(document, path=real))
                         if isinstance(item, StoredDocument):
@@ -1215,25 +1221,25 @@ class Corpus(StoreFile):
     def _store_waiting(
         self, waiting: _Waiting, mtimes: dict[str, int], *, everything: bool
     ) -> None:
-        """Store what :meth:`sync` read and holds: the stale spellings removed, then the
-        fresh documents, in whole transactions of ``_SYNC_BATCH`` but for ``everything``."""
+        """Store what :meth:`sync` read and holds: the fresh documents, in whole
+        transactions of ``_SYNC_BATCH`` but for ``everything``, each with its entry's older
+        spelling removed in its transaction."""
         fresh = waiting.fresh
         cut = len(fresh) if everything else len(fresh) - len(fresh) % _SYNC_BATCH
-        if waiting.stale:
-            with self._transaction():
-                for path in waiting.stale:
-                    self._delete(path)
-            waiting.stale.clear()
         if not cut:
             return
         # the records are this run's own: their fingerprints come with them (not decoded)
         if self._fragments is None:
-            self._add(fresh[:cut], mtimes, None, None, _SYNC_BATCH)
+            self._add(fresh[:cut], mtimes, None, None, _SYNC_BATCH, waiting.stale)
         else:
-            self._add(fresh[:cut], mtimes, waiting.records, waiting.fingerprints, _SYNC_BATCH)
+            self._add(
+                fresh[:cut], mtimes, waiting.records, waiting.fingerprints, _SYNC_BATCH,
+                waiting.stale,
+            )  # fmt: skip
         for document in fresh[:cut]:
             waiting.records.pop(document.path, None)
             waiting.fingerprints.pop(document.path, None)
+            waiting.stale.pop(document.path, None)
         del fresh[:cut]
 
     # -- queries ----------------------------------------------------------------------

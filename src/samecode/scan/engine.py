@@ -191,8 +191,10 @@ class ProcessPool(Engine):
         if len(tasks) <= 1:  # nothing to spread: save the round trip
             yield from Serial().map(function, tasks)
             return
-        if self._holding or not self._running:
-            self._start(None)  # let go of what the last shared map held
+        if self._holding or not self._running or any(w.busy for w in self._running):
+            # let go of what the last shared map held, or of workers still on tasks of a
+            # map left early (their outcomes, unread, would be taken for this map's)
+            self._start(None)
         yield from self._spread(function, tasks)
 
     def map_shared(
