@@ -102,3 +102,57 @@ def test_compare_of_empty_files_is_not_comparable(tmp_path):
         facts = json.loads(done.stdout)
         assert facts["comparable"] is False
         assert (facts["jaccard"], facts["containment_a"], facts["containment_b"]) == (None,) * 3
+
+
+def _tree(root: Path, name: str, files: int) -> Path:
+    folder = root / name
+    folder.mkdir()
+    for i in range(files):
+        (folder / f"{name}{i}.py").write_text(CODE.replace("handler_", f"{name}_{i}_"))
+    return folder
+
+
+def test_index_add_opens_a_corpus_another_process_made_meanwhile(tmp_path, monkeypatch):
+    from samecode.cli import commands, main
+    from samecode.scan.corpus import Corpus
+
+    mine, theirs = _tree(tmp_path, "mine", 3), _tree(tmp_path, "theirs", 2)
+    db = tmp_path / "new.db"
+    real_create = Corpus.create
+    made: list[bool] = []
+
+    def create(path, *args, **kwargs):
+        if not made:  # the other `index add`, started together, makes the corpus first
+            made.append(True)
+            theirs_add = ["index", "add", str(theirs), "--db", str(db), "-q", "--no-gitignore"]
+            assert main(theirs_add) == 0
+        return real_create(path, *args, **kwargs)
+
+    monkeypatch.setattr(commands.Corpus, "create", create)
+    assert main(["index", "add", str(mine), "--db", str(db), "-q", "--no-gitignore"]) == 0
+    monkeypatch.undo()
+    assert held(db, tmp_path) == 5
+
+
+def test_index_add_started_together_store_every_file(tmp_path):
+    folders = [_tree(tmp_path, name, 20) for name in ("first", "second")]
+    env = {**os.environ, "PYTHONPATH": SRC}
+    for attempt in range(3):
+        db = tmp_path / f"new{attempt}.db"
+        command = [sys.executable, "-m", "samecode", "index", "add", "--db", str(db), "-q"]
+        started = [
+            subprocess.Popen(
+                [*command, str(folder), "--no-gitignore"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for folder in folders
+        ]
+        for process in started:
+            _, err = process.communicate(timeout=120)
+            assert process.returncode == 0, err
+        assert held(db, tmp_path) == 40
+        check = run("index", "check", "--db", str(db), cwd=tmp_path)
+        assert check.returncode == 0, check.stderr

@@ -267,3 +267,66 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     assert reads[-1] == 4_200
     assert reads == sorted(reads)
     assert 4_096 in reads  # the first part's end, counted in the whole
+
+
+def test_create_or_open_opens_a_corpus_another_process_made_meanwhile(tmp_path, monkeypatch):
+    from samecode.fragments.options import FragmentOptions
+    from samecode.store import file as store_file
+
+    path = tmp_path / "c.db"
+    fragments = FragmentOptions(k=12)
+    real_connect = store_file.connect
+    made = []
+
+    def connect(where, *args, **kwargs):
+        if not made:  # the other process publishes the same corpus first
+            made.append(True)
+            with Corpus.create(path, fragments=fragments) as other:
+                other.sync([str(write(tmp_path / "theirs" / "a.py", CODE))], OPTIONS)
+        return real_connect(where, *args, **kwargs)
+
+    monkeypatch.setattr(store_file, "connect", connect)
+    with Corpus.create(path, fragments=fragments, exist_ok=True) as corpus:
+        monkeypatch.undo()
+        report = corpus.sync([str(write(tmp_path / "ours" / "b.py", CODE + "\n# b"))], OPTIONS)
+        assert len(report.added) == 1
+        assert len(corpus) == 2  # theirs and ours
+        assert corpus.fragments == fragments
+    assert sorted(os.listdir(tmp_path)) == ["c.db", "ours", "theirs"]
+
+
+def test_create_or_open_refuses_a_corpus_made_otherwise(tmp_path):
+    from samecode.fragments.options import FragmentOptions
+    from samecode.minhash.lsh import LSHSettings
+
+    path = tmp_path / "c.db"
+    Corpus.create(path, Shingling(size=4), fragments=FragmentOptions(k=12)).close()
+    before = path.read_bytes()
+    with Corpus.create(
+        path, Shingling(size=4), fragments=FragmentOptions(k=12), exist_ok=True
+    ) as corpus:
+        assert len(corpus) == 0
+    asked = {
+        "shingling": Shingling(size=4, tokens="code"),
+        "min_threshold": 0.5,
+        "lsh": LSHSettings(threshold=0.5),
+        "fragments": FragmentOptions(k=12, tokens="code", keep_imports=True),
+    }
+    with pytest.raises(SamecodeValueError) as caught:
+        Corpus.create(path, exist_ok=True, **asked)
+    message = str(caught.value)
+    assert message.startswith(f"{path} exists with other settings: ")
+    for expected in (
+        "shingling tokens is 'words' there, 'code' here",
+        "min_threshold is 4/5 there, 1/2 here",
+        "lsh is none there, bands=",
+        "fragments keep_imports is False there, True here",
+        "fragments tokens is 'words' there, 'code' here",
+    ):
+        assert expected in message
+    assert "size" not in message  # the same in both
+    assert path.read_bytes() == before
+    with pytest.raises(FileExistsError):
+        Corpus.create(path)
+    with pytest.raises(SamecodeTypeError):
+        Corpus.create(path, lsh="minhash", exist_ok=True)  # type: ignore[arg-type]

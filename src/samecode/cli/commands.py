@@ -286,34 +286,13 @@ def run_index(args: argparse.Namespace) -> int:
 def _index_add(args: argparse.Namespace, db: str) -> int:
 
     _check_roots(args.paths)
-    if os.path.exists(db):
+    corpus = None if os.path.exists(db) else _new_corpus(args, db)
+    if corpus is None:
         corpus = Corpus.open(db)
         refusal = _corpus_refusal(args, corpus)
         if refusal:
             corpus.close()
             raise UsageError(f"{db} {refusal}")
-    else:
-        lowest = option(args, "min_threshold")
-        lsh = None
-        if args.corpus_method == "minhash":
-            from samecode.minhash.lsh import LSHSettings
-            from samecode.scan.candidates import default_lsh_threshold
-
-            lsh = LSHSettings(
-                num_perm=option(args, "num_perm"),
-                threshold=float(option(args, "lsh_threshold") or default_lsh_threshold(lowest)),
-            )
-        elif args.num_perm is not None or args.lsh_threshold is not None:
-            raise UsageError("--num-perm and --lsh-threshold need --method minhash")
-        shingling = _shingling(args)
-        fragments = None
-        if args.fragments:
-            fragments = dataclasses.replace(
-                _fragment_options(args), tokens=shingling.tokens, normalize=shingling.normalize
-            )
-        elif _stored_fragment_flags(args):
-            raise UsageError(f"{', '.join(_stored_fragment_flags(args))} need --fragments")
-        corpus = Corpus.create(db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments)
     options = _scan_options(args, _shingling(args, corpus.shingling))
     with corpus, Feedback(args.quiet) as feedback, engine_for(options.jobs) as engine:
         report = corpus.sync(
@@ -321,6 +300,36 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
         )
     feedback.summary(_sync_text(db, report))
     return 0
+
+
+def _new_corpus(args: argparse.Namespace, db: str) -> Corpus | None:
+    """A new corpus at ``db`` made by the options given, or ``None`` where another process
+    made one there meanwhile (it is opened and checked as any existing corpus is, and its
+    files added to: of several ``index add`` started together, none loses its files)."""
+    lowest = option(args, "min_threshold")
+    lsh = None
+    if args.corpus_method == "minhash":
+        from samecode.minhash.lsh import LSHSettings
+        from samecode.scan.candidates import default_lsh_threshold
+
+        lsh = LSHSettings(
+            num_perm=option(args, "num_perm"),
+            threshold=float(option(args, "lsh_threshold") or default_lsh_threshold(lowest)),
+        )
+    elif args.num_perm is not None or args.lsh_threshold is not None:
+        raise UsageError("--num-perm and --lsh-threshold need --method minhash")
+    shingling = _shingling(args)
+    fragments = None
+    if args.fragments:
+        fragments = dataclasses.replace(
+            _fragment_options(args), tokens=shingling.tokens, normalize=shingling.normalize
+        )
+    elif _stored_fragment_flags(args):
+        raise UsageError(f"{', '.join(_stored_fragment_flags(args))} need --fragments")
+    try:
+        return Corpus.create(db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments)
+    except FileExistsError:
+        return None
 
 
 def _sync_text(db: str, report: Any) -> str:

@@ -521,6 +521,24 @@ def _recorded(fragments: object, shingling: Shingling) -> dict[str, Any]:
     return {"layout": _layout(), **{key: getattr(fragments, key) for key in _FRAGMENT_KEYS}}
 
 
+def _differences(name: str, there: object, here: object) -> list[str]:
+    """How setting ``name`` differs, as :meth:`Corpus.mismatches` says it: for settings
+    made of fields, one text per field that differs."""
+    if isinstance(there, dict) and isinstance(here, dict):
+        return [
+            f"{name} {key} is {there.get(key)!r} there, {here.get(key)!r} here"
+            for key in sorted(there.keys() | here.keys())
+            if there.get(key) != here.get(key)
+        ]
+
+    def text(value: object) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{key}={item!r}" for key, item in sorted(value.items()))
+        return "none" if value is None else str(value)
+
+    return [f"{name} is {text(there)} there, {text(here)} here"] if there != here else []
+
+
 def _layout() -> int:
     from samecode.fragments.stored import LAYOUT
 
@@ -613,10 +631,11 @@ class Corpus(StoreFile):
         lsh: LSHSettings | None = None,
         fragments: FragmentOptions | None = None,
         timeout: float = 30.0,
+        exist_ok: bool = False,
     ) -> Corpus:
         """Create a new corpus file and open it for writing.
 
-        :param path: where; the file must not exist.
+        :param path: where; the file must not exist (unless ``exist_ok``).
         :param shingling: the rules its files are shingled by (the default rules).
         :param min_threshold: the lowest threshold it can answer; prefixes are stored for
             it, so a lower one stores more (``1 - min_threshold`` of every file's
@@ -632,11 +651,30 @@ class Corpus(StoreFile):
             ``normalize`` must be ``shingling``'s), for :meth:`match_fragments` (format
             version 3; see :mod:`samecode.fragments.stored` for the cost).
         :param timeout: how many seconds a change waits for another writer's lock.
-        :raises FileExistsError: if ``path`` exists.
+        :param exist_ok: create or open: where ``path`` exists, or another process makes
+            it while this call does (of several processes creating one corpus at once, one
+            makes it and the others open it), open it for writing, provided it was made
+            with these settings (see :meth:`mismatches`).
+        :raises FileExistsError: if ``path`` exists and not ``exist_ok``.
         :raises TypeError: for a parameter of the wrong type.
-        :raises ValueError: if ``fragments`` tokenize otherwise than ``shingling``.
-        :raises IndexFileError: if the file cannot be made.
+        :raises ValueError: if ``fragments`` tokenize otherwise than ``shingling``, or, with
+            ``exist_ok``, if the corpus at ``path`` was made with other settings (the
+            message names each).
+        :raises IndexFileError: if the file cannot be made (or, with ``exist_ok``, opened).
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "c.db")
+        >>> Corpus.create(path).close()
+        >>> with Corpus.create(path, exist_ok=True) as corpus:
+        ...     len(corpus)
+        0
+        >>> Corpus.create(path, min_threshold=0.5, exist_ok=True)
+        Traceback (most recent call last):
+        ...
+        samecode.errors.SamecodeValueError: ...c.db exists ...: min_threshold is 4/5 there, 1/2 here
         """
+        if exist_ok:
+            return cls._create_or_open(path, shingling, min_threshold, lsh, fragments, timeout)
         path = os.fspath(path)
         shingling = shingling or Shingling()
         if not isinstance(shingling, Shingling):
@@ -678,6 +716,87 @@ class Corpus(StoreFile):
             *extra,
         ]
         return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
+
+    @classmethod
+    def _create_or_open(
+        cls,
+        path: str | os.PathLike[str],
+        shingling: Shingling | None,
+        min_threshold: Fraction | float | str,
+        lsh: LSHSettings | None,
+        fragments: FragmentOptions | None,
+        timeout: float,
+    ) -> Corpus:
+        """:meth:`create` with ``exist_ok``."""
+        try:
+            return cls.create(
+                path,
+                shingling,
+                min_threshold=min_threshold,
+                lsh=lsh,
+                fragments=fragments,
+                timeout=timeout,
+            )
+        except FileExistsError:
+            pass  # made before or meanwhile: opened below, settings checked
+        corpus = cls.open(path, timeout=timeout)
+        try:
+            differ = corpus.mismatches(
+                shingling, min_threshold=min_threshold, lsh=lsh, fragments=fragments
+            )
+        except BaseException:
+            corpus.close()
+            raise
+        if differ:
+            corpus.close()
+            raise SamecodeValueError(
+                f"{os.fspath(path)} exists with other settings: {'; '.join(differ)}"
+            )
+        return corpus
+
+    def mismatches(
+        self,
+        shingling: Shingling | None = None,
+        *,
+        min_threshold: Fraction | float | str = Fraction(4, 5),
+        lsh: LSHSettings | None = None,
+        fragments: FragmentOptions | None = None,
+    ) -> list[str]:
+        """How the settings :meth:`create` would be given differ from this corpus's: one
+        text per setting that differs (``"<setting> is <stored> there, <asked> here"``),
+        none if it was made with these.
+
+        :param shingling: as for :meth:`create` (``None``: the default rules).
+        :param min_threshold: as for :meth:`create`.
+        :param lsh: as for :meth:`create`.
+        :param fragments: as for :meth:`create` (its recorded fields are compared).
+        :raises TypeError, ValueError: for a setting :meth:`create` would refuse.
+
+        >>> import os, tempfile
+        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
+        ...     corpus.mismatches(), corpus.mismatches(Shingling(size=3))
+        ([], ['shingling size is 5 there, 3 here'])
+        """
+        asked = shingling or Shingling()
+        if not isinstance(asked, Shingling):
+            raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(asked)}")
+        if lsh is not None and not isinstance(lsh, LSHSettings):
+            raise SamecodeTypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
+        wanted = None if fragments is None else _recorded(fragments, asked)
+        held = None
+        if self._fragments is not None:
+            held = {"layout": _layout()}
+            held.update({key: getattr(self._fragments, key) for key in _FRAGMENT_KEYS})
+        pairs = {
+            "shingling": (self._shingling.to_dict(), asked.to_dict()),
+            "min_threshold": (self._min_threshold, exact_threshold(min_threshold)),
+            "lsh": (
+                None if self._lsh is None else self._lsh.to_dict(),
+                None if lsh is None else lsh.to_dict(),
+            ),
+            "fragments": (held, wanted),
+        }
+        return [text for name, pair in pairs.items() for text in _differences(name, *pair)]
 
     @classmethod
     def open(
