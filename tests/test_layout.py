@@ -1,11 +1,10 @@
-"""The package's layout: old import paths still name the same objects, every module
-declares ``__all__``, and every error the package raises on purpose is a SamecodeError."""
+"""The package's layout: each public name at its one home, every module declares
+``__all__``, and every error the package raises on purpose is a SamecodeError."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import pickle
 import pkgutil
 from fractions import Fraction
 
@@ -14,36 +13,10 @@ import pytest
 import samecode
 from samecode.errors import SamecodeError
 
-MOVED = {
-    "samecode.fingerprint": "samecode.fingerprints.fingerprint",
-    "samecode.simhash": "samecode.fingerprints.simhash",
-    "samecode.tokens": "samecode.text.tokens",
-    "samecode.plan": "samecode.hamming.plan",
-    "samecode.index": "samecode.hamming.index",
-    "samecode.sqlite": "samecode.hamming.sqlite",
-    "samecode.oph": "samecode.minhash.oph",
-    "samecode.lsh": "samecode.minhash.lsh",
-    "samecode.sqlitelsh": "samecode.minhash.sqlitelsh",
-    "samecode.files": "samecode.scan.files",
-    "samecode.shingling": "samecode.scan.shingling",
-    "samecode.join": "samecode.scan.join",
-    "samecode.methods": "samecode.scan.candidates",
-    "samecode.corpus": "samecode.scan.corpus",
-    "samecode.report": "samecode.scan.report",
-}
-
 
 def _modules() -> list[str]:
     found = pkgutil.walk_packages(samecode.__path__, "samecode.")
     return sorted(info.name for info in found if info.name != "samecode.__main__")
-
-
-@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()))
-def test_an_old_path_names_the_same_objects(old: str, new: str) -> None:
-    before, now = importlib.import_module(old), importlib.import_module(new)
-    assert before.__all__, old
-    for name in before.__all__:
-        assert getattr(before, name) is getattr(now, name), (old, name)
 
 
 def test_the_minhash_and_scan_paths_kept_their_names() -> None:
@@ -57,16 +30,6 @@ def test_the_minhash_and_scan_paths_kept_their_names() -> None:
     assert ScanOptions().threshold == Fraction(4, 5)
     assert Document.__module__ == "samecode.scan.model"
     assert Pair.__module__ == Document.__module__
-
-
-def test_pickles_made_under_an_old_path_still_load() -> None:
-    # A pickle names the class by module and name; the old module still has it.
-    from samecode.minhash.lsh import LSHSettings
-
-    settings = LSHSettings(num_perm=16, threshold=0.5)
-    blob = pickle.dumps(settings, protocol=0).replace(b"samecode.minhash.lsh", b"samecode.lsh")
-    assert b"samecode.lsh" in blob
-    assert pickle.loads(blob) == settings
 
 
 @pytest.mark.parametrize("name", _modules())

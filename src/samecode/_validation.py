@@ -10,15 +10,12 @@ import base64
 import binascii
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from bitarray import bitarray
 from bitarray.util import count_xor
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-
-if TYPE_CHECKING:
-    from samecode.fingerprints.fingerprint import Fingerprint
 
 __all__ = [
     "b64_bytes",
@@ -27,7 +24,6 @@ __all__ = [
     "bits_of",
     "check_bool",
     "check_bytes_features",
-    "check_comparable",
     "check_int",
     "check_state",
     "check_weight_count",
@@ -244,27 +240,6 @@ def bits_of(value: object, name: str) -> bitarray:
     raise SamecodeTypeError(
         f"{name} must be a bitarray or a hash with a hash() method; got {describe(value)}"
     )
-
-
-def check_comparable(first: Fingerprint, second: Fingerprint) -> None:
-    """Raise unless two fingerprints are of one kind and shape (their bits then compare).
-
-    :raises TypeError: if they are of different kinds.
-    :raises ValueError: if their sizes or other parameters (``buckets``) differ.
-    """
-    if type(second) is not type(first):
-        raise SamecodeTypeError(
-            f"cannot compare a {type(first).__name__} with a {type(second).__name__}"
-        )
-    if second._size != first._size:
-        raise SamecodeValueError(
-            f"cannot compare hashes of different sizes: {first._size} and {second._size} bits"
-        )
-    if second._params() != first._params():
-        raise SamecodeValueError(
-            f"cannot compare fingerprints of different shapes: {first._shape()} and "
-            f"{second._shape()}"
-        )
 
 
 def bit_distance(bits1: bitarray, bits2: bitarray) -> int:

@@ -40,7 +40,6 @@ from samecode._validation import (
     b64_bytes,
     bit_distance,
     bits_of,
-    check_comparable,
     check_int,
     check_state,
     describe,
@@ -48,7 +47,7 @@ from samecode._validation import (
     weighted_batches,
 )
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fingerprints.fingerprint import Fingerprint
+from samecode.fingerprints.fingerprint import Fingerprint, check_comparable
 
 __all__ = [
     "SIZES_IN_BITS",

@@ -1,4 +1,4 @@
-"""One bucket-table layer (store/lsh.py) under SQLiteLSH and an LSH Corpus: the files it
+"""One bucket-table layer (minhash/buckets.py) under SQLiteLSH and an LSH Corpus: the files it
 makes are laid out exactly as before."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 
 from samecode.errors import SamecodeValueError
+from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 from samecode.scan.corpus import Corpus
-from samecode.store.lsh import BucketTable
 
 SETTINGS = LSHSettings(num_perm=64, threshold=0.5)
 

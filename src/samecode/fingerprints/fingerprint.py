@@ -35,14 +35,13 @@ from samecode._validation import (
     b64_bytes,
     bit_distance,
     bits_of,
-    check_comparable,
     check_int,
     describe,
     unhex,
 )
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 
-__all__ = ["Fingerprint"]
+__all__ = ["Fingerprint", "check_comparable"]
 
 _BYTES_LIKE = (bytes, bytearray, memoryview)
 
@@ -432,3 +431,30 @@ class Fingerprint:
                 f"got {value!r}"
             )
         return cls.from_digest(value.to_bytes(size_in_bits // 8, "big"), **params)
+
+
+def check_comparable(first: Fingerprint, second: Fingerprint) -> None:
+    """Raise unless two fingerprints are of one kind and shape (their bits then compare).
+
+    :raises TypeError: if they are of different kinds.
+    :raises ValueError: if their sizes or other parameters (``buckets``) differ.
+
+    >>> from samecode.halohash import BitAverageHaloHash
+    >>> check_comparable(BitAverageHaloHash([b"a"], 32), BitAverageHaloHash([b"b"], 64))
+    Traceback (most recent call last):
+    ...
+    samecode.errors.SamecodeValueError: cannot compare hashes of different sizes: 32 and 64 bits
+    """
+    if type(second) is not type(first):
+        raise SamecodeTypeError(
+            f"cannot compare a {type(first).__name__} with a {type(second).__name__}"
+        )
+    if second._size != first._size:
+        raise SamecodeValueError(
+            f"cannot compare hashes of different sizes: {first._size} and {second._size} bits"
+        )
+    if second._params() != first._params():
+        raise SamecodeValueError(
+            f"cannot compare fingerprints of different shapes: {first._shape()} and "
+            f"{second._shape()}"
+        )

@@ -21,19 +21,18 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from bitarray import bitarray
 from bitarray.util import ba2int
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fingerprints.fingerprint import Fingerprint
 from samecode.hamming._lookups import Lookups, pairs_of, sort_ranked
 from samecode.hamming.allpairs import UINT32
 from samecode.hamming.plan import Plan, dense_table, key_of, keys_of, resolve_plan
 
-__all__ = ["HammingIndex", "fingerprint_value", "kind_name"]
+__all__ = ["Digest", "HammingIndex", "fingerprint_value", "kind_name"]
 
 # Rows are numbered from 1, so that a link (a row number, in a UINT32 cell) of 0 ends a
 # chain. At most _PRESIZE rows are allocated up front; the index grows past them by a
@@ -43,7 +42,28 @@ _PRESIZE = 1 << 22
 _Terms = tuple[tuple[int, int], ...]
 
 
-def kind_name(kind: str | type[Fingerprint] | None) -> str | None:
+@runtime_checkable
+class Digest(Protocol):
+    """What an index takes of a fingerprint object (such as every
+    :class:`~samecode.fingerprints.fingerprint.Fingerprint`): its width and its bits as an
+    int; the indexes need nothing else of it.
+
+    >>> from samecode import SimHash
+    >>> isinstance(SimHash(["a", "b"]), Digest), isinstance(5, Digest)
+    (True, False)
+    """
+
+    @property
+    def size_in_bits(self) -> int:
+        """The fingerprint's width."""
+        ...
+
+    def intdigest(self) -> int:
+        """The fingerprint's bits, the first one most significant."""
+        ...
+
+
+def kind_name(kind: str | type[Digest] | None) -> str | None:
     """Return the name an index records for a fingerprint kind (a class or its name).
 
     >>> from samecode import SimHash
@@ -52,7 +72,7 @@ def kind_name(kind: str | type[Fingerprint] | None) -> str | None:
     """
     if kind is None:
         return None
-    if isinstance(kind, type) and issubclass(kind, Fingerprint):
+    if isinstance(kind, type) and callable(getattr(kind, "intdigest", None)):
         return kind.__name__
     if isinstance(kind, str) and kind:
         return kind
@@ -91,7 +111,7 @@ def fingerprint_value(value: object, size_in_bits: int, kind: str | None = None)
             f"a {size_in_bits}-bit fingerprint must be an int from 0 to 2**{size_in_bits} - 1; "
             f"got {value!r}"
         )
-    if isinstance(value, Fingerprint):
+    if isinstance(value, Digest):
         name = type(value).__name__
         if kind is not None and name != kind:
             raise SamecodeTypeError(f"this index holds {kind} fingerprints; got a {name}")
@@ -167,7 +187,7 @@ class HammingIndex(Lookups):
         size_in_bits: int = 64,
         max_distance: int = 3,
         *,
-        kind: str | type[Fingerprint] | None = None,
+        kind: str | type[Digest] | None = None,
         expected_size: int = 10_000,
         plan: Plan | None = None,
     ) -> None:

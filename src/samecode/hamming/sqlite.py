@@ -41,9 +41,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
-from samecode.fingerprints.fingerprint import Fingerprint
 from samecode.hamming._lookups import Lookups, pairs_of, sort_ranked
-from samecode.hamming.index import fingerprint_value, kind_name
+from samecode.hamming.index import Digest, fingerprint_value, kind_name
 from samecode.hamming.plan import Plan, resolve_plan
 from samecode.store.file import (
     IndexCorruptError,
@@ -134,7 +133,7 @@ class SQLiteIndex(StoreFile, Lookups):
         size_in_bits: int = 64,
         max_distance: int = 3,
         *,
-        kind: str | type[Fingerprint] | None = None,
+        kind: str | type[Digest] | None = None,
         expected_size: int = 1_000_000,
         plan: Plan | None = None,
         timeout: float = 30.0,
@@ -191,7 +190,7 @@ class SQLiteIndex(StoreFile, Lookups):
         *,
         size_in_bits: int | None = None,
         max_distance: int | None = None,
-        kind: str | type[Fingerprint] | None = None,
+        kind: str | type[Digest] | None = None,
         readonly: bool = False,
         timeout: float = 30.0,
     ) -> SQLiteIndex:

@@ -44,6 +44,7 @@ from typing import Any
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings, Signature
 from samecode.store.file import (
     IndexCorruptError,
@@ -55,7 +56,6 @@ from samecode.store.file import (
     read_meta,
     row_crc,
 )
-from samecode.store.lsh import BucketTable
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SQLiteLSH"]
 

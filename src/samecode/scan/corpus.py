@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings, Signature
 from samecode.scan.candidates import method
 from samecode.scan.engine import Engine
@@ -90,7 +91,6 @@ from samecode.store.file import (
     signed64,
     unsigned64,
 )
-from samecode.store.lsh import BucketTable
 
 if TYPE_CHECKING:
     from samecode.fragments.boilerplate import BoilerplateFiles
