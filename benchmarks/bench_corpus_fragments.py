@@ -26,9 +26,9 @@ from pathlib import Path
 
 from bench_scale import generate
 from bench_scan import CACHE
+from samecode.corpus.store import Corpus
+from samecode.engine import engine_for
 from samecode.fragments import FragmentOptions
-from samecode.scan.corpus import Corpus
-from samecode.scan.engine import engine_for
 from samecode.scan.pipeline import ScanOptions
 
 

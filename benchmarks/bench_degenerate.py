@@ -127,7 +127,7 @@ from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
 from array import array
 from samecode.scan import Document, ScanOptions
-from samecode.scan.engine import ProcessPool
+from samecode.engine import ProcessPool
 from samecode.scan.pipeline import run_pipeline
 
 def write_one_line(size):

@@ -160,7 +160,7 @@ def main() -> int:
 
 
 def _tokens(path: Path) -> int:
-    from samecode.scan.shingling import Shingling
+    from samecode.text.shingling import Shingling
 
     return len(Shingling().token_list(path.read_text(), str(path)))
 

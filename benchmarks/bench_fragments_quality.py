@@ -43,7 +43,7 @@ from pathlib import Path
 from samecode.fragments import FragmentOptions, scan_fragments
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan import ScanOptions
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 from _refenv import peer_python
 

@@ -49,7 +49,7 @@ import samecode
 from bench_fragments_quality import JSCPD
 from bench_pipeline import CACHE, Run, django_tree, timed, wait_idle
 from samecode.fragments import FragmentOptions
-from samecode.scan.shingling import kgram_hashes, token_ids
+from samecode.text.shingling import kgram_hashes, token_ids
 
 from _refenv import peer_python
 

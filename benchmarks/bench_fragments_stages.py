@@ -8,12 +8,12 @@ timed over every file (or every candidate pair) with the library's own functions
 ``--jobs 1`` runs them but with the files held in memory (no scratch files, no worker
 processes). Reading and fingerprinting a file:
 
-* ``read``: the file's text (:func:`samecode.scan.files.read_text`);
+* ``read``: the file's text (:func:`samecode.sources.files.read_text`);
 * ``tokens``: its tokens with their spans, ids and line starts
   (:meth:`TokenSpans.of <samecode.fragments.tokens.TokenSpans.of>`);
 * ``boilerplate``: licence headers and import blocks masked
   (:func:`samecode.fragments.boilerplate.mask`);
-* ``k-gram hashes``: :func:`samecode.scan.shingling.kgram_hashes`;
+* ``k-gram hashes``: :func:`samecode.text.shingling.kgram_hashes`;
 * ``winnowing``: :func:`samecode.fragments.winnowing.winnow`;
 * ``look-up arrays``: the k-grams sorted by hash, and the sieves
   (:meth:`Kgrams.selecting <samecode.fragments.kgrams.Kgrams.selecting>`).
@@ -28,7 +28,7 @@ digests.
 Three lower bounds, each a single call into C per file (or per k-gram) that any design
 fingerprinting every token in this interpreter makes: the tokenizer's regular
 expression alone (``regex``, :meth:`Shingling.token_list
-<samecode.scan.shingling.Shingling.token_list>`), the k-gram hashes, and sorting the
+<samecode.text.shingling.Shingling.token_list>`), the k-gram hashes, and sorting the
 k-grams by hash (``sort``, ``sorted(range(n), key=hashes.__getitem__)``).
 
 In the same run, each a fresh process: ``samecode scan --fragments --jobs 1`` and
@@ -58,9 +58,9 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import chain_matches, exact_matches, find_regions, region_order
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
-from samecode.scan.files import read_text
 from samecode.scan.pipeline import ScanOptions, discover
-from samecode.scan.shingling import kgram_hashes
+from samecode.sources.files import read_text
+from samecode.text.shingling import kgram_hashes
 
 STEPS = [
     "read",

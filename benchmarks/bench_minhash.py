@@ -134,7 +134,7 @@ def recall(args: argparse.Namespace) -> None:
     from samecode.minhash.lsh import MinHashLSH
     from samecode.minhash.oph import OnePermutationMinHash
     from samecode.scan import Document, read_documents
-    from samecode.scan.shingling import Shingling
+    from samecode.text.shingling import Shingling
 
     paths = stdlib_files()
     truth = ground_truth(paths, 0.8, os.cpu_count() or 2)
@@ -192,10 +192,10 @@ def corpus(args: argparse.Namespace) -> None:
     exact (prefix) corpus against an LSH corpus, bytes on disk, time and recall."""
     import tempfile
 
+    from samecode.corpus.store import Corpus
     from samecode.minhash.lsh import LSHSettings
     from samecode.scan import Document, read_documents
-    from samecode.scan.corpus import Corpus
-    from samecode.scan.shingling import Shingling
+    from samecode.text.shingling import Shingling
 
     paths = stdlib_files()
     truth = ground_truth(paths, 0.8, os.cpu_count() or 2)

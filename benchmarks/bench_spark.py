@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from samecode.scan.engine import engine_for
+from samecode.engine import engine_for
 from samecode.scan.model import Document
 from samecode.scan.pipeline import ScanOptions, read_contents, run_pipeline
 from samecode.spark import SparkScan, scan_dataframe

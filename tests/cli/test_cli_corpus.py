@@ -114,7 +114,7 @@ def _tree(root: Path, name: str, files: int) -> Path:
 
 def test_index_add_opens_a_corpus_another_process_made_meanwhile(tmp_path, monkeypatch):
     from samecode.cli import commands, main
-    from samecode.scan.corpus import Corpus
+    from samecode.corpus.store import Corpus
 
     mine, theirs = _tree(tmp_path, "mine", 3), _tree(tmp_path, "theirs", 2)
     db = tmp_path / "new.db"

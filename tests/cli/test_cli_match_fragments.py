@@ -169,7 +169,7 @@ def test_match_writes_sarif_with_the_stored_file_as_the_related_location(corpus,
 def test_match_digests_are_those_of_the_tokens_at_both_places(corpus, capsys):
     from samecode.fragments.digest import token_digest
     from samecode.fragments.tokens import TokenSpans
-    from samecode.scan.shingling import Shingling
+    from samecode.text.shingling import Shingling
 
     root, db, _known = corpus
     status, out, _ = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",

@@ -14,12 +14,12 @@ import pytest
 from samecode.cli import main
 from samecode.cli.commands import COMMANDS
 from samecode.cli.parser import DEFAULTS, build_parser
+from samecode.corpus.store import Corpus
 from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.candidates import method_names
-from samecode.scan.corpus import Corpus
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import FORMATS
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

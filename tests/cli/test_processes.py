@@ -125,7 +125,7 @@ def test_one_file_reached_by_two_spellings_is_scanned_once(tmp_path: Path) -> No
 # A pool mapping tiny tasks for ever, so that a signal lands in any part of the loop: in
 # the wait for a result, in a submission, in the handing over of a result.
 _BUSY_POOL = """
-from samecode.scan.engine import ProcessPool, terminate_on_sigterm
+from samecode.engine import ProcessPool, terminate_on_sigterm
 
 def work(i):
     return sum(range(i % 50))

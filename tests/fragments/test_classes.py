@@ -10,7 +10,7 @@ from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 BLOCK = "\n".join(f"result_{i} = transform(source_{i}, factor={i})" for i in range(10))
 

@@ -16,16 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from samecode.corpus.fragments import match_fragments
+from samecode.corpus.records import decode, encode, read_stored
+from samecode.corpus.store import Corpus
+from samecode.engine import ProcessPool
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
-from samecode.fragments.corpus import match_fragments
-from samecode.fragments.stored import decode, encode, read_stored
 from samecode.fragments.tree import fingerprint_text
 from samecode.hamming.sqlite import IndexCorruptError
-from samecode.scan.corpus import Corpus
-from samecode.scan.engine import ProcessPool
 from samecode.scan.pipeline import ScanOptions, read_documents
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 WALK = ScanOptions(gitignore=False)
 
@@ -329,8 +329,8 @@ def test_a_read_file_knows_the_fingerprints_its_record_decodes_to(lines, k, wind
 def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monkeypatch):
     # The corpus sync makes from the fingerprints its workers found is the one add()
     # makes by decoding each record, byte for byte; and sync decodes none.
-    import samecode.fragments.stored as stored
-    from samecode.fragments.corpus import read_all_stored
+    import samecode.corpus.records as stored
+    from samecode.corpus.fragments import read_all_stored
 
     root = Path(os.path.realpath(tmp_path))
     (root / "tree").mkdir()

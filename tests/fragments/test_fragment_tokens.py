@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import Shingling, token_id
+from samecode.text.shingling import Shingling, token_id
 from samecode.text.tokens import code_token_offsets, code_tokens
 
 PIECES = [

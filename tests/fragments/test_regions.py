@@ -22,7 +22,7 @@ from samecode.fragments.regions import (
     grow_chain,
 )
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import Shingling, token_ids
+from samecode.text.shingling import Shingling, token_ids
 
 TOKENS = st.lists(st.sampled_from("abc"), max_size=45)
 

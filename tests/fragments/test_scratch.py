@@ -15,7 +15,7 @@ from samecode.fragments.boilerplate import Ignored
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 words = st.lists(st.sampled_from(["a", "b", "c", "dd", "e\n", "f\n\n"]), min_size=1, max_size=80)
 

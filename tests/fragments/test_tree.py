@@ -15,8 +15,8 @@ from samecode.fragments import FragmentOptions, compare_fragments, scan_fragment
 from samecode.fragments.report import jsonl_pieces, to_json, to_jsonl, to_text
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
-from samecode.scan.model import Skipped
 from samecode.scan.pipeline import ScanOptions
+from samecode.sources.files import Skipped
 
 WALK = ScanOptions(gitignore=False)
 

@@ -12,7 +12,7 @@ from budget import line_budget
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import fingerprints, winnow
-from samecode.scan.shingling import Shingling, kgram_hashes, token_ids
+from samecode.text.shingling import Shingling, kgram_hashes, token_ids
 
 
 def robust_by_definition(hashes, w):

@@ -8,7 +8,7 @@ import pytest
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.comparison import Comparison, compare_files
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 
 def test_the_counts_and_measures(tmp_path):

@@ -7,11 +7,11 @@ import sqlite3
 
 import pytest
 
+from samecode.corpus.store import Corpus
 from samecode.errors import SamecodeValueError
 from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
-from samecode.scan.corpus import Corpus
 
 SETTINGS = LSHSettings(num_perm=64, threshold=0.5)
 

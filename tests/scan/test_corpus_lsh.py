@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from samecode.corpus.store import Corpus
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash import MinHash
 from samecode.minhash.lsh import SKETCHES, LSHSettings, MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
 from samecode.scan import Document
-from samecode.scan.corpus import Corpus
 from storefiles import run_sql
 
 from reference import naive_corpus_matches, naive_minhash

@@ -11,12 +11,12 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samecode.scan import corpus as corpus_module
-from samecode.scan.corpus import Corpus
-from samecode.scan.engine import ProcessPool
+from samecode.corpus import store as corpus_module
+from samecode.corpus.store import Corpus
+from samecode.engine import ProcessPool
 from samecode.scan.model import Document, Pair
-from samecode.scan.shingling import token_id
-from samecode.scan.similarity import reaches, reaches_stored
+from samecode.similarity import reaches, reaches_stored
+from samecode.text.shingling import token_id
 
 
 def document(path: str, shingles: set[int]) -> Document:

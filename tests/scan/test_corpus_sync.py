@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from samecode.corpus.store import Corpus, SyncReport, identity
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.corpus import Corpus, SyncReport, identity
 from samecode.scan.pipeline import ScanOptions, read_documents
-from samecode.scan.shingling import Shingling
+from samecode.text.shingling import Shingling
 
 CODE = "\n".join(f"def handler_{i}(request):\n    return respond(request, {i})" for i in range(40))
 OPTIONS = ScanOptions(gitignore=False)
@@ -151,8 +151,8 @@ def test_sync_refuses_bad_arguments(tmp_path, corpus):
 
 
 def test_match_reports_its_progress(tmp_path):
+    from samecode.corpus.store import Corpus
     from samecode.scan import ScanOptions
-    from samecode.scan.corpus import Corpus
     from samecode.scan.pipeline import discover, read_all
 
     for i in range(5):
@@ -172,8 +172,8 @@ def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
     import sqlite3
     from contextlib import closing
 
+    from samecode.engine import ProcessPool
     from samecode.fragments.options import FragmentOptions
-    from samecode.scan.engine import ProcessPool
 
     tree = tmp_path / "tree"
     for i in range(9):
@@ -199,8 +199,8 @@ def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
 
 @pytest.mark.parametrize(("fragments", "stage"), [(False, "read_documents"), (True, "read_stored")])
 def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
+    from samecode.engine import Serial
     from samecode.fragments.options import FragmentOptions
-    from samecode.scan.engine import Serial
 
     class Recording(Serial):
         def map(self, function, tasks):
@@ -236,7 +236,7 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     tree = Path(os.path.realpath(tmp_path)) / "tree"
     for i in range(4_200):
         write(tree / f"d{i // 100:02}" / f"f{i}.txt", f"alpha beta {i} gamma delta {i + 1} epsilon")
-    from samecode.scan.engine import Serial
+    from samecode.engine import Serial
 
     class Recording(Serial):
         def map(self, function, tasks):

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from samecode.scan.engine import ProcessPool, Serial, WorkerError
+from samecode.engine import ProcessPool, Serial, WorkerError
 
 FORK = multiprocessing.get_context().get_start_method() == "fork"
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budget import line_budget
-from samecode.scan.files import Skipped, find_files, read_text
+from samecode.sources.files import Skipped, find_files, read_text
 
 
 def make(root, *names, text="x = 1\n"):
@@ -83,7 +83,7 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
     script = textwrap.dedent(
         f"""
         import json, os
-        from samecode.scan.files import find_files, _spec
+        from samecode.sources.files import find_files, _spec
         found = [os.path.basename(p) for p in find_files([{str(tmp_path)!r}])]
         spec = _spec(["*a" * 15 + "*b", "**/*a*a*a*a*a*a*a*a*a*a*b/**"])
         long = "a" * 10_000
@@ -124,7 +124,7 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
 def test_stars_match_as_before(pattern, name, ignored):
     from pathspec import GitIgnoreSpec
 
-    from samecode.scan.files import _spec
+    from samecode.sources.files import _spec
 
     assert bool(GitIgnoreSpec.from_lines([pattern]).match_file(name)) == ignored
     assert bool(_spec([pattern]).match_file(name)) == ignored
@@ -176,7 +176,7 @@ def test_a_path_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path):
     script = textwrap.dedent(
         f"""
         import os
-        from samecode.scan import files
+        from samecode.sources import files
         real_stat = os.stat
         os.stat = lambda path, *a, **k: real_stat({str(regular)!r})
         print(files.read_text({str(fifo)!r}))
@@ -192,7 +192,7 @@ def test_a_gitignore_that_is_a_fifo_is_not_waited_on(tmp_path):
     make(tmp_path, "a.py", "sub/b.py")
     os.mkfifo(tmp_path / "sub" / ".gitignore")
     script = (
-        "from samecode.scan.files import find_files; "
+        "from samecode.sources.files import find_files; "
         f"print(len(list(find_files([{str(tmp_path)!r}]))))"
     )
     result = subprocess.run(
@@ -265,7 +265,7 @@ PATH_PARTS = st.sampled_from(["a", "b", "ab", "ba", "aab", "*", "/"])
 def test_cheap_stars_match_exactly_as_pathspec(pattern, path):
     from pathspec import GitIgnoreSpec
 
-    from samecode.scan.files import _spec
+    from samecode.sources.files import _spec
 
     path = "/".join(part for part in path.split("/") if part)
     if not path:

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_scan import brute
 
+from samecode.engine import ProcessPool, Serial, WorkerError, engine_for
 from samecode.errors import SamecodeError
 from samecode.scan import Document, ScanOptions, scan
 from samecode.scan.candidates import Method, all_pairs, method, method_names, owned
-from samecode.scan.engine import ProcessPool, Serial, WorkerError, engine_for
 from samecode.scan.join import ShingleCounts
 from samecode.scan.pipeline import (
     count_shingles,

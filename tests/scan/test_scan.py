@@ -16,17 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from samecode.corpus.store import Corpus
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
 from samecode.scan import Document, ScanOptions, compare, read_documents, scan
 from samecode.scan import join as join_module
-from samecode.scan import shingling as shingling_module
 from samecode.scan.candidates import loose_distance, method, method_names
-from samecode.scan.corpus import Corpus
-from samecode.scan.files import Skipped, find_files, read_text
 from samecode.scan.join import distinct_sets, prefix_candidates, reaches, verify
-from samecode.scan.shingling import Shingling, shingle_hash, token_id
+from samecode.sources.files import Skipped, find_files, read_text
+from samecode.text import shingling as shingling_module
+from samecode.text.shingling import Shingling, shingle_hash, token_id
 from storefiles import run_sql
 
 from reference import naive_corpus_matches

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budget import peak_memory
-from samecode.scan.shingling import Shingling, shingle_hash, token_id
+from samecode.text.shingling import Shingling, shingle_hash, token_id
 
 
 def sample_texts():

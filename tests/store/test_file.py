@@ -15,11 +15,11 @@ from array import array
 
 import pytest
 
+from samecode.corpus.store import Corpus
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError, SQLiteIndex
 from samecode.minhash.lsh import LSHSettings
 from samecode.minhash.minhash import MinHash
 from samecode.minhash.sqlitelsh import SQLiteLSH
-from samecode.scan.corpus import Corpus
 from samecode.scan.model import Document
 from samecode.store import file as store_file
 from storefiles import run_sql

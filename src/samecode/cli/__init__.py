@@ -62,8 +62,8 @@ from samecode.cli.output import (
     tolerate_any_name,
 )
 from samecode.cli.parser import UsageError, apply_config, build_parser, load_config
+from samecode.engine import terminate_on_sigterm
 from samecode.errors import SamecodeError
-from samecode.scan.engine import terminate_on_sigterm
 
 __all__ = ["OutputError", "UsageError", "main"]
 

@@ -1,5 +1,5 @@
 """The commands: each parses nothing and decides little, calling the library
-(:func:`~samecode.scan.pipeline.scan`, :class:`~samecode.scan.corpus.Corpus`,
+(:func:`~samecode.scan.pipeline.scan`, :class:`~samecode.corpus.store.Corpus`,
 :func:`~samecode.scan.comparison.compare_files`, :mod:`samecode.scan.report`) with the options
 :mod:`samecode.cli.parser` read, and :mod:`samecode.cli.output` to write what it found.
 
@@ -29,13 +29,13 @@ from samecode.cli.output import (
     write,
 )
 from samecode.cli.parser import KINDS, UsageError, option
-from samecode.scan.corpus import Corpus
-from samecode.scan.engine import engine_for
-from samecode.scan.files import Skipped
+from samecode.corpus.store import Corpus
+from samecode.engine import engine_for
 from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import FORMATS, corpus_parameters, scan_parameters
-from samecode.scan.shingling import Shingling
+from samecode.sources.files import Skipped
+from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
     from samecode.fragments.tree import FragmentResult
@@ -550,8 +550,8 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
 def run_match_fragments(args: argparse.Namespace) -> int:
     """``samecode match --fragments``: which regions of the files match which stored
     files, and where."""
+    from samecode.corpus.fragments import corpus_options, no_fragments, unshown_stored
     from samecode.fragments.baseline import only_new, read_baseline
-    from samecode.fragments.corpus import corpus_options, no_fragments, unshown_stored
     from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
     from samecode.fragments.report import ignored_text
 

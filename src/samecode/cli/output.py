@@ -20,8 +20,8 @@ from itertools import chain
 from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
-from samecode.scan.model import Skipped
 from samecode.scan.report import printable
+from samecode.sources.files import Skipped
 
 __all__ = [
     "Feedback",

@@ -22,15 +22,15 @@ from typing import Any, NoReturn
 from samecode import __version__
 from samecode._validation import describe
 from samecode.cli.output import to_stdout
+from samecode.corpus.store import Corpus
 from samecode.errors import SamecodeError, SamecodeTypeError
 from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
-from samecode.scan.corpus import Corpus
 from samecode.scan.pipeline import ScanOptions
 from samecode.scan.report import FORMATS
-from samecode.scan.shingling import TOKEN_KINDS, Shingling
-from samecode.scan.similarity import MEASURES, exact_threshold
+from samecode.similarity import MEASURES, exact_threshold
+from samecode.text.shingling import TOKEN_KINDS, Shingling
 
 __all__ = [
     "DEFAULTS",
@@ -56,8 +56,8 @@ def _cores() -> int:
 
 def _defaults() -> dict[str, Any]:
     """Every option's default, by its attribute name: the library's
-    (:class:`~samecode.scan.pipeline.ScanOptions`, :class:`~samecode.scan.shingling.Shingling`,
-    :meth:`Corpus.create <samecode.scan.corpus.Corpus.create>`, the report formats), but
+    (:class:`~samecode.scan.pipeline.ScanOptions`, :class:`~samecode.text.shingling.Shingling`,
+    :meth:`Corpus.create <samecode.corpus.store.Corpus.create>`, the report formats), but
     ``jobs``, which is every core here (the library's is one process)."""
     scan: dict[str, Any] = {}
     for item in fields(ScanOptions):

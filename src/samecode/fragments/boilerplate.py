@@ -49,8 +49,8 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import kgram_hashes
 from samecode.text.languages import language_of
+from samecode.text.shingling import kgram_hashes
 
 __all__ = [
     "LICENCE_WORDS",
@@ -318,7 +318,7 @@ def mask(
     Runtime complexity: ``O(size)``, and ``O(n * k)`` in C to hash the k-grams when
     ``files`` are given.
 
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> text = "# Copyright 2024 Example\\nimport os\\nx = os.sep\\n"
     >>> spans = TokenSpans.of(text, Shingling(tokens="code"), "a.py")
     >>> masked, ignored = mask("a.py", text, spans, 3)

@@ -1,7 +1,7 @@
 """Digests of regions: what a place's text is, whatever line it starts on.
 
 The digest of a run of tokens is the SHA-256 of their 64-bit ids
-(:func:`~samecode.scan.shingling.token_id`, little-endian, in order), as 32 hex digits.
+(:func:`~samecode.text.shingling.token_id`, little-endian, in order), as 32 hex digits.
 The ids are of the tokens as fragments see them (``tokens`` and ``normalize`` of the
 :class:`~samecode.fragments.options.FragmentOptions`: with ``normalize``, names and literals
 are placeholders; comments of a known language are dropped), so a place keeps its digest
@@ -100,7 +100,7 @@ def class_digests(
 
     >>> from samecode.fragments.classes import FragmentClass, Occurrence
     >>> from samecode.fragments.tokens import TokenSpans
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> spans = TokenSpans.of("a b c\\nx\\na b c\\n", Shingling())
     >>> clone = FragmentClass((Occurrence("f", 1, 1, 0, 3), Occurrence("f", 3, 3, 4, 7)), 1)
     >>> first, second = class_digests([clone], {"f": spans.ids})[0]
@@ -135,7 +135,7 @@ def region_digests(
     Runtime complexity: ``O(t)`` for the ``t`` tokens of all regions.
 
     >>> from samecode.fragments.tokens import TokenSpans
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> spans = TokenSpans.of("a b c\\nx\\na b c\\n", Shingling())
     >>> region = Region("f", "f", 1, 1, 3, 3, 3, 0.5, 0.5, 0, 3, 4, 7, ())
     >>> first, second = region_digests([region], {"f": spans.ids})[0]

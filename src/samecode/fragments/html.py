@@ -44,9 +44,8 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.tree import FragmentResult
-from samecode.scan.files import read_text
-from samecode.scan.model import Skipped
 from samecode.scan.report import printable
+from samecode.sources.files import Skipped, read_text
 
 __all__ = ["to_html"]
 
@@ -201,7 +200,7 @@ def to_html(
     :param context: lines shown around each occurrence and region, 0 to 1000.
     :param unshown: files whose text is not to be shown, each with why (a stored file
         whose text on disk is not the text matched:
-        :func:`~samecode.fragments.corpus.unshown_stored`); their regions are listed.
+        :func:`~samecode.corpus.fragments.unshown_stored`); their regions are listed.
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
 

@@ -4,7 +4,7 @@ search, a sieve of their hashes, so that most hashes the text does not have are 
 apart in one step, and a sieve of the hashes it repeats, so that most hashes it has once
 are told apart the same way.
 
->>> from samecode.scan.shingling import token_ids
+>>> from samecode.text.shingling import token_ids
 >>> grams = Kgrams.of(token_ids("a b a b c a b".split()), k=2, window=3)
 >>> list(grams.where(grams.hashes[0]))  # "a b" is at 0, 2 and 5
 [0, 2, 5]
@@ -30,7 +30,7 @@ from bitarray import bitarray
 from samecode._validation import check_int
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.winnowing import winnow
-from samecode.scan.shingling import kgram_hashes
+from samecode.text.shingling import kgram_hashes
 
 __all__ = ["Kgrams"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from samecode._validation import check_bool, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.shingling import TOKEN_KINDS, Shingling
+from samecode.text.shingling import TOKEN_KINDS, Shingling
 
 __all__ = ["FragmentOptions"]
 
@@ -93,7 +93,7 @@ class FragmentOptions:
 
     @property
     def shingling(self) -> Shingling:
-        """The scan's rules for tokens (:class:`~samecode.scan.shingling.Shingling`, its
+        """The scan's rules for tokens (:class:`~samecode.text.shingling.Shingling`, its
         size ``k``)."""
         return Shingling(tokens=self.tokens, size=self.k, normalize=self.normalize)
 

@@ -394,7 +394,7 @@ def find_regions(
     for each; then, per region kept, :func:`grow_chain` and a look at the others, and
     ``O(log lines)``.
 
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> block = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(8))
     >>> rules = Shingling()
     >>> a = TokenSpans.of("first = 1\\nsecond = 2\\n" + block, rules)

@@ -17,7 +17,7 @@ arrays take in memory, about 37 (see :class:`~samecode.fragments.kgrams.Kgrams`)
 
 >>> import tempfile
 >>> from samecode.fragments.kgrams import Kgrams
->>> from samecode.scan.shingling import Shingling
+>>> from samecode.text.shingling import Shingling
 >>> tokens = TokenSpans.of("a b c a b c\\nd e\\n", Shingling())
 >>> kgrams = Kgrams.of(tokens.ids, k=2, window=2)
 >>> folder = tempfile.mkdtemp()

@@ -1,14 +1,14 @@
 """A text's tokens with where they are: ids, character offsets, and the lines they are on.
 
 :class:`TokenSpans` holds what fragments need of a file: the scan's tokens
-(:meth:`Shingling.token_spans <samecode.scan.shingling.Shingling.token_spans>`, so
+(:meth:`Shingling.token_spans <samecode.text.shingling.Shingling.token_spans>`, so
 ``--tokens`` and ``--normalize`` mean what they mean for a scan), each as its 64-bit id
-(:func:`~samecode.scan.shingling.token_id`), with the span of text it came from. Lines are
+(:func:`~samecode.text.shingling.token_id`), with the span of text it came from. Lines are
 counted from 1 and end at ``\\n`` (a ``\\r\\n`` pair ends one line); columns are counted
 from 1 in characters, and an end column is the one just past the last character, as in
 SARIF.
 
->>> from samecode.scan.shingling import Shingling
+>>> from samecode.text.shingling import Shingling
 >>> spans = TokenSpans.of("def f(x):\\n    return x\\n", Shingling(tokens="code"), "a.py")
 >>> len(spans), spans.lines(0, 2), spans.lines(6, 8)
 (8, (1, 1), (2, 2))
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.shingling import Shingling, token_ids
+from samecode.text.shingling import Shingling, token_ids
 
 __all__ = ["TokenSpans"]
 
@@ -52,7 +52,7 @@ class TokenSpans:
         for a file at ``path`` (whose extension names its language).
 
         :raises TypeError: if ``text`` is not a ``str`` or ``shingling`` not a
-            :class:`~samecode.scan.shingling.Shingling`.
+            :class:`~samecode.text.shingling.Shingling`.
 
         Runtime complexity: ``O(len(text))``: the tokenizer's, one id per token
         (remembered), one step per token and per line.
@@ -103,7 +103,7 @@ class TokenSpans:
 
         :raises ValueError: for an empty range or one outside the tokens.
 
-        >>> from samecode.scan.shingling import Shingling
+        >>> from samecode.text.shingling import Shingling
         >>> spans = TokenSpans.of("x = f(1)\\ny = g(2)\\nz = h(3)", Shingling())
         >>> spans.holds_a_line(4, 12), spans.holds_a_line(6, 12), spans.holds_a_line(7, 17)
         (True, True, False)
@@ -120,7 +120,7 @@ class TokenSpans:
 
         :raises ValueError: if ``start`` < 1 or ``end`` < ``start``.
 
-        >>> from samecode.scan.shingling import Shingling
+        >>> from samecode.text.shingling import Shingling
         >>> TokenSpans.of("a b\\nc\\n\\nd e f", Shingling()).tokens_on(2, 3)
         (2, 3)
         """
@@ -142,7 +142,7 @@ class TokenSpans:
 
         :raises ValueError: for an empty range or one outside the tokens.
 
-        >>> from samecode.scan.shingling import Shingling
+        >>> from samecode.text.shingling import Shingling
         >>> spans = TokenSpans.of("x = f(1)\\ny = g(2)\\nz = h(3)", Shingling())
         >>> spans.lines(5, 14), spans.whole_lines(5, 14)
         ((1, 3), (2, 2))

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from samecode._validation import describe
+from samecode.engine import engine_for
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.baseline import BaselineNovelty
 from samecode.fragments.boilerplate import (
@@ -54,10 +55,8 @@ from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
 from samecode.fragments.tasks import compare_tasks
 from samecode.fragments.tokens import TokenSpans
 from samecode.scan.comparison import read_comparable
-from samecode.scan.engine import engine_for
-from samecode.scan.files import read_text
-from samecode.scan.model import Skipped
 from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
+from samecode.sources.files import Skipped, read_text
 
 __all__ = [
     "FileFingerprints",

@@ -3,7 +3,7 @@
 Schleimer, Wilkerson and Aiken (2003), *Winnowing: local algorithms for document
 fingerprinting*. A text of ``n`` tokens has ``n - k + 1`` k-grams (runs of ``k``
 consecutive tokens), each hashed as the scan hashes its shingles
-(:func:`~samecode.scan.shingling.kgram_hashes`). Every window of ``w`` consecutive k-gram
+(:func:`~samecode.text.shingling.kgram_hashes`). Every window of ``w`` consecutive k-gram
 hashes selects its minimum hash; *robust winnowing* breaks ties by keeping the position the
 previous window selected when it is still in the window and still a minimum, and
 otherwise takes the rightmost minimum. The positions selected, each once, are the text's
@@ -33,7 +33,7 @@ from itertools import islice
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.shingling import kgram_hashes
+from samecode.text.shingling import kgram_hashes
 
 __all__ = ["FragmentFingerprint", "fingerprints", "winnow"]
 
@@ -120,7 +120,7 @@ def fingerprints(tokens: TokenSpans, k: int, window: int) -> list[FragmentFinger
     Runtime complexity: ``O(n * k)`` for ``n`` tokens in C (the hashes), ``O(n)`` steps
     of Python (the winnowing), ``O(log lines)`` per fingerprint for its span.
 
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> text = "\\n".join(f"a{i} = b{i} + c" for i in range(6))
     >>> spans = TokenSpans.of(text, Shingling())
     >>> found = fingerprints(spans, 5, 4)

@@ -1,6 +1,6 @@
 """LSH buckets in SQLite: the one storage layer under both
 :class:`~samecode.minhash.sqlitelsh.SQLiteLSH` (signatures under keys) and a
-:class:`~samecode.scan.corpus.Corpus` that finds candidates by LSH, as datasketch keeps one
+:class:`~samecode.corpus.store.Corpus` that finds candidates by LSH, as datasketch keeps one
 storage interface under its index.
 
 A :class:`BucketTable` is a table ``buckets (bucket, <owner>)`` with an index on each

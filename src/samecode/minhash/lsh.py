@@ -50,6 +50,7 @@ from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.minhash import SCHEMES, MinHash
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.similarity import set_jaccard
 
 __all__ = [
     "MAX_OPTIMISED_PERM",
@@ -494,7 +495,7 @@ class MinHashLSH:
                 raise SamecodeValueError("verify needs the query's features")
             mine = frozenset(features)
             for key in candidates:
-                similarity = _jaccard(mine, frozenset(verify(key)))
+                similarity = set_jaccard(mine, frozenset(verify(key)))
                 if similarity >= least:
                     ranked.append((key, similarity))
         else:
@@ -553,7 +554,7 @@ class MinHashLSH:
             if features is None:
                 out.append((a, b, self._estimate(self._keys[a], self._keys[b])))
                 continue
-            similarity = _jaccard(features(a), features(b))
+            similarity = set_jaccard(features(a), features(b))
             if similarity >= least:
                 out.append((a, b, similarity))
         order = self._order()
@@ -700,7 +701,7 @@ class LSHSettings:
     """Everything that fixes an LSH index's answers, to store with it: the sketch's
     scheme, seed and size, the threshold it was tuned for, and its bands and rows.
 
-    A store (such as :class:`~samecode.scan.corpus.Corpus`) keeps these and refuses a signature
+    A store (such as :class:`~samecode.corpus.store.Corpus`) keeps these and refuses a signature
     made otherwise. Signatures are made from 64-bit shingle hashes: ``update_hashes`` for
     the one-permutation scheme, and for datasketch's schemes ``update_batch`` of each hash
     as 8 little-endian bytes (so datasketch makes the same signature from the same hashes).
@@ -925,12 +926,6 @@ def _link_verified(
             links.link(twin, key)
             continue
         for other, theirs in distinct.items():
-            if not links.linked(key, theirs) and _jaccard(mine, other) >= least:
+            if not links.linked(key, theirs) and set_jaccard(mine, other) >= least:
                 links.link(key, theirs)
         distinct[mine] = key
-
-
-def _jaccard(first: frozenset[Any], second: frozenset[Any]) -> float:
-    shared = len(first & second)
-    union = len(first) + len(second) - shared
-    return shared / union if union else 1.0

@@ -9,7 +9,7 @@ size, threshold, bands and rows) are stored in the file, and a signature made an
 way is refused: signatures of different schemes never meet.
 
 Keys are ints (64-bit), strs or bytes, as in :class:`~samecode.hamming.sqlite.SQLiteIndex`. For a
-corpus of *files* matched exactly, see :class:`~samecode.scan.corpus.Corpus`, which can keep
+corpus of *files* matched exactly, see :class:`~samecode.corpus.store.Corpus`, which can keep
 the same LSH rows beside the files' shingles.
 
 Cost: a key's row holds its signature (``4 * num_perm`` bytes, 8 for ``"affine64"``) and

@@ -7,15 +7,15 @@ pool and Spark run the same code):
 
 * :mod:`~samecode.scan.model`: :class:`Document`, :class:`Pair`, :class:`CloneClass`,
   :class:`Skipped`.
-* :mod:`~samecode.scan.files`: walking trees by git's rules, reading files by the text
+* :mod:`~samecode.sources.files`: walking trees by git's rules, reading files by the text
   policy.
-* :mod:`~samecode.scan.shingling`: text -> tokens -> distinct shingle hashes
+* :mod:`~samecode.text.shingling`: text -> tokens -> distinct shingle hashes
   (:class:`Shingling`, the definition of the similarity).
 * :mod:`~samecode.scan.join`: exact prefix filtering and verification.
 * :mod:`~samecode.scan.candidates`: the ways candidate pairs are proposed.
 * :mod:`~samecode.scan.classes`: clone classes.
 * :mod:`~samecode.scan.pipeline`: :func:`scan` and its driver.
-* :mod:`~samecode.scan.corpus`: a corpus of known files in one SQLite file.
+* :mod:`~samecode.corpus.store`: a corpus of known files in one SQLite file.
 * :mod:`~samecode.scan.report`: tables, JSON, JSONL, CSV and SARIF.
 
 >>> import pathlib, tempfile
@@ -29,8 +29,9 @@ pool and Spark run the same code):
 """
 
 from samecode.scan.classes import clone_classes
-from samecode.scan.model import CloneClass, Document, Pair, Skipped
+from samecode.scan.model import CloneClass, Document, Pair
 from samecode.scan.pipeline import ScanOptions, ScanResult, compare, read_documents, scan
+from samecode.sources.files import Skipped
 
 __all__ = [
     "CloneClass",

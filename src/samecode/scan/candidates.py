@@ -77,7 +77,7 @@ from samecode.scan.join import (
     propose_prefix_groups,
     propose_prefix_pairs,
 )
-from samecode.scan.similarity import Measure
+from samecode.similarity import Measure
 
 __all__ = [
     "Keyed",

@@ -1,9 +1,9 @@
 """The similarity of two files, by the counts behind it: what ``samecode compare`` prints.
 
-:func:`compare_files` reads two files by the text policy of :mod:`samecode.scan.files`,
-shingles them by a :class:`~samecode.scan.shingling.Shingling`, and returns a
+:func:`compare_files` reads two files by the text policy of :mod:`samecode.sources.files`,
+shingles them by a :class:`~samecode.text.shingling.Shingling`, and returns a
 :class:`Comparison`: their tokens, their shingles, how many they share, and the measures
-of :mod:`samecode.scan.similarity` computed from those counts. A file with no shingle
+of :mod:`samecode.similarity` computed from those counts. A file with no shingle
 (empty, or white space only) is not comparable: its measures are ``None``, as a scan
 skips such a file rather than calling it similar or dissimilar.
 
@@ -28,10 +28,9 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.scan.files import read_text
-from samecode.scan.model import Skipped
-from samecode.scan.shingling import Shingling
-from samecode.scan.similarity import jaccard, stored_containment
+from samecode.similarity import jaccard, stored_containment
+from samecode.sources.files import Skipped, read_text
+from samecode.text.shingling import Shingling
 
 __all__ = ["Comparison", "compare_files", "read_comparable"]
 
@@ -137,7 +136,7 @@ def compare_files(
 
     :param a: a file.
     :param b: another (or the same) file.
-    :param shingling: the rules (the default :class:`~samecode.scan.shingling.Shingling`).
+    :param shingling: the rules (the default :class:`~samecode.text.shingling.Shingling`).
     :param max_size: refuse files of more bytes (``None``: no limit).
     :raises TypeError: for a path or shingling of the wrong type.
     :raises ValueError: for a file that cannot be compared, with why: ``missing (no such

@@ -2,7 +2,7 @@
 
 Prefix filtering (Chaudhuri, Ganti and Kaushik 2006; Bayardo, Ma and Srikant's All-Pairs,
 2007): put every set's shingles in one global order; two sets of Jaccard ``>= t`` share
-one of the first :func:`~samecode.scan.similarity.prefix_length` shingles of each. So a
+one of the first :func:`~samecode.similarity.prefix_length` shingles of each. So a
 set's *keys* are its prefix, every pair sharing a key is a candidate, and no pair that
 reaches the threshold is missed, whatever the data and whatever the order, as long as it is
 one order for all the sets. The stages:
@@ -47,7 +47,7 @@ from bitarray.util import sc_decode, sc_encode, zeros
 
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
-from samecode.scan.similarity import (
+from samecode.similarity import (
     MEASURES,
     Measure,
     prefix_length,
@@ -277,7 +277,7 @@ def _smallest(values: list[int], count: int) -> list[int]:
 #: order (for Jaccard, those of its prefix; for containment, all of them), its size, how
 #: many of its shingles come first as seen in it alone, how many of its first keys can
 #: pair it with a set at least as large (for Jaccard, those of its
-#: :func:`~samecode.scan.similarity.smaller_prefix_length`; for containment, its prefix),
+#: :func:`~samecode.similarity.smaller_prefix_length`; for containment, its prefix),
 #: and the rank of its last key in the order (:data:`WHOLE` when the keys hold every
 #: shingle the set can share).
 PrefixKeys: TypeAlias = "tuple[array[int], int, int, int, int]"

@@ -2,9 +2,9 @@
 
 A :class:`Document` is a file read and shingled; a :class:`Pair` two documents at or above
 the threshold with the exact counts behind their similarity; a :class:`CloneClass` the
-documents linked by chains of pairs; a :class:`Skipped` a path that was not compared, and
-why. All are frozen and picklable, so any engine (this process, a process pool, Spark)
-passes them on as they are.
+documents linked by chains of pairs (a path not compared is a
+:class:`~samecode.sources.files.Skipped`). All are frozen and picklable, so any engine
+(this process, a process pool, Spark) passes them on as they are.
 
 >>> pair = Pair("a.py", "b.py", shared=8, a_shingles=10, b_shingles=9)
 >>> pair.exact_jaccard, pair.containment_b
@@ -18,15 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["CloneClass", "Document", "Pair", "Skipped"]
-
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    """A path that was not compared, and why (see the module's list of reasons)."""
-
-    path: str
-    reason: str
+__all__ = ["CloneClass", "Document", "Pair"]
 
 
 @dataclass(frozen=True, slots=True)

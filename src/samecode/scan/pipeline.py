@@ -1,7 +1,7 @@
 """The main job: which files of a tree are near-copies of each other, by exact similarity.
 
 One keyed pipeline, each stage a plain, picklable function over a batch, with no global
-state, so this process, a process pool (:mod:`samecode.scan.engine`) and Spark run the
+state, so this process, a process pool (:mod:`samecode.engine`) and Spark run the
 same code:
 
     paths -> :func:`read_documents` (bytes -> text -> tokens -> distinct shingles)
@@ -15,12 +15,12 @@ same code:
 :func:`join_sets` drives the four stages from count to verify (a corpus's match runs it
 too).
 
-:func:`run_pipeline` drives the stages on an :class:`~samecode.scan.engine.Engine`;
+:func:`run_pipeline` drives the stages on an :class:`~samecode.engine.Engine`;
 :func:`scan` walks the roots and runs it. Every stage's result is merged in the order of
 its tasks and the pairs are sorted, so the output is the same, byte for byte, for any
 number of jobs and any batch size.
 
-Similarity is the one :mod:`samecode.scan.similarity` defines (the Jaccard index of two
+Similarity is the one :mod:`samecode.similarity` defines (the Jaccard index of two
 files' sets of 5-token shingles by default); every pair reported carries the exact counts
 it was computed from, and sketches only ever propose candidates.
 
@@ -59,15 +59,15 @@ from itertools import combinations
 from typing import Any, TypeAlias
 
 from samecode._validation import check_bool, check_int, describe
+from samecode.engine import Engine, Serial, engine_for
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import CHAINING, clone_classes
-from samecode.scan.engine import Engine, Serial, engine_for
-from samecode.scan.files import Text, decode_text, find_files, read_text
 from samecode.scan.join import ShingleCounts, distinct_sets, verify
-from samecode.scan.model import CloneClass, Document, Pair, Skipped
-from samecode.scan.shingling import Shingling
-from samecode.scan.similarity import MEASURES, Measure, exact_threshold
+from samecode.scan.model import CloneClass, Document, Pair
+from samecode.similarity import MEASURES, Measure, exact_threshold
+from samecode.sources.files import Skipped, Text, decode_text, find_files, read_text
+from samecode.text.shingling import Shingling
 
 __all__ = [
     "Progress",
@@ -112,7 +112,7 @@ class ScanOptions:
         ``shared/|B|``).
     :param method: a :class:`~samecode.scan.candidates.Method`, or the name of a built-in
         one (:func:`~samecode.scan.candidates.method_names`).
-    :param shingling: the rules of the similarity (:class:`~samecode.scan.shingling.Shingling`).
+    :param shingling: the rules of the similarity (:class:`~samecode.text.shingling.Shingling`).
     :param min_tokens: files with fewer tokens are reported, not compared.
     :param max_size: files of more bytes are reported as too large (``None``: no limit).
     :param include: only files matching one of these patterns (gitignore syntax).
@@ -252,7 +252,7 @@ def read_documents(
     paths: Sequence[str], shingling: Shingling, max_size: int | None, min_tokens: int
 ) -> list[Document | Skipped]:
     """Read and shingle a batch of files: a :class:`Document` per file, or why it was
-    skipped (as :func:`samecode.scan.files.read_text`, or ``empty``, or ``too few
+    skipped (as :func:`samecode.sources.files.read_text`, or ``empty``, or ``too few
     tokens``)."""
     out: list[Document | Skipped] = []
     for path in paths:
@@ -640,7 +640,7 @@ def compare(
     """Every pair of ``documents`` at or above ``threshold``, sorted by paths, in this
     process (:func:`run_pipeline` with those options).
 
-    >>> from samecode.scan.shingling import Shingling
+    >>> from samecode.text.shingling import Shingling
     >>> rules = Shingling(size=2)
     >>> texts = [("a", "x y z w"), ("b", "x y z v")]
     >>> docs = [Document(name, 0, "", 3, rules.shingles(text)) for name, text in texts]

@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from samecode._sarif import sarif_log, sarif_uri
 from samecode.errors import SamecodeValueError
-from samecode.scan.files import Skipped
 from samecode.scan.model import CloneClass, Pair
+from samecode.sources.files import Skipped
 
 if TYPE_CHECKING:
-    from samecode.scan.corpus import Corpus
+    from samecode.corpus.store import Corpus
     from samecode.scan.pipeline import ScanOptions
 
 __all__ = [

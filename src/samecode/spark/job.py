@@ -62,7 +62,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Member, Method, method
 from samecode.scan.classes import clone_classes
 from samecode.scan.join import ShingleCounts, distinct_sets
-from samecode.scan.model import CloneClass, Document, Pair, Skipped
+from samecode.scan.model import CloneClass, Document, Pair
 from samecode.scan.pipeline import (
     ScanOptions,
     count_shingles,
@@ -73,7 +73,8 @@ from samecode.scan.pipeline import (
     read_documents,
     verify_pairs,
 )
-from samecode.scan.similarity import Measure
+from samecode.similarity import Measure
+from samecode.sources.files import Skipped
 from samecode.spark.components import connected_components
 from samecode.spark.session import session
 

@@ -45,10 +45,10 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.tree import FileFingerprints, fingerprint_text
-from samecode.scan.files import read_text
-from samecode.scan.model import Document, Skipped
+from samecode.scan.model import Document
 from samecode.scan.pipeline import document_of
-from samecode.scan.shingling import Shingling, kgram_hashes
+from samecode.sources.files import Skipped, read_text
+from samecode.text.shingling import Shingling, kgram_hashes
 
 __all__ = ["LAYOUT", "StoredDocument", "decode", "encode", "read_stored"]
 

@@ -29,8 +29,9 @@ first :func:`prefix_length` shingles; a set of ``m`` shingles can reach ``t`` wi
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -45,6 +46,7 @@ __all__ = [
     "prefix_length",
     "reaches",
     "reaches_stored",
+    "set_jaccard",
     "size_bounds",
     "smaller_prefix_length",
     "stored_containment",
@@ -86,6 +88,18 @@ def jaccard(shared: int, size_a: int, size_b: int) -> Fraction:
     """
     union = size_a + size_b - shared
     return Fraction(shared, union) if union else Fraction(1)
+
+
+def set_jaccard(first: AbstractSet[Any], second: AbstractSet[Any]) -> float:
+    """The :func:`jaccard` of two sets, as a float (1.0 for two empty sets).
+
+    >>> set_jaccard({1, 2, 3}, {2, 3, 4})
+    0.5
+    """
+    shared = len(first & second)
+    union = len(first) + len(second) - shared
+    # int / int is correctly rounded, as float(jaccard(...)) is, without the Fraction
+    return shared / union if union else 1.0
 
 
 def containment(shared: int, size_a: int, size_b: int) -> Fraction:

@@ -2,8 +2,8 @@
 where, in both (``samecode match --fragments``).
 
 A corpus made with ``fragments`` (:meth:`Corpus.create
-<samecode.scan.corpus.Corpus.create>`, format version 3) keeps, for every file, a record
-of its tokens, their lines and its fingerprints (:mod:`samecode.fragments.stored`), and an
+<samecode.corpus.store.Corpus.create>`, format version 3) keeps, for every file, a record
+of its tokens, their lines and its fingerprints (:mod:`samecode.corpus.records`), and an
 index from each fingerprint hash to the files selecting it. :func:`match_fragments` then
 runs, per batch of query files (a picklable stage, :func:`match_files`, that opens the
 corpus read-only itself, so a process pool runs it as it is):
@@ -29,7 +29,7 @@ pair alone, and the regions are sorted.
 
 >>> import os, tempfile
 >>> from samecode.fragments.options import FragmentOptions
->>> from samecode.scan.corpus import Corpus
+>>> from samecode.corpus.store import Corpus
 >>> from samecode.scan.pipeline import ScanOptions
 >>> folder = tempfile.mkdtemp()
 >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
@@ -57,21 +57,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from samecode._validation import describe
+from samecode.corpus.records import StoredDocument, decode, read_stored
+from samecode.engine import Engine, Serial
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
-from samecode.fragments.stored import StoredDocument, decode, read_stored
 from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
-from samecode.scan.engine import Engine, Serial
-from samecode.scan.files import read_text
-from samecode.scan.model import Document, Skipped
+from samecode.scan.model import Document
 from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
+from samecode.sources.files import Skipped, read_text
 
 if TYPE_CHECKING:
-    from samecode.scan.corpus import Corpus
+    from samecode.corpus.store import Corpus
 
 __all__ = [
     "Matched",
@@ -96,7 +96,7 @@ def read_stored_batches(
     engine: Engine | None = None,
 ) -> Iterator[list[StoredDocument | Skipped]]:
     """Read ``paths`` for a corpus that stores fragments, in batches of
-    ``options.batch_size`` (:func:`~samecode.fragments.stored.read_stored`), on ``engine``
+    ``options.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
     (this process by default), and yield each batch's results as it comes, in the order
     of ``paths`` whatever the engine: what is done with one batch is done while the engine
     reads on.
@@ -238,7 +238,7 @@ def match_files(
     decoded (``O(n)``, once per batch) and, per query it is a candidate of,
     :func:`~samecode.fragments.regions.find_regions`.
     """
-    from samecode.scan.corpus import Corpus, identity
+    from samecode.corpus.store import Corpus, identity
 
     out = Matched()
     queries: list[FileFingerprints] = []
@@ -452,7 +452,7 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     Runtime complexity: ``O(size)`` to hash each stored file of a region that is on disk.
 
     >>> import os, tempfile
-    >>> from samecode.scan.corpus import Corpus
+    >>> from samecode.corpus.store import Corpus
     >>> from samecode.scan.pipeline import ScanOptions
     >>> folder = tempfile.mkdtemp()
     >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))

@@ -24,7 +24,7 @@ still verifies every candidate exactly; but a pair LSH does not propose is misse
 only the Jaccard measure is answered (:meth:`Corpus.lsh_query` also ranks stored files
 by a signature's estimate).
 
-The file records a format version, the shingling rules (:class:`~samecode.scan.shingling.
+The file records a format version, the shingling rules (:class:`~samecode.text.shingling.
 Shingling`), the shingle-hash scheme and ``min_threshold``, and refuses queries made by
 other rules. It follows the safety rules of :mod:`samecode.hamming.sqlite`: vetted read-only
 before anything is written, WAL mode, a transaction per batch (an interrupted
@@ -33,7 +33,7 @@ row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be 
 
 >>> import os, tempfile
 >>> from samecode.scan.pipeline import read_documents
->>> from samecode.scan.shingling import Shingling
+>>> from samecode.text.shingling import Shingling
 >>> folder = tempfile.mkdtemp()
 >>> known = os.path.join(folder, "known.py")
 >>> with open(known, "w") as f:
@@ -65,16 +65,19 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from samecode._validation import check_int, describe
+from samecode.corpus.records import LAYOUT, StoredDocument, decode
+from samecode.engine import Engine
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.boilerplate import BoilerplateFiles
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tree import FragmentResult
 from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings, Signature
 from samecode.scan.candidates import method
-from samecode.scan.engine import Engine
 from samecode.scan.join import distinct_sets
-from samecode.scan.model import Document, Pair, Skipped
+from samecode.scan.model import Document, Pair
 from samecode.scan.pipeline import join_sets, progress_counter
-from samecode.scan.shingling import Shingling
-from samecode.scan.similarity import (
+from samecode.similarity import (
     MEASURES,
     exact_threshold,
     prefix_length,
@@ -82,6 +85,7 @@ from samecode.scan.similarity import (
     reaches_stored,
     size_bounds,
 )
+from samecode.sources.files import Skipped
 from samecode.store.file import (
     IndexCorruptError,
     IndexFileError,
@@ -91,11 +95,9 @@ from samecode.store.file import (
     signed64,
     unsigned64,
 )
+from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
-    from samecode.fragments.boilerplate import BoilerplateFiles
-    from samecode.fragments.options import FragmentOptions
-    from samecode.fragments.tree import FragmentResult
     from samecode.scan.pipeline import Progress, ScanOptions
 
 __all__ = [
@@ -119,7 +121,7 @@ _VERSIONS = ("1", "2", "3")
 _FRAGMENTS = "3"
 #: The fragment parameters a corpus records (the others are the query's).
 _FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
-#: How shingles are hashed (:mod:`samecode.scan.shingling`): token ids are 8-byte BLAKE2b
+#: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
@@ -506,7 +508,6 @@ class _Bands(_Candidates):
 
 def _recorded(fragments: object, shingling: Shingling) -> dict[str, Any]:
     """The fragment parameters a corpus records, checked to tokenize as ``shingling``."""
-    from samecode.fragments.options import FragmentOptions
 
     if not isinstance(fragments, FragmentOptions):
         raise SamecodeTypeError(
@@ -518,7 +519,7 @@ def _recorded(fragments: object, shingling: Shingling) -> dict[str, Any]:
             f"normalize={shingling.normalize}); got tokens={fragments.tokens!r}, "
             f"normalize={fragments.normalize}"
         )
-    return {"layout": _layout(), **{key: getattr(fragments, key) for key in _FRAGMENT_KEYS}}
+    return {"layout": LAYOUT, **{key: getattr(fragments, key) for key in _FRAGMENT_KEYS}}
 
 
 def _differences(name: str, there: object, here: object) -> list[str]:
@@ -539,20 +540,13 @@ def _differences(name: str, there: object, here: object) -> list[str]:
     return [f"{name} is {text(there)} there, {text(here)} here"] if there != here else []
 
 
-def _layout() -> int:
-    from samecode.fragments.stored import LAYOUT
-
-    return LAYOUT
-
-
 def _fragment_options(recorded: Any, shingling: Shingling) -> FragmentOptions:
     """The :class:`~samecode.fragments.options.FragmentOptions` a corpus recorded."""
-    from samecode.fragments.options import FragmentOptions
 
-    if not isinstance(recorded, dict) or recorded.get("layout") != _layout():
+    if not isinstance(recorded, dict) or recorded.get("layout") != LAYOUT:
         raise SamecodeValueError(
             f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
-            f"layout {_layout()}"
+            f"layout {LAYOUT}"
         )
     chosen = {key: recorded[key] for key in _FRAGMENT_KEYS}
     # a TypeError for a k that is not a number: the metadata is refused
@@ -649,7 +643,7 @@ class Corpus(StoreFile):
             (:class:`~samecode.fragments.options.FragmentOptions`: its ``k``, ``window``,
             ``keep_licenses`` and ``keep_imports`` are recorded; its ``tokens`` and
             ``normalize`` must be ``shingling``'s), for :meth:`match_fragments` (format
-            version 3; see :mod:`samecode.fragments.stored` for the cost).
+            version 3; see :mod:`samecode.corpus.records` for the cost).
         :param timeout: how many seconds a change waits for another writer's lock.
         :param exist_ok: create or open: where ``path`` exists, or another process makes
             it while this call does (of several processes creating one corpus at once, one
@@ -785,7 +779,7 @@ class Corpus(StoreFile):
         wanted = None if fragments is None else _recorded(fragments, asked)
         held = None
         if self._fragments is not None:
-            held = {"layout": _layout()}
+            held = {"layout": LAYOUT}
             held.update({key: getattr(self._fragments, key) for key in _FRAGMENT_KEYS})
         pairs = {
             "shingling": (self._shingling.to_dict(), asked.to_dict()),
@@ -920,7 +914,7 @@ class Corpus(StoreFile):
             ignored, so :func:`~samecode.scan.pipeline.read_documents`' output can be passed).
         :param mtimes: each path's modification time in ns (read from the file if absent).
         :param fragments: for a corpus that stores fragments, each document's fragment
-            record by path (:func:`~samecode.fragments.stored.read_stored` reads both;
+            record by path (:func:`~samecode.corpus.records.read_stored` reads both;
             :meth:`sync` does it all).
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
@@ -966,7 +960,6 @@ class Corpus(StoreFile):
         fragments)."""
         if self._fragments is None:
             return []
-        from samecode.fragments.stored import decode
 
         out: list[tuple[bytes, Sequence[int]]] = []
         for document in batch:
@@ -974,7 +967,7 @@ class Corpus(StoreFile):
             if not isinstance(record, bytes):
                 raise SamecodeValueError(
                     f"{self._path} stores fragments: {document.path!r} needs its fragment "
-                    "record (read files with samecode.fragments.stored.read_stored, or use "
+                    "record (read files with samecode.corpus.records.read_stored, or use "
                     "sync())"
                 )
             known = None if fingerprints is None else fingerprints.get(document.path)
@@ -1082,7 +1075,6 @@ class Corpus(StoreFile):
         return True
 
     def _delete_fragments(self, file_id: int, path: str, k: int) -> None:
-        from samecode.fragments.stored import decode
 
         try:
             record = self.fragment_record(file_id)
@@ -1167,7 +1159,7 @@ class Corpus(StoreFile):
         :param prune: remove the entries of files under ``paths`` that are gone.
         :param progress: called as ``progress(stage, done, total)`` while files are read.
         :param engine: where the files to read are read and shingled (this process by
-            default; a :class:`~samecode.scan.engine.ProcessPool` spreads it); the corpus
+            default; a :class:`~samecode.engine.ProcessPool` spreads it); the corpus
             is written in this process, the same whatever the engine.
         :raises TypeError: if ``paths`` is a lone path, or ``options`` not ScanOptions.
         :raises ValueError: if ``options`` shingle by other rules than the corpus.
@@ -1195,7 +1187,6 @@ class Corpus(StoreFile):
         >>> [os.path.basename(p) for p in first.added], len(again.unchanged), again.held
         (['a.py'], 1, 1)
         """
-        from samecode.fragments.stored import StoredDocument
         from samecode.scan.pipeline import ScanOptions as Options
         from samecode.scan.pipeline import discover, read_batches
 
@@ -1263,7 +1254,7 @@ class Corpus(StoreFile):
                 if self._fragments is None:
                     batches = read_batches(part, options, said, engine)
                 else:
-                    from samecode.fragments.corpus import read_stored_batches
+                    from samecode.corpus.fragments import read_stored_batches
 
                     batches = read_stored_batches(part, options, self._fragments, said, engine)
                 waiting = _Waiting()
@@ -1404,7 +1395,7 @@ class Corpus(StoreFile):
         :param progress: called as ``progress("probe", done, total)`` as query documents
             are matched.
         :param engine: where the join of a corpus of prefixes runs (this process by
-            default; a :class:`~samecode.scan.engine.ProcessPool` spreads it).
+            default; a :class:`~samecode.engine.ProcessPool` spreads it).
         :raises ValueError: for a threshold below :attr:`min_threshold` or an unknown
             measure.
         :raises IndexCorruptError: if a candidate's entry fails its checksum.
@@ -1560,7 +1551,7 @@ class Corpus(StoreFile):
     # -- fragments --------------------------------------------------------------------
 
     def _no_fragments(self) -> SamecodeValueError:
-        from samecode.fragments.corpus import no_fragments
+        from samecode.corpus.fragments import no_fragments
 
         return no_fragments(self._path, self._version)
 
@@ -1601,7 +1592,7 @@ class Corpus(StoreFile):
 
     def fragment_record(self, file_id: int) -> bytes:
         """The fragment record of stored file ``file_id``, checked against its checksum
-        (:func:`~samecode.fragments.stored.decode` reads it).
+        (:func:`~samecode.corpus.records.decode` reads it).
 
         :raises ValueError: if the corpus stores no fragments.
         :raises IndexCorruptError: if the record is missing or fails its checksum.
@@ -1645,12 +1636,12 @@ class Corpus(StoreFile):
         progress: Progress | None = None,
     ) -> FragmentResult:
         """Which regions of the files under ``paths`` match which stored files, and where:
-        :func:`samecode.fragments.corpus.match_fragments` (see there).
+        :func:`samecode.corpus.fragments.match_fragments` (see there).
 
         :raises ValueError: if the corpus stores no fragments, or ``options`` differ from
             the parameters it stores them by.
         """
-        from samecode.fragments.corpus import match_fragments
+        from samecode.corpus.fragments import match_fragments
 
         return match_fragments(
             self,
@@ -1700,7 +1691,6 @@ class Corpus(StoreFile):
     def _fragments_sound(self, file_id: int, path: str) -> bool:
         """Whether a file's fragment record decodes and the index holds its fingerprints,
         no more, no less."""
-        from samecode.fragments.stored import decode
 
         if self._fragments is None:
             return True

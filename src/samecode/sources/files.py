@@ -46,7 +46,6 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
-from samecode.scan.model import Skipped
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -56,6 +55,15 @@ __all__ = [
     "find_files",
     "read_text",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A path that was not compared, and why (see the module's list of reasons)."""
+
+    path: str
+    reason: str
+
 
 #: Folders left out of every walk unless asked for: version control, vendored packages
 #: and caches (virtual environments are known by their ``pyvenv.cfg``, not by name).
