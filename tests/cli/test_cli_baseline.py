@@ -244,3 +244,15 @@ def test_a_baseline_nested_too_deep_is_refused_by_the_command(tree, tmp_path):
         f"samecode: baseline {saved} is not a samecode fragments JSON report: it is nested "
         "too deep\n"
     )
+
+
+def test_the_page_shows_a_baseline_name_that_is_not_utf8_escaped(tree, tmp_path, capsys):
+    saved = save_baseline(capsys, tree, tmp_path)
+    odd = os.fsdecode(bytes(tmp_path) + b"/old\xff.json")
+    os.rename(saved, odd)
+    page = tmp_path / "page.html"
+    status, _, err = scan(capsys, tree, "--baseline", odd, "--format", "html", "-o", str(page))
+    assert status == 0, err
+    shown = page.read_bytes()
+    assert b"\xff" not in shown
+    assert b"old\\xff.json" in shown
