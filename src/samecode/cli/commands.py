@@ -509,6 +509,13 @@ def _boilerplate_files(args: argparse.Namespace, options: Any) -> Any:
     return BoilerplateFiles.read(args.boilerplate, options)
 
 
+def _boilerplate_parameter(files: Any) -> dict[str, str]:
+    """What a fragments report's parameters state of the ``--boilerplate`` files: the
+    digest of their k-grams, as ``boilerplate_digest`` (nothing without any), so that a
+    baseline made with others is refused."""
+    return {} if files is None else {"boilerplate_digest": files.digest()}
+
+
 def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
     from samecode.fragments.baseline import only_new, read_baseline
@@ -522,17 +529,17 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         raise UsageError("--fragments does not match against a corpus (--against) yet")
     _check_roots(args.paths)
     options = _fragment_options(args)
-    baseline = None if args.baseline is None else read_baseline(args.baseline, options)
     walk = _scan_options(args, _shingling(args))
+    boilerplate = _boilerplate_files(args, options)
     parameters = {
         **options.to_dict(),
         "min_file_tokens": walk.min_tokens,
         "max_size": walk.max_size,
+        **_boilerplate_parameter(boilerplate),
     }
+    baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
     with Feedback(args.quiet) as feedback:
-        result = scan_fragments(
-            args.paths, options, walk, feedback, _boilerplate_files(args, options)
-        )
+        result = scan_fragments(args.paths, options, walk, feedback, boilerplate)
     if baseline is not None:
         result = only_new(result, baseline)
     _write_fragments(result, parameters, args)
@@ -565,15 +572,16 @@ def run_match_fragments(args: argparse.Namespace) -> int:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
-        baseline = None if args.baseline is None else read_baseline(args.baseline, options)
         walk = _scan_options(args, _shingling(args, corpus.shingling))
+        boilerplate = _boilerplate_files(args, options)
         parameters = {
             **options.to_dict(),
             "min_file_tokens": walk.min_tokens,
             "max_size": walk.max_size,
+            **_boilerplate_parameter(boilerplate),
             **corpus_parameters(db, corpus),
         }
-        boilerplate = _boilerplate_files(args, options)
+        baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
         with Feedback(args.quiet) as feedback, engine_for(walk.jobs) as engine:
             result = corpus.match_fragments(
                 args.paths,

@@ -19,9 +19,12 @@ order: the later ones are new).
   a clone the baseline already had.
 * Of its regions, those with an end in a new occurrence are reported.
 
-The baseline must be made with the same ``k``, ``window``, ``tokens`` and ``normalize``
-(the digests depend on them); another one is refused, as is a file that is not a
-fragments JSON report of this schema, or one made before reports held digests.
+The baseline must be a report of the same command (``scan --fragments`` or ``match
+--fragments``) made with the same :data:`MATCHED_PARAMETERS` (every fragment parameter,
+and the boilerplate files' text: each moves the ends of regions or what their digests
+are of); another one is refused with the parameters that differ, as is a file that is
+not a fragments JSON report of this schema (any field a baseline reads missing or of
+another type), or one made before reports held digests.
 
 >>> import json
 >>> from samecode.fragments.options import FragmentOptions
@@ -41,6 +44,7 @@ import json
 import os
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,8 +67,18 @@ __all__ = [
     "read_baseline",
 ]
 
-#: The parameters a baseline must share with the scan (the digests depend on them).
-MATCHED_PARAMETERS = ("k", "window", "tokens", "normalize")
+_OPTIONS = tuple(field.name for field in dataclasses.fields(FragmentOptions))
+#: The parameters a baseline's report must state as the new report does (both made with
+#: the same values): every field of
+#: :class:`~samecode.fragments.options.FragmentOptions` (each decides which k-grams are
+#: fingerprints, which of them seed a match, where a region ends or which tokens a digest
+#: is of) and ``boilerplate_digest``, the
+#: :meth:`~samecode.fragments.boilerplate.BoilerplateFiles.digest` of the boilerplate
+#: files (a report without it was made without such files). ``guaranteed`` follows from
+#: ``k`` and ``window``; ``min_file_tokens``, ``max_size`` and the corpus's name decide
+#: which files are compared, as adding or removing files does, not what a file's places
+#: are, and may differ.
+MATCHED_PARAMETERS = (*_OPTIONS, "boilerplate_digest")
 
 
 class BaselineError(SamecodeValueError):
@@ -126,17 +140,55 @@ def _refuse(source: str, why: str) -> BaselineError:
     return BaselineError(f"baseline {source} is not a samecode fragments JSON report: {why}")
 
 
-def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") -> Baseline:
+def _made_by(parameters: Mapping[str, Any]) -> str:
+    """The command whose report has these parameters: a match states its corpus."""
+    return "match" if "corpus" in parameters else "scan"
+
+
+def _matched(parameters: Mapping[str, Any], refuse: Callable[[str], Exception]) -> dict[str, Any]:
+    """The :data:`MATCHED_PARAMETERS` of a report's ``parameters``, checked as
+    :class:`~samecode.fragments.options.FragmentOptions` checks them (``refuse(why)``
+    is raised for what is missing or wrong)."""
+    absent = [name for name in _OPTIONS if name not in parameters]
+    if absent:
+        raise refuse(f"its parameters have no {', '.join(map(repr, absent))}")
+    try:
+        options = FragmentOptions(**{name: parameters[name] for name in _OPTIONS})
+    except (TypeError, ValueError) as error:
+        raise refuse(f"its parameters are not fragment parameters ({error})") from None
+    boilerplate = parameters.get("boilerplate_digest")
+    if boilerplate is not None and not isinstance(boilerplate, str):
+        raise refuse(f"its boilerplate_digest is {describe(boilerplate)}, not a string")
+    return {**options.to_dict(), "boilerplate_digest": boilerplate}
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def parse_baseline(
+    text: str, options: FragmentOptions | Mapping[str, Any], source: str = "<text>"
+) -> Baseline:
     """Read a baseline from the text of a JSON fragments report.
 
+    The report is checked whole, every field a baseline reads of its type (so that
+    :func:`only_new` cannot fail on it), and refused unless it is of the same command as
+    the new report (a ``scan``, or a ``match``, whose parameters name a ``corpus``) and
+    made with the same :data:`MATCHED_PARAMETERS`, which decide its places and digests.
+
     :param text: the report's JSON.
-    :param options: the scan's parameters, which the baseline's must match
-        (:data:`MATCHED_PARAMETERS`).
+    :param options: the parameters of the new report, as it states them (what
+        :func:`~samecode.fragments.report.to_json` is given: a scan's or a match's, with
+        the ``boilerplate_digest`` of its boilerplate files if it has any); or the scan's
+        :class:`~samecode.fragments.options.FragmentOptions`, for a scan without
+        boilerplate files.
     :param source: where the text came from, for messages.
     :raises TypeError: if ``text`` is not a ``str`` or ``options`` not
-        :class:`~samecode.fragments.options.FragmentOptions`.
+        :class:`~samecode.fragments.options.FragmentOptions` or a mapping.
+    :raises ValueError: if ``options``, a mapping, lacks a field of
+        :class:`~samecode.fragments.options.FragmentOptions` or holds one it refuses.
     :raises BaselineError: (a :class:`ValueError`) for text that is not such a report, or
-        one made with other parameters.
+        one of the other command or made with other parameters (the message names them).
 
     Runtime complexity: ``O(len(text))``.
 
@@ -148,8 +200,26 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
     """
     if not isinstance(text, str):
         raise SamecodeTypeError(f"text must be a str; got {describe(text)}")
-    if not isinstance(options, FragmentOptions):
-        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    if isinstance(options, FragmentOptions):
+        options = options.to_dict()
+    elif not isinstance(options, Mapping):
+        raise SamecodeTypeError(
+            f"options must be FragmentOptions or a report's parameters; got {describe(options)}"
+        )
+
+    def wrong(why: str) -> Exception:
+        return SamecodeValueError(f"options must be a fragments report's parameters: {why}")
+
+    ours = _matched(options, wrong)
+    try:  # a report nested deeper than Python's recursion limit is no report
+        return _parse(text, ours, _made_by(options), source)
+    except RecursionError:
+        raise _refuse(source, "it is nested too deep") from None
+
+
+def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseline:
+    """:func:`parse_baseline` once its arguments are checked: ``ours`` the new report's
+    :data:`MATCHED_PARAMETERS`, ``command`` what made it."""
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -165,23 +235,27 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
         )
     from samecode.fragments.report import SCHEMA
 
-    if data["schema"] != SCHEMA:
-        raise _refuse(source, f"its schema is {data['schema']!r}; this samecode reads {SCHEMA}")
-    parameters, classes = data["parameters"], data["classes"]
-    if not isinstance(parameters, dict) or not isinstance(classes, list):
-        raise _refuse(source, "its parameters must be an object and its classes a list")
-    absent = [name for name in MATCHED_PARAMETERS if name not in parameters]
-    if absent:
-        raise _refuse(
-            source,
-            f"its parameters have no {', '.join(map(repr, absent))} (a file-level report? "
-            "save one with scan --fragments --format json)",
+    schema = data["schema"]
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema != SCHEMA:
+        shown = repr(schema) if type(schema) is int else describe(schema)
+        raise _refuse(source, f"its schema is {shown}; this samecode reads {SCHEMA}")
+    parameters, regions, classes = data["parameters"], data["regions"], data["classes"]
+    if not isinstance(parameters, dict):
+        raise _refuse(source, f"its parameters are {describe(parameters)}, not an object")
+    for name, value in (("regions", regions), ("classes", classes)):
+        if not isinstance(value, list):
+            raise _refuse(source, f"its {name} are {describe(value)}, not a list")
+    theirs = _matched(parameters, lambda why: _refuse(source, why))
+    made_by = _made_by(parameters)
+    if made_by != command:
+        raise BaselineError(
+            f"baseline {source} is a report of {made_by} --fragments, not of {command} "
+            "--fragments: its places cannot be compared"
         )
-    ours = options.to_dict()
     different = [
-        f"{name} {parameters.get(name)!r} (this scan: {ours[name]!r})"
+        f"{name} {theirs[name]!r} (this {command}: {ours[name]!r})"
         for name in MATCHED_PARAMETERS
-        if parameters.get(name) != ours[name]
+        if theirs[name] != ours[name]
     ]
     if different:
         raise BaselineError(
@@ -193,24 +267,30 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
         occurrences = clone.get("occurrences") if isinstance(clone, dict) else None
         if not isinstance(occurrences, list):
             raise _refuse(source, f"class {number} has no list of occurrences")
+        ident = clone.get("id", number)
+        if not _positive(ident):
+            raise _refuse(source, f"class {number} has the id {describe(ident)}, not a "
+                          "number from 1")  # fmt: skip
         for place in occurrences:
             path = place.get("path") if isinstance(place, dict) else None
             digest = place.get("digest") if isinstance(place, dict) else None
             if not isinstance(path, str) or not isinstance(digest, str):
                 raise _refuse(source, f"an occurrence of class {number} has no path and "
                               "digest (made by an older samecode? make it again)")  # fmt: skip
-            places.setdefault((path, digest), []).append(clone.get("id", number))
+            places.setdefault((path, digest), []).append(ident)
     pairs: dict[tuple[str, str, str, str], list[int]] = {}
-    for number, record in enumerate(data["regions"], 1):
+    for number, record in enumerate(regions, 1):
         fields = [record.get(key) if isinstance(record, dict) else None
                   for key in ("a", "a_digest", "b", "b_digest")]  # fmt: skip
         a, a_digest, b, b_digest = (value if isinstance(value, str) else "" for value in fields)
         if not (a and a_digest and b and b_digest):
             raise _refuse(source, f"region {number} has no paths and digests (made by an "
                           "older samecode? make it again)")  # fmt: skip
-        key = (a, a_digest, b, b_digest)
         klass = record.get("class")
-        pairs.setdefault(key, []).append(klass if isinstance(klass, int) else 0)
+        if klass is not None and not _positive(klass):
+            raise _refuse(source, f"region {number} has the class {describe(klass)}, not "
+                          "a number from 1 or null")  # fmt: skip
+        pairs.setdefault((a, a_digest, b, b_digest), []).append(klass or 0)
     return Baseline(
         source,
         {key: tuple(value) for key, value in places.items()},
@@ -218,9 +298,13 @@ def parse_baseline(text: str, options: FragmentOptions, source: str = "<text>") 
     )
 
 
-def read_baseline(path: str | os.PathLike[str], options: FragmentOptions) -> Baseline:
-    """Read the baseline saved in the file ``path`` (see :func:`parse_baseline`).
+def read_baseline(
+    path: str | os.PathLike[str], options: FragmentOptions | Mapping[str, Any]
+) -> Baseline:
+    """Read the baseline saved in the file ``path`` (see :func:`parse_baseline`, which
+    takes ``options``).
 
+    :raises TypeError, ValueError: for ``options`` of the wrong type or value.
     :raises BaselineError: for a file that cannot be read or used, with why.
 
     >>> import pathlib, tempfile

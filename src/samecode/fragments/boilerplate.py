@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -284,6 +285,22 @@ class BoilerplateFiles:
                 tokens = TokenSpans.of(file.read(), options.shingling, name)
             hashes.update(kgram_hashes(tokens.ids, options.k))
         return cls(names, options.k, frozenset(hashes))
+
+    def digest(self) -> str:
+        """The digest of the k-grams held (32 hex digits), whatever the files' paths or
+        order: what a report's ``boilerplate_digest`` states, so that a baseline made
+        with other boilerplate files is refused (:mod:`~samecode.fragments.baseline`).
+
+        Runtime complexity: ``O(h log h)`` for ``h`` k-grams.
+
+        >>> BoilerplateFiles(("a",), 4, frozenset({1, 2})).digest() == BoilerplateFiles(
+        ...     ("b", "c"), 4, frozenset({2, 1})).digest()
+        True
+        """
+        packed = array("Q", sorted(self.hashes))
+        if sys.byteorder == "big":  # pragma: no cover - big-endian machines
+            packed.byteswap()
+        return hashlib.sha256(packed.tobytes()).hexdigest()[:32]
 
 
 def _salt(path: str) -> int:

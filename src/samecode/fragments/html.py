@@ -271,6 +271,9 @@ def to_html(
     from pygments.formatters import HtmlFormatter
 
     summary = result.summary()
+    baseline = summary.get("baseline")
+    if baseline is not None:
+        baseline = {**baseline, "source": printable(baseline["source"])}
     page: str = _template().render(
         css=Markup(HtmlFormatter().get_style_defs(".code")),  # pygments' own rules
         summary=summary,
@@ -279,6 +282,6 @@ def to_html(
         regions=regions,
         files=files,
         context=context,
-        baseline=summary.get("baseline"),
+        baseline=baseline,
     )
     return page
