@@ -149,10 +149,16 @@ def normalised(path: Path, work: Path) -> Iterator[bytes]:
 
 
 def first_difference(before: Iterator[bytes], after: Iterator[bytes]) -> str:
-    """The first line that differs, as ``line N: before != after``, or "" if none."""
+    """The first line that differs, both sides from a little before their first differing
+    byte, or "" if none."""
     for number, (old, new) in enumerate(zip_longest(before, after), 1):
         if old != new:
-            shown = [repr(x[:200]) if x is not None else "(no line)" for x in (old, new)]
+            old_, new_ = old or b"", new or b""
+            differing = (i for i, (x, y) in enumerate(zip(old_, new_)) if x != y)
+            start = max(0, next(differing, min(len(old_), len(new_))) - 60)
+            shown = [
+                repr(x[start : start + 200]) if x is not None else "(none)" for x in (old, new)
+            ]
             return f"line {number}:\n    before {shown[0]}\n    after  {shown[1]}"
     return ""
 
