@@ -1,6 +1,8 @@
 """The command as processes: Ctrl-C and SIGTERM end every process of ``samecode scan
 --jobs 2`` within seconds (one line, no traceback, status 130 or 143), wherever the
-signal lands; and one file reached by several spellings is scanned once."""
+signal lands; one file reached by several spellings is scanned once; scratch files
+damaged mid-scan are one line and status 2; and a library scan within
+``terminate_on_sigterm`` leaves no scratch folder when SIGTERM ends it."""
 
 from __future__ import annotations
 
@@ -198,3 +200,42 @@ def test_scratch_files_damaged_mid_scan_are_one_line_and_status_2(tmp_path: Path
     assert line.startswith("samecode: the scratch file ")
     assert line.endswith("was cut short or changed while the scan ran")
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+# A library user's scan, within terminate_on_sigterm (as docs/fragments.rst shows): it
+# says "up" once every file is read into the scratch folder, and waits there.
+_LIBRARY_SCAN = """
+import sys, time
+from samecode.fragments import scan_fragments
+from samecode.scan.engine import terminate_on_sigterm
+from samecode.scan.pipeline import ScanOptions
+
+def progress(stage, done, total):
+    if stage == "compare":
+        print("up", flush=True)
+        time.sleep(60)
+
+with terminate_on_sigterm():
+    scan_fragments([sys.argv[1]], walk=ScanOptions(gitignore=False, jobs=int(sys.argv[2])),
+                   progress=progress)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_leaves_no_scratch_folder_of_a_library_scan(tmp_path: Path, jobs: str) -> None:
+    (tmp_path / "tree").mkdir()
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    _shared_tree(tmp_path / "tree")
+    command = [sys.executable, "-c", _LIBRARY_SCAN, str(tmp_path / "tree"), jobs]
+    process = _start(command, TMPDIR=str(scratch))
+    assert process.stdout is not None
+    assert process.stdout.readline() == "up\n"
+    (folder,) = scratch.iterdir()
+    assert folder.name.startswith("samecode-fragments-")
+    assert [p.suffix for p in folder.iterdir()] == [".scratch"]
+    process.send_signal(signal.SIGTERM)
+    _, err = _ended(process, 20)
+    assert process.returncode == 143, err
+    assert "Traceback" not in err
+    assert list(scratch.iterdir()) == []
