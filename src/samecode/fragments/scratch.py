@@ -49,7 +49,7 @@ from typing import BinaryIO
 from bitarray import bitarray
 from bitarray.util import deserialize, serialize
 
-from samecode.errors import SamecodeValueError
+from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.fragments.boilerplate import Ignored, masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
@@ -171,7 +171,7 @@ def _cut_short(read: ReadFile) -> SamecodeValueError:
     )
 
 
-class _Damaged(Exception):
+class _Damaged(SamecodeError):
     """A scratch file does not hold what was written to it (turned into
     :func:`_cut_short`'s error by the loaders)."""
 
