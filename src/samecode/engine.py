@@ -304,7 +304,9 @@ def engine_for(jobs: int) -> Engine:
 def terminate_on_sigterm() -> Iterator[None]:
     """Within the block, SIGTERM raises :class:`SystemExit` (status 143) in the main
     thread, so that engines end their workers on the way out (the default action would
-    end this process alone, leaving workers holding its pipes)."""
+    end this process alone, leaving workers holding its pipes) and
+    :func:`~samecode.fragments.tree.scan_fragments` removes its scratch folder. Outside
+    the main thread, signals are left alone."""
 
     def stop(number: int, frame: FrameType | None) -> None:
         raise SystemExit(128 + signal.SIGTERM)

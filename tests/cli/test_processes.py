@@ -1,6 +1,8 @@
 """The command as processes: Ctrl-C and SIGTERM end every process of ``samecode scan
 --jobs 2`` within seconds (one line, no traceback, status 130 or 143), wherever the
-signal lands; and one file reached by several spellings is scanned once."""
+signal lands; one file reached by several spellings is scanned once; scratch files
+damaged mid-scan are one line and status 2; and a library scan within
+``terminate_on_sigterm`` leaves no scratch folder when SIGTERM ends it."""
 
 from __future__ import annotations
 
@@ -23,10 +25,10 @@ def _tree(root: Path, files: int = 400) -> None:
         (root / f"f{i:04}.txt").write_text(words)
 
 
-def _start(command: list[str]) -> subprocess.Popen[str]:
-    """Start ``command`` with this checkout's package, in a session of its own (so that
-    :func:`_ended` can end it with its workers)."""
-    env = {**os.environ, "PYTHONPATH": SRC}
+def _start(command: list[str], **variables: str) -> subprocess.Popen[str]:
+    """Start ``command`` with this checkout's package and the environment ``variables``,
+    in a session of its own (so that :func:`_ended` can end it with its workers)."""
+    env = {**os.environ, "PYTHONPATH": SRC, **variables}
     # A command inherits an ignored SIGINT (this run started in the background of a
     # shell, say), and Python then keeps ignoring it: the command gets the default.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -155,3 +157,85 @@ def test_sigterm_anywhere_in_the_pools_loop_ends_every_process(delay: float) -> 
     assert "Traceback" not in err
     time.sleep(0.2)
     assert not [w for w in workers if Path(f"/proc/{w}").exists()]
+
+
+def _shared_tree(root: Path) -> None:
+    """Two files sharing most of their text: a candidate pair, loaded to be compared."""
+    body = "\n".join(f"line {i} of the shared text" for i in range(60))
+    (root / "a.txt").write_text(body + "\nonly in a\n")
+    (root / "b.txt").write_text("only in b\n" + body)
+
+
+# The command, with its scratch files cut short once every file is read (within the first
+# file's token ids, off an 8-byte boundary) and before any pair is compared.
+_DAMAGED_SCRATCH = """
+import glob, os, sys, tempfile
+from samecode.fragments import tree
+from samecode.cli import main
+
+def compare_tasks(*args):
+    folders = os.path.join(tempfile.gettempdir(), "samecode-fragments-*", "*.scratch")
+    for name in glob.glob(folders):
+        os.truncate(name, 11)
+    return real(*args)
+
+real, tree.compare_tasks = tree.compare_tasks, compare_tasks
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_scratch_files_damaged_mid_scan_are_one_line_and_status_2(tmp_path: Path, jobs: str):
+    # issue 31, item 4: a scratch file cut off an 8-byte boundary gave a traceback
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tmp").mkdir()
+    _shared_tree(tmp_path / "tree")
+    env = {**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(tmp_path / "tmp")}
+    command = [sys.executable, "-c", _DAMAGED_SCRATCH, "scan", str(tmp_path / "tree")]
+    command += ["--fragments", "-q", "--no-gitignore", "-j", jobs]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("samecode: the scratch file ")
+    assert line.endswith("was cut short or changed while the scan ran")
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+# A library user's scan, within terminate_on_sigterm (as docs/fragments.rst shows): it
+# says "up" once every file is read into the scratch folder, and waits there.
+_LIBRARY_SCAN = """
+import sys, time
+from samecode.fragments import scan_fragments
+from samecode.scan.engine import terminate_on_sigterm
+from samecode.scan.pipeline import ScanOptions
+
+def progress(stage, done, total):
+    if stage == "compare":
+        print("up", flush=True)
+        time.sleep(60)
+
+with terminate_on_sigterm():
+    scan_fragments([sys.argv[1]], walk=ScanOptions(gitignore=False, jobs=int(sys.argv[2])),
+                   progress=progress)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_leaves_no_scratch_folder_of_a_library_scan(tmp_path: Path, jobs: str) -> None:
+    (tmp_path / "tree").mkdir()
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    _shared_tree(tmp_path / "tree")
+    command = [sys.executable, "-c", _LIBRARY_SCAN, str(tmp_path / "tree"), jobs]
+    process = _start(command, TMPDIR=str(scratch))
+    assert process.stdout is not None
+    assert process.stdout.readline() == "up\n"
+    (folder,) = scratch.iterdir()
+    assert folder.name.startswith("samecode-fragments-")
+    assert [p.suffix for p in folder.iterdir()] == [".scratch"]
+    process.send_signal(signal.SIGTERM)
+    _, err = _ended(process, 20)
+    assert process.returncode == 143, err
+    assert "Traceback" not in err
+    assert list(scratch.iterdir()) == []

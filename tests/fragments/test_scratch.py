@@ -1,10 +1,14 @@
 """Scratch files: a file read comes back from its scratch file as it was written, at its
-own offset among others, and a scratch file damaged or removed is said so."""
+own offset among others, and a scratch file damaged or removed is said so: cut short
+anywhere, or with any bytes changed, loading it gives back what it holds or the one error
+that says so, never another exception or a huge allocation."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
+import struct
 
 import pytest
 from hypothesis import given
@@ -68,6 +72,77 @@ def test_a_damaged_or_removed_scratch_file_is_said_so(tmp_path):
     os.remove(read.scratch)
     with pytest.raises(FileNotFoundError):
         load_ids(read)
+
+
+def _two_written(folder: str) -> list[ReadFile]:
+    with ScratchFile(folder) as scratch:
+        return [
+            scratch.write("a.py", *_read("a b c a b c d e f\ng h\n"), ()),
+            scratch.write("b.py", *_read("c d e\nf a b c d"), ()),
+        ]
+
+
+CUT_SHORT = r"the scratch file '.*' of '[ab]\.py' was cut short or changed while the scan ran"
+
+
+def test_a_scratch_file_cut_short_at_any_byte_is_said_so(tmp_path):
+    # issue 31, item 4: cut off an 8-byte boundary, reading the ids raised a bare ValueError
+    written = _two_written(str(tmp_path))
+    scratch = written[0].scratch
+    with open(scratch, "rb") as handle:
+        whole = handle.read()
+    expected = [_read("a b c a b c d e f\ng h\n")[0], _read("c d e\nf a b c d")[0]]
+    for cut in range(len(whole)):
+        with open(scratch, "wb") as handle:
+            handle.write(whole[:cut])
+        for read, tokens in zip(written, expected):
+            if cut >= read.offset + read.ids + read.size:
+                assert load(read)[0] == tokens
+            else:
+                with pytest.raises(SamecodeValueError, match=CUT_SHORT):
+                    load(read)
+            if cut >= read.offset + read.ids:
+                assert load_ids(read) == tokens.ids
+            else:
+                with pytest.raises(SamecodeValueError, match=CUT_SHORT):
+                    load_ids(read)
+
+
+@given(
+    st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 255)), min_size=1, max_size=4),
+    st.none() | st.integers(min_value=0),
+)
+def test_a_scratch_file_changed_anywhere_is_loaded_or_said_so(tmp_path_factory, changes, cut):
+    # garbled, it raised TypeError, UnicodeDecodeError, MemoryError... (it was a pickle)
+    written = _two_written(str(tmp_path_factory.mktemp("scratch")))
+    with open(written[0].scratch, "rb") as handle:
+        data = bytearray(handle.read())
+    for at, byte in changes:
+        data[at % len(data)] = byte
+    with open(written[0].scratch, "wb") as handle:
+        handle.write(data[: None if cut is None else cut % len(data)])
+    for read in written:
+        for loader in (load, load_ids):
+            try:
+                loader(read)
+            except SamecodeValueError as error:
+                said = str(error)
+            else:
+                said = None
+            assert said is None or re.fullmatch(CUT_SHORT, said)
+
+
+@pytest.mark.parametrize("field", range(9))
+def test_a_garbage_length_in_a_scratch_file_allocates_nothing(tmp_path, field):
+    # a length past the bytes the file holds is refused before anything is read
+    (read, _) = _two_written(str(tmp_path))
+    header = read.offset + read.ids
+    at = header + (1 + 9 * field if field < 7 else 63 + 8 * (field - 7))
+    with open(read.scratch, "r+b") as handle:
+        handle.seek(at)
+        handle.write(struct.pack("=Q", 2**62))
+    with pytest.raises(SamecodeValueError, match=CUT_SHORT):
+        load(read)
 
 
 def test_a_scratch_file_needs_its_folder(tmp_path):

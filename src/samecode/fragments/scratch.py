@@ -12,8 +12,14 @@ ignored lines and where it was written. A task comparing pairs loads the files i
 token ids (:func:`load_ids`).
 
 A scratch file is written and read by the same run on the same machine: its layout is
-the machine's own (native byte order) and not kept. Per token it takes the bytes the
-arrays take in memory, about 37 (see :class:`~samecode.fragments.kgrams.Kgrams`).
+the machine's own (native byte order) and not kept. A file read is its token ids, then a
+header giving the type and length of each of the other arrays, then those arrays' bytes
+(no pickle: garbled bytes are never run as code). Per token it takes the bytes the arrays
+take in memory, about 37 (see :class:`~samecode.fragments.kgrams.Kgrams`). A loader
+checks every length against the bytes the file holds before it reads, so a scratch file
+cut short or changed is a :class:`~samecode.errors.SamecodeValueError`, never a huge
+allocation (a change within the arrays' values goes unseen: they are not checksummed,
+which would double the time to load).
 
 >>> import tempfile
 >>> from samecode.fragments.kgrams import Kgrams
@@ -33,19 +39,30 @@ arrays take in memory, about 37 (see :class:`~samecode.fragments.kgrams.Kgrams`)
 from __future__ import annotations
 
 import os
-import pickle
+import struct
 import tempfile
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import BinaryIO
 
-from samecode.errors import SamecodeValueError
+from bitarray import bitarray
+from bitarray.util import deserialize, serialize
+
+from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.fragments.boilerplate import Ignored, masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
 
 __all__ = ["ReadFile", "ScratchFile", "load", "load_ids"]
+
+#: After a file's token ids: the type code and length of ``starts``, ``ends`` and
+#: ``line_starts`` (:class:`~samecode.fragments.tokens.TokenSpans`), and of ``hashes``,
+#: ``selected``, ``positions`` and ``tops`` (:class:`~samecode.fragments.kgrams.Kgrams`),
+#: then the bytes of ``sieve`` and of ``repeats`` serialized.
+_HEADER = struct.Struct("=" + "cQ" * 7 + "QQ")
+#: The bytes an item takes, by the type codes an array of integers may have.
+_ITEM_SIZES = {code: array(code).itemsize for code in "bBhHiIlLqQ"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,21 +118,25 @@ class ScratchFile:
         Runtime complexity: ``O(n)`` in C for its ``n`` tokens, and the sort of its
         fingerprints' hashes.
         """
-        ids = tokens.ids.tobytes()
-        rest = pickle.dumps(
-            (replace(tokens, ids=array("Q")), kgrams), protocol=pickle.HIGHEST_PROTOCOL
+        arrays = (tokens.starts, tokens.ends, tokens.line_starts, kgrams.hashes,
+                  kgrams.selected, kgrams.positions, kgrams.tops)  # fmt: skip
+        bits = (serialize(kgrams.sieve), serialize(kgrams.repeats))
+        header = _HEADER.pack(
+            *[field for values in arrays for field in (values.typecode.encode(), len(values))],
+            *map(len, bits),
         )
+        ids = len(tokens.ids) * tokens.ids.itemsize
+        size = len(header) + sum(len(values) * values.itemsize for values in arrays)
+        size += sum(map(len, bits))
         try:
-            self._out.write(ids)
-            self._out.write(rest)
+            for part in (tokens.ids, header, *arrays, *bits):
+                self._out.write(part)
         except OSError as error:
             raise _unwritable(error, self.name) from None
         hashes = kgrams.hashes
         fingerprints = array("Q", sorted(map(hashes.__getitem__, kgrams.selected)))
-        read = ReadFile(
-            path, len(tokens), fingerprints, ignored, self.name, self._at, len(ids), len(rest)
-        )
-        self._at += len(ids) + len(rest)
+        read = ReadFile(path, len(tokens), fingerprints, ignored, self.name, self._at, ids, size)
+        self._at += ids + size
         return read
 
     def __enter__(self) -> ScratchFile:
@@ -150,15 +171,26 @@ def _cut_short(read: ReadFile) -> SamecodeValueError:
     )
 
 
-def _ids(handle: BinaryIO, read: ReadFile) -> array[int]:
-    """The token ids, read from ``handle`` at their offset."""
-    ids = array("Q")
+class _Damaged(SamecodeError):
+    """A scratch file does not hold what was written to it (turned into
+    :func:`_cut_short`'s error by the loaders)."""
+
+
+def _array(handle: BinaryIO, code: str, count: int) -> array[int]:
+    """``count`` items of type ``code``, read from ``handle`` where it is (the caller
+    has checked that the file holds them)."""
+    values = array(code)
+    values.fromfile(handle, count)
+    return values
+
+
+def _ids(handle: BinaryIO, read: ReadFile, stop: int) -> array[int]:
+    """The token ids, read from ``handle`` at their offset once the file is seen to hold
+    its first ``stop`` bytes."""
+    if os.fstat(handle.fileno()).st_size < stop:
+        raise _Damaged
     handle.seek(read.offset)
-    try:
-        ids.fromfile(handle, read.ids // ids.itemsize)
-    except EOFError:
-        raise _cut_short(read) from None
-    return ids
+    return _array(handle, "Q", read.ids // 8)
 
 
 def load_ids(read: ReadFile) -> array[int]:
@@ -170,22 +202,51 @@ def load_ids(read: ReadFile) -> array[int]:
     Runtime complexity: ``O(n)`` in C for its ``n`` tokens.
     """
     with open(read.scratch, "rb") as handle:
-        return _ids(handle, read)
+        try:
+            return _ids(handle, read, read.offset + read.ids)
+        except (_Damaged, EOFError, ValueError):  # also cut short since it was measured
+            raise _cut_short(read) from None
 
 
 def load(read: ReadFile) -> tuple[TokenSpans, Kgrams]:
     """The tokens and k-grams of a file written to a scratch file. Read straight into
     their arrays: loading takes about the memory they take, 37 bytes a token.
 
-    :raises ValueError: if the scratch file was cut short or changed.
+    :raises ValueError: if the scratch file was cut short or changed: every length it
+        holds is checked against the bytes it holds before they are read.
     :raises OSError: if it cannot be read (removed, say).
 
     Runtime complexity: ``O(n)`` in C for its ``n`` tokens.
     """
     with open(read.scratch, "rb") as handle:
-        ids = _ids(handle, read)
         try:
-            tokens, kgrams = pickle.load(handle)
-        except (EOFError, pickle.UnpicklingError):
+            return _load(handle, read)
+        except (_Damaged, EOFError, ValueError, struct.error):
             raise _cut_short(read) from None
-    return replace(tokens, ids=ids), kgrams
+
+
+def _load(handle: BinaryIO, read: ReadFile) -> tuple[TokenSpans, Kgrams]:
+    ids = _ids(handle, read, read.offset + read.ids + read.size)
+    header = _HEADER.unpack(handle.read(_HEADER.size))
+    codes = [code.decode("latin-1") for code in header[0:14:2]]
+    counts: list[int] = list(header[1:14:2])
+    bit_sizes: list[int] = list(header[14:])
+    if not all(code in _ITEM_SIZES for code in codes):
+        raise _Damaged
+    size = _HEADER.size + sum(bit_sizes)
+    size += sum(_ITEM_SIZES[code] * count for code, count in zip(codes, counts))
+    starts, ends, _, hashes, _, positions, tops = counts
+    if size != read.size or not len(ids) == starts == ends or not hashes == positions == tops:
+        raise _Damaged
+    arrays = [_array(handle, code, count) for code, count in zip(codes, counts)]
+    sieve, repeats = (_bits(handle, size) for size in bit_sizes)
+    tokens = TokenSpans(ids, arrays[0], arrays[1], arrays[2])
+    return tokens, Kgrams(arrays[3], arrays[4], arrays[5], arrays[6], sieve, repeats)
+
+
+def _bits(handle: BinaryIO, size: int) -> bitarray:
+    """A bitarray serialized in ``size`` bytes, read from ``handle`` where it is."""
+    data = handle.read(size)
+    if len(data) != size:
+        raise EOFError
+    return deserialize(data)
