@@ -207,7 +207,7 @@ def test_scratch_files_damaged_mid_scan_are_one_line_and_status_2(tmp_path: Path
 _LIBRARY_SCAN = """
 import sys, time
 from samecode.fragments import scan_fragments
-from samecode.scan.engine import terminate_on_sigterm
+from samecode.engine import terminate_on_sigterm
 from samecode.scan.pipeline import ScanOptions
 
 def progress(stage, done, total):
