@@ -330,6 +330,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
     # The corpus sync makes from the fingerprints its workers found is the one add()
     # makes by decoding each record, byte for byte; and sync decodes none.
     import samecode.corpus.records as stored
+    import samecode.corpus.store as corpus_store
     from samecode.corpus.fragments import read_all_stored
 
     root = Path(os.path.realpath(tmp_path))
@@ -344,7 +345,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
         decoded.append(path)
         return real_decode(data, path, k)
 
-    monkeypatch.setattr(stored, "decode", counting)
+    monkeypatch.setattr(corpus_store, "decode", counting)  # where the corpus calls it
     with Corpus.create(root / "synced.db", fragments=FragmentOptions()) as corpus:
         corpus.sync([str(root / "tree")], WALK)
     assert decoded == []
