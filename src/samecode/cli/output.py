@@ -21,7 +21,7 @@ from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.scan.model import Skipped
-from samecode.scan.report import printable
+from samecode.scan.report import visible
 
 __all__ = [
     "Feedback",
@@ -42,8 +42,8 @@ __all__ = [
 
 
 def shown(path: str) -> str:
-    """A path as people can read it (:func:`samecode.scan.report.printable`)."""
-    return printable(path)
+    """A path as people can read it (:func:`samecode.scan.report.visible`)."""
+    return visible(path)
 
 
 #: What each stage of the pipeline is called on the progress bar.
