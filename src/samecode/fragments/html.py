@@ -246,8 +246,7 @@ def to_html(
 
     Runtime complexity: ``O(size)`` to read each file with an occurrence and colour its
     lines, each cut at :data:`LONGEST_LINE` characters, and ``O(r + l)`` for ``r``
-    regions and the ``l`` lines shown. The same result (and files)
-    gives the same bytes.
+    regions and the ``l`` lines shown. The same result (and files) gives the same bytes.
     """
     if not isinstance(result, FragmentResult):
         raise SamecodeTypeError(f"result must be a FragmentResult; got {describe(result)}")
