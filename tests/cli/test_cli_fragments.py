@@ -171,3 +171,48 @@ def test_scratch_files_that_cannot_be_written_say_where_they_go(tree):
     assert "File too large (writing the scan's scratch files" in done.stderr
     assert "TMPDIR names another" in done.stderr
     assert ".scratch" in done.stderr  # the file it was writing
+
+
+HIDDEN = (
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # bidirectional
+    "\u200b\u200e\u200f\u2060\ufeff\u061c\u180e"  # zero-width and other format characters
+)
+
+
+def hostile(tree: Path) -> tuple[Path, Path]:
+    """A file whose name reverses what follows it, and code with bidirectional,
+    zero-width and control characters and tabs, copied into a plain file."""
+    code = "".join(f"def handler_{i}(request):\n\treturn respond(request, {i})  "
+                   f"# \u202eevil\u2066 \u200bx\ufeff\x1b[31m\n" for i in range(12))  # fmt: skip
+    evil = tree / "\u202eyp.txt"
+    evil.write_text(code)
+    (tree / "plain.py").write_text(code)
+    return evil, tree / "plain.py"
+
+
+def shows_nothing_hidden(text: str) -> None:
+    assert not set(text) & set(HIDDEN + "\x1b\t"), [c for c in text if c in HIDDEN + "\x1b\t"]
+
+
+def test_compare_escapes_names_and_code_and_lays_out_tabs(tmp_path, capsys):
+    evil, plain = hostile(tmp_path)
+    status, out, _ = run(capsys, "compare", str(evil), str(plain), "--fragments")
+    assert status == 0
+    shows_nothing_hidden(out)
+    head, first, second, *_ = out.splitlines()
+    assert head.startswith(f"region 1: {tmp_path}/\\u202eyp.txt:1-24 = {plain}:1-24")
+    assert first == "   1 | def handler_0(request):"
+    assert second == ("   2 |         return respond(request, 0)  "
+                      "# \\u202eevil\\u2066 \\u200bx\\ufeff\\x1b[31m")  # fmt: skip
+
+
+def test_the_fragments_table_escapes_names_and_json_keeps_them(tmp_path, capsys):
+    evil, _ = hostile(tmp_path)
+    status, out, _ = run(capsys, "scan", str(tmp_path), "--fragments", "-q")
+    assert status == 0
+    shows_nothing_hidden(out)
+    assert f"{tmp_path}/\\u202eyp.txt:1-24" in out
+    status, out, _ = run(capsys, "scan", str(tmp_path), "--fragments", "-q", "--format", "json")
+    assert str(evil) in {r["a"] for r in json.loads(out)["regions"]} | {
+        r["b"] for r in json.loads(out)["regions"]
+    }

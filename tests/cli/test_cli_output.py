@@ -184,3 +184,31 @@ def test_a_report_in_pieces_is_written_whole_or_not_at_all(tmp_path, capsys):
         write(broken(), str(out))
     assert out.read_text() == "kept"  # the file it would replace is left as it was
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary file left
+
+
+HIDDEN = (
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # bidirectional
+    "\u200b\u200e\u200f\u2060\ufeff\u061c\u180e\u2028"  # other format characters, a line separator
+)
+
+
+def test_the_table_and_sarif_messages_escape_bidirectional_and_invisible_characters(tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "\u202eyp.txt").write_text(CODE)
+    (root / "zero\u200bwidth\u2066\ufeff\u2028.py").write_text(
+        CODE.replace("handler_7(", "renamed_7(")
+    )
+    done = scan(root, "--format", "table")
+    assert done.returncode == 0, done.stderr
+    assert not set(done.stdout) & set(HIDDEN)
+    assert "\\u202eyp.txt" in done.stdout
+    assert "zero\\u200bwidth\\u2066\\ufeff\\u2028.py" in done.stdout
+    done = scan(root, "--format", "sarif")
+    (result,) = json.loads(done.stdout)["runs"][0]["results"]
+    message = result["message"]["text"]
+    assert not set(message) & set(HIDDEN)
+    assert "\\u202eyp.txt" in message
+    done = scan(root, "--format", "json")
+    (pair,) = json.loads(done.stdout)["pairs"]
+    assert {pair["a"], pair["b"]} == {str(p) for p in root.iterdir()}  # data: the names as they are

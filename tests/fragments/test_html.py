@@ -4,6 +4,7 @@ however many regions point at them."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.baseline import Baseline, only_new
-from samecode.fragments.html import to_html
+from samecode.fragments.html import LONGEST_LINE, to_html
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import scan_fragments
 from samecode.scan.pipeline import ScanOptions
@@ -162,3 +163,71 @@ def test_the_lines_shown_are_the_files_lines_around_the_occurrences(
         assert sorted(shown[file]) == sorted(near)
         for number, text in shown[file].items():
             assert text == lines[number - 1].removesuffix("\r")
+
+
+def test_bidirectional_and_invisible_characters_are_escaped_in_names_and_code(tmp_path):
+    hidden = "\u202e\u2066\u200b\ufeff\u061c\u2028\x1b"
+    evil = tmp_path / "\u202eyp.txt"
+    evil.write_text("".join(f"{line.rstrip()} \t# {hidden}\n" for line in BLOCK.splitlines()))
+    (tmp_path / "plain.py").write_text(evil.read_text())
+    page = to_html(scan(tmp_path), root=tmp_path)
+    assert [c for c in page if unicodedata.category(c) in ("Cf", "Zl", "Zp") or c == "\x1b"] == []
+    parsed = Page(page)
+    assert sorted(parsed.ids) == sorted(set(parsed.ids))
+    assert '<h3 id="path-2">\\u202eyp.txt</h3>' in page
+    assert r"\u202e\u2066\u200b\ufeff\u061c\u2028\x1b" in page
+    assert " \t" in page  # a tab in code is a tab
+
+
+def test_a_file_changed_after_the_scan_is_said_so_and_no_lines_are_marked(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n" + BLOCK)
+    (tmp_path / "b.py").write_text(BLOCK)
+    result = scan(tmp_path)
+    (tmp_path / "a.py").write_text("\n".join(["inserted = 0"] * 5) + "\nx = 1\n" + BLOCK)
+    page = to_html(result, root=tmp_path)
+    parsed = Page(page)
+    assert parsed.lines(1) == []  # a.py
+    assert (
+        'id="file-1">\n<h3 id="path-1">a.py</h3>\n<p class="muted">cannot show the file: '
+        "changed since it was read</p>" in page
+    )
+    assert parsed.lines(2) == list(range(1, 14))  # b.py, as it was read
+    assert all(a.get("id", "").startswith("f2-") for t, a in parsed.tags if a.get("class") == "l m")
+
+
+def test_a_long_line_is_cut_with_a_marker_and_the_page_stays_small(tmp_path):
+    bundle = "".join(f"var a{i}=function(b,c){{return b+c*{i % 997}}};" for i in range(25_000))
+    assert len(bundle) > 1_000_000
+    (tmp_path / "a.min.js").write_text(bundle)
+    (tmp_path / "b.min.js").write_text("var first=1;\n" + bundle + "\n")
+    result = scan(tmp_path)
+    assert len(result.regions) == 1
+    page = to_html(result, root=tmp_path)
+    assert len(page.encode()) < 100_000
+    more = len(bundle) - LONGEST_LINE
+    marker = (f'<span class="cut">\u2026 {more:,} more characters not shown (columns '
+              f"{LONGEST_LINE + 1:,} to {len(bundle):,})</span>")  # fmt: skip
+    assert page.count(marker + "</div>") == 2
+    (line,) = [m for m in LINE.findall(page) if m[:2] == ("2", "2")]
+    shown = unescape(re.sub("<[^>]+>", "", line[2].removesuffix(marker)))
+    assert shown == bundle[:LONGEST_LINE]
+
+
+def test_a_query_file_changed_after_a_match_is_said_so(tmp_path):
+    from samecode.corpus.store import Corpus
+
+    (tmp_path / "known.py").write_text(BLOCK)
+    (tmp_path / "new.py").write_text("x = 1\n" + BLOCK)
+    walk = ScanOptions(gitignore=False)
+    with Corpus.create(str(tmp_path / "c.db"), fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(tmp_path / "known.py")], walk)
+        found = corpus.match_fragments([str(tmp_path / "new.py")], walk=walk)
+    assert "cannot show" not in to_html(found, root=tmp_path)
+    (tmp_path / "new.py").write_text("y = 2\n" + BLOCK)
+    page = to_html(found, root=tmp_path)
+    assert (
+        '<h3 id="path-2">new.py</h3>\n<p class="muted">cannot show the file: changed since '
+        "it was read</p>" in page
+    )
+    assert Page(page).lines(2) == []
+    assert Page(page).lines(1) == list(range(1, 14))  # known.py, unchanged

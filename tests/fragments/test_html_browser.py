@@ -100,3 +100,21 @@ def test_a_region_link_highlights_its_lines_in_both_files(browser, tmp_path):
     wanted = os.environ.get("SAMECODE_SCREENSHOT")
     if wanted:
         shutil.copyfile(shot, wanted)
+
+
+def test_a_copied_minified_bundle_is_shown_cut(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    bundle = "".join(f"var a{i}=function(b,c){{return b+c*{i % 997}}};" for i in range(25_000))
+    (tmp_path / "a.min.js").write_text(bundle)
+    (tmp_path / "b.min.js").write_text("var first=1;\n" + bundle + "\n")
+    result = scan_fragments([str(tmp_path)], FragmentOptions(), ScanOptions(gitignore=False))
+    page = tmp_path / "report.html"
+    page.write_text(to_html(result, root=tmp_path))
+    browser.get(page.as_uri())
+    browser.find_element(By.CSS_SELECTOR, 'a.region[href="#region-1"]').click()
+    for pane in "ab":
+        (hit,) = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .l.hit")
+        cut = hit.find_element(By.CLASS_NAME, "cut").text
+        assert cut.startswith(f"\u2026 {len(bundle) - 1000:,} more characters not shown")
+        assert hit.text.startswith(bundle[:200])

@@ -151,6 +151,7 @@ def test_a_scratch_file_needs_its_folder(tmp_path):
 
 
 def test_what_is_kept_in_memory_is_the_fingerprints():
+    # and the SHA-256 of the bytes read (64 characters a file): the HTML report checks it
     assert set(ReadFile.__slots__) == {
-        "path", "tokens", "fingerprints", "ignored", "scratch", "offset", "ids", "size"
+        "path", "tokens", "fingerprints", "ignored", "scratch", "offset", "ids", "size", "sha256"
     }  # fmt: skip

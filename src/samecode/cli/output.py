@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
-from samecode.scan.report import printable
+from samecode.scan.report import visible
 from samecode.sources.files import Skipped
 
 __all__ = [
@@ -42,8 +42,8 @@ __all__ = [
 
 
 def shown(path: str) -> str:
-    """A path as people can read it (:func:`samecode.scan.report.printable`)."""
-    return printable(path)
+    """A path as people can read it (:func:`samecode.scan.report.visible`)."""
+    return visible(path)
 
 
 #: What each stage of the pipeline is called on the progress bar.

@@ -203,7 +203,8 @@ class Matched:
     token ids of every query file (``query_ids``) and stored file (``stored_ids``) that
     is in a region, by path (for the :mod:`~samecode.fragments.digest` of each place,
     made once all batches are in; apart, since a query may be a file stored with other
-    text earlier), with the masked tokens of such query files (``query_masked``)."""
+    text earlier), with the masked tokens of such query files (``query_masked``) and the
+    SHA-256 of their bytes (``query_sha256``)."""
 
     files: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -215,6 +216,7 @@ class Matched:
     query_ids: dict[str, array[int]] = field(default_factory=dict)
     stored_ids: dict[str, array[int]] = field(default_factory=dict)
     query_masked: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    query_sha256: dict[str, str] = field(default_factory=dict)
 
 
 def match_files(
@@ -290,6 +292,7 @@ def match_files(
                 out.repetitive += repetitive
                 if regions:
                     out.query_ids[query.path] = query.tokens.ids
+                    out.query_sha256[query.path] = query.sha256
                     out.stored_ids[path] = stored.tokens.ids
                     if query.ignored:
                         out.query_masked[query.path] = query.masked
@@ -374,6 +377,7 @@ def match_fragments(
         total.query_ids.update(matched.query_ids)
         total.stored_ids.update(matched.stored_ids)
         total.query_masked.update(matched.query_masked)
+        total.query_sha256.update(matched.query_sha256)
         tick(len(task[1]))
     regions = sorted(total.regions, key=region_order)
     classes, region_class, digests, ends = _classes(regions, total)
@@ -392,6 +396,7 @@ def match_fragments(
         digests,
         ends,
         ignored=total.ignored,
+        sha256=total.query_sha256,
     )
 
 

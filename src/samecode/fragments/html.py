@@ -13,10 +13,14 @@ nothing is fetched):
 * the **files**: each file's text once, coloured by pygments (its lexer by the file's
   name), only the lines within ``context`` lines of an occurrence (gaps are marked), each
   line an anchor ``f<file>-<line>``. The side-by-side view copies its lines from there,
-  so the page grows with the text of the occurrences, not with the number of regions.
+  so the page grows with the text of the occurrences, not with the number of regions. A
+  line longer than :data:`LONGEST_LINE` characters is cut there, with a marker saying
+  how many characters (which columns) are not shown.
 
-Needs the ``cli`` extra (jinja2 and pygments). A file that cannot be read any more shows
-why instead of its lines.
+Paths and lines show control, bidirectional and other invisible characters escaped
+(:func:`~samecode.scan.report.visible`; tabs in code are kept). Needs the ``cli`` extra
+(jinja2 and pygments). A file that cannot be read any more, or that changed since the
+scan read it, shows why instead of its lines.
 
 >>> import pathlib, tempfile
 >>> from samecode.fragments.tree import scan_fragments
@@ -44,12 +48,17 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.tree import FragmentResult
-from samecode.scan.report import printable
+from samecode.scan.report import visible
 from samecode.sources.files import Skipped, read_text
 
-__all__ = ["to_html"]
+__all__ = ["LONGEST_LINE", "to_html"]
 
 _LONE_CR = re.compile("\r(?!\n)")
+
+#: The characters of a line the page shows: the rest of a longer line (a minified
+#: bundle's one line) is left out, and a marker says how many characters and which
+#: columns, so that the page's size, and a browser's work, stay those of what it shows.
+LONGEST_LINE = 1000
 
 
 @dataclass(frozen=True)
@@ -98,15 +107,34 @@ def _css_classes() -> Any:
     return css
 
 
+def _cut(text: str) -> tuple[str, dict[int, int]]:
+    """``text`` with each line longer than :data:`LONGEST_LINE` cut to it, and the
+    length of each line cut, by its index (from 0)."""
+    lengths: dict[int, int] = {}
+    if len(text) <= LONGEST_LINE:
+        return text, lengths
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if len(line) > LONGEST_LINE:
+            lengths[index] = len(line)
+            lines[index] = line[:LONGEST_LINE]
+    return ("\n".join(lines) if lengths else text), lengths
+
+
 def _highlighted(path: str, text: str) -> list[str]:
     """Each line of ``text`` (as fragments count lines: ends at ``\\n``) as HTML: the
     tokens of pygments' lexer for the file's name, those its default style colours in a
-    ``<span>`` of its CSS class, all escaped."""
+    ``<span>`` of its CSS class, all escaped; what would not show as itself (a control
+    or bidirectional character: :func:`~samecode.scan.report.visible`) as an escape, but
+    for tabs; a line cut at :data:`LONGEST_LINE` characters (before it is coloured: a
+    construct it leaves open may colour the lines after it) and a marker saying what is
+    left out."""
     from markupsafe import escape
     from pygments.lexers import TextLexer, get_lexer_for_filename
     from pygments.util import ClassNotFound
 
-    text = _LONE_CR.sub("\u240d", text).replace("\r\n", "\n")
+    text, lengths = _cut(_LONE_CR.sub("\u240d", text).replace("\r\n", "\n"))
+    text = visible(text, keep="\t\n")
     try:
         lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=True)
     except ClassNotFound:
@@ -129,7 +157,13 @@ def _highlighted(path: str, text: str) -> list[str]:
                 line.append(f'<span class="{name}">{shown}</span>' if name else shown)
     lines.append("".join(line))
     count = text.count("\n") + 1
-    return (lines + [""] * count)[:count]
+    lines = (lines + [""] * count)[:count]
+    for index, length in lengths.items():
+        lines[index] += (
+            f'<span class="cut">\u2026 {length - LONGEST_LINE:,} more characters not shown '
+            f"(columns {LONGEST_LINE + 1:,} to {length:,})</span>"
+        )
+    return lines
 
 
 def _shown(path: str, root: str | None) -> str:
@@ -138,7 +172,7 @@ def _shown(path: str, root: str | None) -> str:
         relative = os.path.relpath(os.path.abspath(path), root)
         if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
             path = relative
-    return printable(path)
+    return visible(path)
 
 
 def _file(
@@ -148,12 +182,16 @@ def _file(
     context: int,
     root: str | None,
     unshown: Mapping[str, str],
+    sha256: str | None,
 ) -> _File:
     if path in unshown:
         return _File(number, _shown(path, root), [], f"cannot show the file: {unshown[path]}")
     text = read_text(path, None)
     if isinstance(text, Skipped):
         return _File(number, _shown(path, root), [], f"cannot show the file: {text.reason}")
+    if sha256 is not None and text.sha256 != sha256:  # its lines now are not those matched
+        why = "cannot show the file: changed since it was read"
+        return _File(number, _shown(path, root), [], why)
     html = _highlighted(path, text.text)
     marked: set[int] = set()
     for start, end in ranges:
@@ -194,7 +232,8 @@ def to_html(
     """The result as one self-contained HTML page (see the module's description).
 
     :param result: a :class:`~samecode.fragments.tree.FragmentResult`; its files are read
-        again to show their lines.
+        again to show their lines, but for a file whose bytes are not those it read (its
+        ``sha256``): the page says it changed, and shows none of its lines.
     :param parameters: the parameters to state (default: the result's options).
     :param root: paths within this folder are shown relative to it (as given otherwise).
     :param context: lines shown around each occurrence and region, 0 to 1000.
@@ -204,9 +243,9 @@ def to_html(
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
 
-    Runtime complexity: ``O(size)`` to colour each file with an occurrence, and
-    ``O(r + l)`` for ``r`` regions and the ``l`` lines shown. The same result (and files)
-    gives the same bytes.
+    Runtime complexity: ``O(size)`` to read each file with an occurrence and colour its
+    lines, each cut at :data:`LONGEST_LINE` characters, and ``O(r + l)`` for ``r``
+    regions and the ``l`` lines shown. The same result (and files) gives the same bytes.
     """
     if not isinstance(result, FragmentResult):
         raise SamecodeTypeError(f"result must be a FragmentResult; got {describe(result)}")
@@ -223,7 +262,10 @@ def to_html(
     number = {path: n for n, path in enumerate(sorted(ranges), 1)}
     base = None if root is None else os.path.abspath(os.fspath(root))
     hidden = {} if unshown is None else unshown
-    files = [_file(number[p], p, ranges[p], context, base, hidden) for p in sorted(ranges)]
+    files = [
+        _file(number[p], p, ranges[p], context, base, hidden, result.sha256.get(p))
+        for p in sorted(ranges)
+    ]
     marks = None if result.baseline is None else result.baseline.classes
     classes: list[dict[str, Any]] = []
     for n, clone in enumerate(result.classes, 1):
@@ -273,7 +315,7 @@ def to_html(
     summary = result.summary()
     baseline = summary.get("baseline")
     if baseline is not None:
-        baseline = {**baseline, "source": printable(baseline["source"])}
+        baseline = {**baseline, "source": visible(baseline["source"])}
     page: str = _template().render(
         css=Markup(HtmlFormatter().get_style_defs(".code")),  # pygments' own rules
         summary=summary,

@@ -42,7 +42,7 @@ from typing import Any
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 from samecode.fragments.tree import FragmentComparison, FragmentResult
-from samecode.scan.report import printable
+from samecode.scan.report import visible
 
 __all__ = [
     "FORMATS",
@@ -62,12 +62,6 @@ __all__ = [
 #: (:mod:`~samecode.fragments.html`).
 FORMATS = ("table", "json", "jsonl", "sarif", "html")
 SCHEMA = 1
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
-
-
-def _shown(path: str) -> str:
-    """A path as text shows it: not UTF-8 bytes and control characters as ``\\xXX``."""
-    return printable(path).translate(_CONTROL)
 
 
 def _region_record(
@@ -190,8 +184,8 @@ def _share(value: float) -> str:
 
 def _region_line(region: Region) -> str:
     return (
-        f"{_shown(region.a)}:{region.a_start}-{region.a_end} = "
-        f"{_shown(region.b)}:{region.b_start}-{region.b_end}, {region.tokens:,} tokens "
+        f"{visible(region.a)}:{region.a_start}-{region.a_end} = "
+        f"{visible(region.b)}:{region.b_start}-{region.b_end}, {region.tokens:,} tokens "
         f"({_share(region.a_share)} of a, {_share(region.b_share)} of b)"
     )
 
@@ -251,7 +245,7 @@ def to_text(result: FragmentResult) -> str:
         if marks is not None and marks[number - 1].joins:
             head += f"; joins baseline class {', '.join(map(str, marks[number - 1].joins))}"
         lines.append(head)
-        lines += [f"    {'+ ' if fresh else '  '}{_shown(o.path)}:{o.start}-{o.end}"
+        lines += [f"    {'+ ' if fresh else '  '}{visible(o.path)}:{o.start}-{o.end}"
                   for o, fresh in zip(clone.occurrences, new)]  # fmt: skip
     if marks is not None:
         lines.append("(+ new since the baseline)")
@@ -282,8 +276,11 @@ def comparison_json(comparison: FragmentComparison) -> str:
 def _numbered(text: str, start: int, end: int) -> list[str]:
     lines = text.split("\n")[start - 1 : end]
     width = len(str(end))
-    return [f"  {start + n:>{width}} | {line.rstrip()}".translate(_CONTROL) for n, line in
-            enumerate(lines)]  # fmt: skip
+    # tabs are laid out for a terminal; what would not show as itself is escaped
+    return [
+        f"  {start + n:>{width}} | {visible(line.rstrip().expandtabs())}"
+        for n, line in enumerate(lines)
+    ]
 
 
 def comparison_text(comparison: FragmentComparison) -> str:
@@ -308,7 +305,7 @@ def comparison_text(comparison: FragmentComparison) -> str:
     """
     if not comparison.regions:
         return (
-            f"{_shown(comparison.a)} and {_shown(comparison.b)} share no region of "
+            f"{visible(comparison.a)} and {visible(comparison.b)} share no region of "
             "the minimum length"
         )
     lines = []
@@ -319,6 +316,6 @@ def comparison_text(comparison: FragmentComparison) -> str:
         other = _numbered(comparison.b_text, region.b_start, region.b_end)
         if [line.split("|", 1)[1] for line in other] != [line.split("|", 1)[1] for line in
                                                          shared]:  # fmt: skip
-            lines.append(f"  in {_shown(region.b)}:")
+            lines.append(f"  in {visible(region.b)}:")
             lines += other
     return "\n".join(lines)

@@ -69,9 +69,9 @@ _ITEM_SIZES = {code: array(code).itemsize for code in "bBhHiIlLqQ"}
 class ReadFile:
     """What a scan keeps in memory of a file it read: its ``path``, its number of
     ``tokens``, the hashes of its ``fingerprints`` (sorted), the lines it ``ignored`` as
-    boilerplate, and where the rest was written: the ``scratch`` file, at ``offset``,
-    ``ids`` bytes of token ids then ``size`` bytes of the rest. Picklable; 8 bytes per
-    fingerprint."""
+    boilerplate, where the rest was written: the ``scratch`` file, at ``offset``,
+    ``ids`` bytes of token ids then ``size`` bytes of the rest, and the ``sha256`` of the
+    bytes read. Picklable; 8 bytes per fingerprint."""
 
     path: str
     tokens: int
@@ -81,6 +81,7 @@ class ReadFile:
     offset: int
     ids: int
     size: int
+    sha256: str = ""
 
     @property
     def masked(self) -> list[tuple[int, int]]:
@@ -108,9 +109,14 @@ class ScratchFile:
         self._at = 0
 
     def write(
-        self, path: str, tokens: TokenSpans, kgrams: Kgrams, ignored: tuple[Ignored, ...]
+        self,
+        path: str,
+        tokens: TokenSpans,
+        kgrams: Kgrams,
+        ignored: tuple[Ignored, ...],
+        sha256: str = "",
     ) -> ReadFile:
-        """Append a file read, and return what to keep of it.
+        """Append a file read, and return what to keep of it (``sha256``: of its bytes).
 
         :raises OSError: if it cannot be written (a full disk: the message says where
             the scratch files go, and how to choose another folder).
@@ -135,7 +141,9 @@ class ScratchFile:
             raise _unwritable(error, self.name) from None
         hashes = kgrams.hashes
         fingerprints = array("Q", sorted(map(hashes.__getitem__, kgrams.selected)))
-        read = ReadFile(path, len(tokens), fingerprints, ignored, self.name, self._at, ids, size)
+        read = ReadFile(
+            path, len(tokens), fingerprints, ignored, self.name, self._at, ids, size, sha256
+        )
         self._at += ids + size
         return read
 

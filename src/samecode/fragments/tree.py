@@ -75,12 +75,14 @@ __all__ = [
 @dataclass(frozen=True)
 class FileFingerprints:
     """A file read for fragments: its path, tokens with spans, and k-grams (with its
-    fingerprints). Picklable."""
+    fingerprints), and the SHA-256 of the bytes read (``""`` for a text not read from a
+    file). Picklable."""
 
     path: str
     tokens: TokenSpans
     kgrams: Kgrams
     ignored: tuple[Ignored, ...] = ()
+    sha256: str = ""
 
     @property
     def fingerprints(self) -> list[int]:
@@ -141,7 +143,7 @@ def fingerprint_files(
         if isinstance(text, Skipped):
             out.append(text)
             continue
-        found = fingerprint_text(path, text.text, options, boilerplate)
+        found = replace(fingerprint_text(path, text.text, options, boilerplate), sha256=text.sha256)
         count = len(found.tokens)
         if count == 0:
             out.append(Skipped(path, "empty"))
@@ -168,7 +170,10 @@ class FragmentResult:
     ``region_digests``: for each region, the digests of its two ends (the same);
     ``baseline``: what a baseline left out (:func:`~samecode.fragments.baseline.only_new`),
     ``None`` when none was given; ``ignored``: the lines whose tokens were masked as
-    boilerplate (licence headers, import blocks, text of boilerplate files), by file.
+    boilerplate (licence headers, import blocks, text of boilerplate files), by file;
+    ``sha256``: the SHA-256 of the bytes read of each file compared that is in a region
+    (for a match, of each query file), by path: the HTML report shows a file's lines only
+    if it still holds them.
     """
 
     options: FragmentOptions
@@ -186,6 +191,7 @@ class FragmentResult:
     region_digests: list[tuple[str, str]] = field(default_factory=list)
     baseline: BaselineNovelty | None = None
     ignored: list[Ignored] = field(default_factory=list)
+    sha256: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The counts, as a report states them."""
@@ -304,7 +310,9 @@ def read_files(
             if isinstance(item, Skipped):
                 out.append(item)
             else:
-                out.append(scratch.write(item.path, item.tokens, item.kgrams, item.ignored))
+                out.append(
+                    scratch.write(item.path, item.tokens, item.kgrams, item.ignored, item.sha256)
+                )
     return out
 
 
@@ -436,6 +444,7 @@ def scan_fragments(
         classes, region_class = region_classes(regions)
         masked = {read.path: read.masked for read in files if read.ignored}
         found_classes = class_digests(classes, _ScratchIds(files), masked)
+    inside = {path for region in regions for path in (region.a, region.b)}
     return FragmentResult(
         options,
         [read.path for read in files],
@@ -451,6 +460,7 @@ def scan_fragments(
         found_classes,
         [digests[n] for n in order],
         ignored=[item for read in files for item in read.ignored],
+        sha256={read.path: read.sha256 for read in files if read.path in inside},
     )
 
 

@@ -5,7 +5,8 @@ paths added, fixed key order, pairs sorted by paths), whatever the number of job
 are written as found under the roots given; a name that is not valid UTF-8 (its bytes
 kept as lone surrogates by Python) is escaped by JSON as ``\\udcXX`` (``os.fsencode``
 gives the bytes back), percent-encoded in SARIF URIs, and shown with ``\\xXX`` escapes in
-the table.
+the table and SARIF's messages (:func:`visible`: so are control, bidirectional and other
+invisible characters).
 
 The JSON schema (``"schema": 1``): an object with ``parameters`` (the options that define
 the similarity), ``summary`` (counts), ``pairs`` (objects with ``a``, ``b``, ``jaccard``,
@@ -31,6 +32,7 @@ import csv
 import io
 import json
 import os
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +58,7 @@ __all__ = [
     "to_json",
     "to_jsonl",
     "to_sarif",
+    "visible",
 ]
 
 #: The formats :func:`render` writes.
@@ -141,18 +144,54 @@ def printable(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+class _Escapes(dict[int, str]):
+    """For :meth:`str.translate`: each character that does not show as itself, as an
+    escape; any other as itself. Filled as characters are met (one look-up each)."""
+
+    def __init__(self, keep: str) -> None:
+        super().__init__((ord(char), char) for char in keep)
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if unicodedata.category(char) not in _HIDDEN:
+            shown = char
+        elif code < 0x100:
+            shown = f"\\x{code:02x}"
+        elif code < 0x10000:
+            shown = f"\\u{code:04x}"
+        else:
+            shown = f"\\U{code:08x}"
+        self[code] = shown
+        return shown
 
 
-def _visible(path: str) -> str:
-    """A path as the table shows it: :func:`printable`, and control characters (an
-    escape sequence, a new line, a tab) shown as ``\\xXX``, so a name cannot move the
-    cursor, colour the terminal or break a row.
+#: The Unicode categories of characters that do not show as themselves: controls (an
+#: escape sequence, a new line, a tab), format characters (the bidirectional overrides and
+#: isolates that reorder what follows them, zero-width spaces and joiners, U+FEFF) and the
+#: line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_TABLES: dict[str, _Escapes] = {}
 
-    >>> print(_visible("evil\\x1b[31m\\n.py"))
+
+def visible(text: str, keep: str = "") -> str:
+    """Text as a report shows it to people: :func:`printable`, and every character that
+    does not show as itself (a control character, a bidirectional override, a zero-width
+    or other format character, a line separator) as ``\\xXX``, ``\\uXXXX`` or
+    ``\\UXXXXXXXX``, so a name or a line cannot move the cursor, colour the terminal,
+    break a row, or reverse what follows it.
+
+    :param text: a path or a line of text.
+    :param keep: characters to leave as they are (a page of code keeps its tabs).
+
+    >>> print(visible("evil\\x1b[31m\\n.py"))
     evil\\x1b[31m\\x0a.py
+    >>> print(visible("\\u202eyp.txt"), visible("a\\u200bb\\tc", keep="\\t") == "a\\\\u200bb\\tc")
+    \\u202eyp.txt True
     """
-    return printable(path).translate(_CONTROL)
+    table = _TABLES.get(keep)
+    if table is None:
+        table = _TABLES[keep] = _Escapes(keep)
+    return printable(text).translate(table)
 
 
 def _pair_record(
@@ -276,8 +315,8 @@ def to_sarif(report: Report) -> str:
                     "ruleId": "near-duplicate",
                     "level": "note",
                     "message": {
-                        "text": f"{printable(pair.a)} is {pair.jaccard:.1%} similar to "
-                        f"{where}, {printable(pair.b)} (Jaccard of shingles; {pair.shared} "
+                        "text": f"{visible(pair.a)} is {pair.jaccard:.1%} similar to "
+                        f"{where}, {visible(pair.b)} (Jaccard of shingles; {pair.shared} "
                         f"shared of {pair.a_shingles} and {pair.b_shingles})"
                     },
                     "locations": [
@@ -324,10 +363,10 @@ def to_table(report: Report, width: int | None = None) -> Any:
     shown = [p for c in report.classes for p in c.members]
     shown += [p for pair in report.corpus_pairs for p in (pair.a, pair.b)]
     base = _common_folder(shown)
-    where = f" (paths under {_visible(base)})" if base else ""
+    where = f" (paths under {visible(base)})" if base else ""
 
     def short(path: str) -> str:
-        return _visible(path[len(base) :].lstrip("/\\") if base else path)
+        return visible(path[len(base) :].lstrip("/\\") if base else path)
 
     if report.classes:
         table = Table(
