@@ -206,13 +206,13 @@ def test_clusters_of_many_copies_verify_one_set_a_key(monkeypatch: pytest.Monkey
     import samecode.minhash.lsh
 
     compared = []
-    exact = samecode.minhash.lsh._jaccard
+    exact = samecode.minhash.lsh.set_jaccard
 
     def counted(first: frozenset[bytes], second: frozenset[bytes]) -> float:
         compared.append(1)
         return exact(first, second)
 
-    monkeypatch.setattr(samecode.minhash.lsh, "_jaccard", counted)
+    monkeypatch.setattr(samecode.minhash.lsh, "set_jaccard", counted)
     common = set(POOL[:30])
     documents = [common] * 2000 + [common - {POOL[i]} for i in range(5)]
     lsh = MinHashLSH(threshold=0.5, num_perm=32)
