@@ -5,12 +5,16 @@ is, and the report's account of it."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from samecode.corpus.fragments import match_fragments
+from samecode.corpus.store import Corpus
+from samecode.engine import engine_for
 from samecode.errors import SamecodeValueError
-from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
+from samecode.fragments import FragmentOptions, FragmentResult, compare_fragments, scan_fragments
 from samecode.fragments.boilerplate import BoilerplateFiles, import_blocks, licence_header
 from samecode.fragments.report import to_jsonl, to_text
 from samecode.fragments.tokens import TokenSpans
@@ -168,3 +172,48 @@ def test_boilerplate_files_read_with_another_k_are_refused(tmp_path):
         compare_fragments(tmp_path / "t.txt", tmp_path / "t.txt", options, boilerplate=files)
     with pytest.raises(TypeError, match="list of paths"):
         BoilerplateFiles.read(str(tmp_path / "t.txt"), options)
+
+
+@pytest.mark.parametrize("command", ["scan", "match"])
+def test_boilerplate_files_go_to_each_worker_once_not_with_every_batch(
+    tmp_path, monkeypatch, command
+):
+    # their hashes are megabytes for a large file: sent with each batch, a scan on two
+    # workers took eight times as long as on one
+    rng = random.Random(7)
+    template = own_lines(rng, "template", 10)
+    (tmp_path / "template.txt").write_text("\n".join(template) + "\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shared = own_lines(rng, "shared", 10)
+    for n in range(12):
+        lines = own_lines(rng, f"f{n}", 3) + template + own_lines(rng, f"g{n}", 3)
+        (tree / f"f{n:02d}.py").write_text("\n".join(lines + (shared if n % 3 == 0 else [])))
+    options = FragmentOptions()
+    files = BoilerplateFiles.read([tmp_path / "template.txt"], options)
+    walk = ScanOptions(gitignore=False, batch_size=1)  # 12 batches
+
+    def run(jobs: int) -> FragmentResult:
+        if command == "scan":
+            return scan_fragments([str(tree)], options, replace(walk, jobs=jobs), boilerplate=files)
+        with Corpus.open(db, readonly=True) as corpus, engine_for(jobs) as engine:
+            return match_fragments(corpus, [str(tree)], walk=walk, boilerplate=files, engine=engine)
+
+    db = tmp_path / "c.db"
+    if command == "match":
+        with Corpus.create(db, fragments=options) as corpus:
+            corpus.sync([str(tree)], walk)
+    pickled = []
+    original = BoilerplateFiles.__reduce_ex__
+
+    def counted(self: BoilerplateFiles, protocol: int) -> object:
+        pickled.append(self)
+        return original(self, protocol)
+
+    monkeypatch.setattr(BoilerplateFiles, "__reduce_ex__", counted, raising=False)
+    spread = run(2)
+    assert len(pickled) <= 2  # at most once per worker (none where they are forked)
+    one = run(1)
+    assert spread.summary() == one.summary()
+    assert spread.regions == one.regions != []
+    assert {i.reason for i in spread.ignored} == {"boilerplate file"}

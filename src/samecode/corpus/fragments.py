@@ -299,6 +299,20 @@ def match_files(
     return out
 
 
+def _match_some(
+    boilerplate: BoilerplateFiles | None,
+    db: str,
+    paths: Sequence[str],
+    options: FragmentOptions,
+    max_size: int | None,
+    min_tokens: int,
+    limit: int,
+) -> Matched:
+    """A task of :func:`match_fragments`: :func:`match_files`, the boilerplate files
+    shared."""
+    return match_files(db, paths, options, boilerplate, max_size, min_tokens, limit)
+
+
 def match_fragments(
     corpus: Corpus,
     paths: Sequence[str | os.PathLike[str]],
@@ -353,20 +367,14 @@ def match_fragments(
     limit = options.boilerplate_limit(corpus.fragment_file_count())
     size = walk.batch_size
     tasks = [
-        (
-            corpus.path,
-            found[i : i + size],
-            options,
-            boilerplate,
-            walk.max_size,
-            walk.min_tokens,
-            limit,
-        )
+        (corpus.path, found[i : i + size], options, walk.max_size, walk.min_tokens, limit)
         for i in range(0, len(found), size)
     ]
     total = Matched()
     tick = progress_counter(progress, "match", len(found))
-    for matched, task in zip((engine or Serial()).map(match_files, tasks), tasks):
+    # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
+    batches = (engine or Serial()).map_shared(_match_some, boilerplate, tasks)
+    for matched, task in zip(batches, tasks):
         total.files += matched.files
         total.skipped += matched.skipped
         total.regions += matched.regions

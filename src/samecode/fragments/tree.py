@@ -316,6 +316,18 @@ def read_files(
     return out
 
 
+def _read_some(
+    boilerplate: BoilerplateFiles | None,
+    paths: Sequence[str],
+    options: FragmentOptions,
+    max_size: int | None,
+    min_tokens: int,
+    folder: str,
+) -> list[ReadFile | Skipped]:
+    """A task of the read stage: :func:`read_files`, the boilerplate files shared."""
+    return read_files(paths, options, max_size, min_tokens, boilerplate, folder)
+
+
 _NONE: array[int] = array("Q")
 
 
@@ -412,11 +424,13 @@ def scan_fragments(
     with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
         with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
             size = walk.batch_size
-            reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, boilerplate,
-                      folder) for i in range(0, len(paths), size)]  # fmt: skip
+            reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, folder)
+                     for i in range(0, len(paths), size)]  # fmt: skip
             tick = progress_counter(progress, "read", len(paths))
             index = FingerprintIndex()  # filled as batches come, while the workers read on
-            for batch, read in zip(engine.map(read_files, reads), reads):
+            # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
+            batches = engine.map_shared(_read_some, boilerplate, reads)
+            for batch, read in zip(batches, reads):
                 tick(len(read[0]))
                 for item in batch:
                     if isinstance(item, Skipped):
