@@ -26,6 +26,7 @@ from pathlib import Path
 
 from bench_scale import generate
 from bench_scan import CACHE
+from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
 from samecode.engine import engine_for
 from samecode.fragments import FragmentOptions
@@ -98,7 +99,7 @@ def main() -> int:
     with Corpus.open(work / "fragments.db", readonly=True) as corpus:
         started = time.perf_counter()
         with engine_for(args.jobs) as engine:
-            result = corpus.match_fragments(sorted(planted), walk=walk, engine=engine)
+            result = match_fragments(corpus, sorted(planted), walk=walk, engine=engine)
         matching = time.perf_counter() - started
     found = 0
     for query, (q_start, q_end, source, s_start, s_end) in planted.items():

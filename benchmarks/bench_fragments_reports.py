@@ -6,8 +6,8 @@ Writes a tree of Python-like files into a temporary folder: ``--regions`` blocks
 lines, each planted in two files (20 blocks per file, filler lines between them), and
 makes the result a scan would give for it (one region and one class of two occurrences
 per block, found from where the blocks were planted; the scan itself is not timed here,
-see ``bench_fragments_quality.py``). Then it times :func:`~samecode.fragments.html.to_html`
-and :func:`~samecode.fragments.sarif.to_sarif` (median of ``--runs``) and prints the
+see ``bench_fragments_quality.py``). Then it times :func:`~samecode.reports.html.to_html`
+and :func:`~samecode.reports.sarif.to_sarif` (median of ``--runs``) and prints the
 sizes, plain and gzipped. With ``--browser``, it opens the HTML page in a headless
 Chromium (Debian's chromium and chromium-driver, through selenium) and times loading it
 and following the last region's link until both sides are highlighted and laid out
@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 
 from samecode.fragments.classes import region_classes
-from samecode.fragments.html import to_html
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
-from samecode.fragments.sarif import to_sarif
-from samecode.fragments.tree import FragmentResult
+from samecode.fragments.result import FragmentResult
+from samecode.reports.html import to_html
+from samecode.reports.sarif import to_sarif
 
 PER_FILE = 20
 BLOCK_LINES = 8

@@ -144,8 +144,8 @@ def test_csv_has_the_class_of_each_pair(tree):
 
 
 def test_the_table_is_linear_in_pairs(tmp_path):
+    from samecode.reports.pairs import Report, to_table
     from samecode.scan.model import CloneClass, Pair
-    from samecode.scan.report import Report, to_table
 
     pytest.importorskip("rich")
     import time

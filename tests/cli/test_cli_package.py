@@ -15,10 +15,10 @@ from samecode.cli import main
 from samecode.cli.commands import COMMANDS
 from samecode.cli.parser import DEFAULTS, build_parser
 from samecode.corpus.store import Corpus
-from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
+from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
+from samecode.reports.pairs import FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.pipeline import ScanOptions
-from samecode.scan.report import FORMATS
 from samecode.text.shingling import Shingling
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -20,8 +20,9 @@ from samecode.fragments.baseline import (
 )
 from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.options import FragmentOptions
-from samecode.fragments.report import to_json
-from samecode.fragments.tree import FragmentResult, scan_fragments
+from samecode.fragments.result import FragmentResult
+from samecode.fragments.tree import scan_fragments
+from samecode.reports.fragments import to_json
 from samecode.scan.pipeline import ScanOptions
 
 OPTIONS = FragmentOptions()

@@ -16,8 +16,8 @@ from samecode.engine import engine_for
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, FragmentResult, compare_fragments, scan_fragments
 from samecode.fragments.boilerplate import BoilerplateFiles, import_blocks, licence_header
-from samecode.fragments.report import to_jsonl, to_text
 from samecode.fragments.tokens import TokenSpans
+from samecode.reports.fragments import to_jsonl, to_text
 from samecode.scan.pipeline import ScanOptions
 
 WALK = ScanOptions(gitignore=False)

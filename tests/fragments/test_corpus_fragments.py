@@ -84,7 +84,7 @@ def corpus_and_queries(tmp_path: Path) -> tuple[Path, list[Path], list[Path]]:
 def test_regions_are_those_of_the_two_files_on_disk(corpus_and_queries):
     db, kept, asked = corpus_and_queries
     with Corpus.open(db, readonly=True) as corpus:
-        result = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+        result = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
     expected = []
     for query in asked:
         for stored in kept:
@@ -99,7 +99,7 @@ def test_regions_are_those_of_the_two_files_on_disk(corpus_and_queries):
 def test_regions_are_those_a_scan_of_both_trees_reports(corpus_and_queries):
     db, kept, asked = corpus_and_queries
     with Corpus.open(db, readonly=True) as corpus:
-        result = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+        result = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
     # a tree of 16 files: limit 10 files, as the corpus of 8 files (limit 10) has
     scan = scan_fragments([str(kept[0].parent), str(asked[0].parent)], walk=WALK)
     names = {str(path) for path in asked}
@@ -113,11 +113,11 @@ def test_regions_are_those_a_scan_of_both_trees_reports(corpus_and_queries):
 def test_a_stored_file_need_not_exist_any_more(corpus_and_queries):
     db, kept, asked = corpus_and_queries
     with Corpus.open(db, readonly=True) as corpus:
-        before = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+        before = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
     for path in kept:
         path.unlink()
     with Corpus.open(db, readonly=True) as corpus:
-        after = corpus.match_fragments([str(path) for path in asked], walk=WALK)
+        after = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
     assert [key(r) for r in after.regions] == [key(r) for r in before.regions]
 
 
@@ -125,8 +125,8 @@ def test_the_output_is_the_same_for_any_engine_and_batch(corpus_and_queries):
     db, _, asked = corpus_and_queries
     paths = [str(path) for path in asked]
     with Corpus.open(db, readonly=True) as corpus:
-        one = corpus.match_fragments(paths, walk=WALK)
-        small = corpus.match_fragments(paths, walk=dataclasses.replace(WALK, batch_size=1))
+        one = match_fragments(corpus, paths, walk=WALK)
+        small = match_fragments(corpus, paths, walk=dataclasses.replace(WALK, batch_size=1))
         with ProcessPool(2) as pool:
             spread = match_fragments(
                 corpus, paths, walk=dataclasses.replace(WALK, batch_size=3), engine=pool
@@ -140,7 +140,7 @@ def test_the_output_is_the_same_for_any_engine_and_batch(corpus_and_queries):
 def test_a_file_does_not_match_its_own_entry(corpus_and_queries):
     db, kept, _ = corpus_and_queries
     with Corpus.open(db, readonly=True) as corpus:
-        result = corpus.match_fragments([str(kept[0])], walk=WALK)
+        result = match_fragments(corpus, [str(kept[0])], walk=WALK)
     assert all(r.b != str(kept[0]) for r in result.regions)
 
 
@@ -156,9 +156,9 @@ def test_boilerplate_by_corpus_share_is_ignored_and_counted(tmp_path):
     db = tmp_path / "c.db"
     with Corpus.create(db, fragments=FragmentOptions()) as corpus:
         corpus.sync([str(tmp_path / f"s{n}.py") for n in range(12)], WALK)
-        ignored = corpus.match_fragments([str(query)], walk=WALK)
-        kept = corpus.match_fragments(
-            [str(query)], FragmentOptions(boilerplate_share=1.0, boilerplate_files=12), WALK
+        ignored = match_fragments(corpus, [str(query)], walk=WALK)
+        kept = match_fragments(
+            corpus, [str(query)], FragmentOptions(boilerplate_share=1.0, boilerplate_files=12), WALK
         )
     assert ignored.regions == []
     assert ignored.boilerplate > 0
@@ -183,7 +183,7 @@ def test_a_corpus_without_fragments_is_read_untouched_and_says_what_it_lacks(tmp
         with pytest.raises(
             SamecodeValueError, match=r"stores no fragments .*version 1.*--fragments"
         ):
-            corpus.match_fragments([str(tmp_path / "a.py")], walk=WALK)
+            match_fragments(corpus, [str(tmp_path / "a.py")], walk=WALK)
         with pytest.raises(ValueError, match="stores no fragments"):
             corpus.fragment_files([1])
     assert db.read_bytes() == before
@@ -204,10 +204,10 @@ def test_the_parameters_are_recorded_and_a_mismatch_is_refused(tmp_path):
             (FragmentOptions(k=8, window=10), "keep_imports=True"),
         ]:
             with pytest.raises(SamecodeValueError, match=name):
-                corpus.match_fragments([str(tmp_path)], wrong, WALK)
+                match_fragments(corpus, [str(tmp_path)], wrong, WALK)
         # the query's own parameters may differ
-        corpus.match_fragments(
-            [str(tmp_path)], dataclasses.replace(options, min_tokens=60, gap=0), WALK
+        match_fragments(
+            corpus, [str(tmp_path)], dataclasses.replace(options, min_tokens=60, gap=0), WALK
         )
     with pytest.raises(ValueError, match="tokenize as the corpus"):
         Corpus.create(tmp_path / "d.db", fragments=FragmentOptions(tokens="code"))
@@ -331,7 +331,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
     # makes by decoding each record, byte for byte; and sync decodes none.
     import samecode.corpus.records as stored
     import samecode.corpus.store as corpus_store
-    from samecode.corpus.fragments import read_all_stored
+    from samecode.corpus.records import read_all_stored
 
     root = Path(os.path.realpath(tmp_path))
     (root / "tree").mkdir()

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.baseline import Baseline, only_new
-from samecode.fragments.html import LONGEST_LINE, to_html
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import scan_fragments
+from samecode.reports.html import LONGEST_LINE, to_html
 from samecode.scan.pipeline import ScanOptions
 
 BLOCK = "".join(f"total_{i} = price_{i} * count + tax_rate  # <b>&\n" for i in range(12))
@@ -214,6 +214,7 @@ def test_a_long_line_is_cut_with_a_marker_and_the_page_stays_small(tmp_path):
 
 
 def test_a_query_file_changed_after_a_match_is_said_so(tmp_path):
+    from samecode.corpus.fragments import match_fragments
     from samecode.corpus.store import Corpus
 
     (tmp_path / "known.py").write_text(BLOCK)
@@ -221,7 +222,7 @@ def test_a_query_file_changed_after_a_match_is_said_so(tmp_path):
     walk = ScanOptions(gitignore=False)
     with Corpus.create(str(tmp_path / "c.db"), fragments=FragmentOptions()) as corpus:
         corpus.sync([str(tmp_path / "known.py")], walk)
-        found = corpus.match_fragments([str(tmp_path / "new.py")], walk=walk)
+        found = match_fragments(corpus, [str(tmp_path / "new.py")], walk=walk)
     assert "cannot show" not in to_html(found, root=tmp_path)
     (tmp_path / "new.py").write_text("y = 2\n" + BLOCK)
     page = to_html(found, root=tmp_path)

@@ -12,9 +12,9 @@ import shutil
 
 import pytest
 
-from samecode.fragments.html import to_html
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import scan_fragments
+from samecode.reports.html import to_html
 from samecode.scan.pipeline import ScanOptions
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -20,8 +20,9 @@ from samecode.fragments.baseline import Baseline, only_new
 from samecode.fragments.classes import region_classes
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
-from samecode.fragments.sarif import RULE_ID, SarifLimits, common_root, to_sarif
-from samecode.fragments.tree import FragmentResult, scan_fragments
+from samecode.fragments.result import FragmentResult
+from samecode.fragments.tree import scan_fragments
+from samecode.reports.sarif import RULE_ID, SarifLimits, common_root, to_sarif
 from samecode.scan.pipeline import ScanOptions
 
 SCHEMA = json.loads(

@@ -12,9 +12,9 @@ import pytest
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
-from samecode.fragments.report import jsonl_pieces, to_json, to_jsonl, to_text
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
+from samecode.reports.fragments import jsonl_pieces, to_json, to_jsonl, to_text
 from samecode.scan.pipeline import ScanOptions
 from samecode.sources.files import Skipped
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from samecode.reports.pairs import Report
 from samecode.scan.classes import clone_classes
 from samecode.scan.model import Pair
-from samecode.scan.report import Report
 
 # Pairs among a few files, with sizes of their own and shared counts that give several
 # Jaccard values (ties included).

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from samecode._groups import linked_groups
 from samecode.cli import main
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.reports.pairs import Report, scan_parameters, to_jsonl
 from samecode.scan.candidates import Method, method
 from samecode.scan.model import Document
 from samecode.scan.pipeline import ScanOptions, read_contents, run_pipeline, scan
-from samecode.scan.report import Report, scan_parameters, to_jsonl
 from samecode.spark import connected_components, job, scan_dataframe, scan_files, session
 from samecode.spark.session import memory_of
 

@@ -1,6 +1,6 @@
 """The commands: each parses nothing and decides little, calling the library
 (:func:`~samecode.scan.pipeline.scan`, :class:`~samecode.corpus.store.Corpus`,
-:func:`~samecode.scan.comparison.compare_files`, :mod:`samecode.scan.report`) with the options
+:func:`~samecode.scan.comparison.compare_files`, :mod:`samecode.reports.pairs`) with the options
 :mod:`samecode.cli.parser` read, and :mod:`samecode.cli.output` to write what it found.
 
 >>> sorted(COMMANDS)
@@ -31,14 +31,14 @@ from samecode.cli.output import (
 from samecode.cli.parser import KINDS, UsageError, option
 from samecode.corpus.store import Corpus
 from samecode.engine import engine_for
+from samecode.reports.pairs import FORMATS, corpus_parameters, scan_parameters
 from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
-from samecode.scan.report import FORMATS, corpus_parameters, scan_parameters
 from samecode.sources.files import Skipped
 from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
-    from samecode.fragments.tree import FragmentResult
+    from samecode.fragments.result import FragmentResult
 
 __all__ = [
     "COMMANDS",
@@ -177,7 +177,7 @@ def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from samecode.scan.report import Report
+    from samecode.reports.pairs import Report
 
     _check_roots(args.paths)
     spark = option(args, "engine") == "spark"
@@ -221,8 +221,8 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_match(args: argparse.Namespace) -> int:
+    from samecode.reports.pairs import Report
     from samecode.scan.pipeline import discover, read_all
-    from samecode.scan.report import Report
 
     if args.fragments:
         return run_match_fragments(args)
@@ -519,8 +519,8 @@ def _boilerplate_parameter(files: Any) -> dict[str, str]:
 def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
     from samecode.fragments.baseline import only_new, read_baseline
-    from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
     from samecode.fragments.tree import scan_fragments
+    from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
 
     fmt = option(args, "format")
     if fmt not in FRAGMENT_FORMATS:
@@ -557,10 +557,11 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
 def run_match_fragments(args: argparse.Namespace) -> int:
     """``samecode match --fragments``: which regions of the files match which stored
     files, and where."""
-    from samecode.corpus.fragments import corpus_options, no_fragments, unshown_stored
+    from samecode.corpus.fragments import corpus_options, match_fragments, unshown_stored
+    from samecode.corpus.store import no_fragments
     from samecode.fragments.baseline import only_new, read_baseline
-    from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
-    from samecode.fragments.report import ignored_text
+    from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
+    from samecode.reports.fragments import ignored_text
 
     fmt = option(args, "format")
     if fmt not in FRAGMENT_FORMATS:
@@ -583,7 +584,8 @@ def run_match_fragments(args: argparse.Namespace) -> int:
         }
         baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
         with Feedback(args.quiet) as feedback, engine_for(walk.jobs) as engine:
-            result = corpus.match_fragments(
+            result = match_fragments(
+                corpus,
                 args.paths,
                 options,
                 walk,
@@ -618,8 +620,8 @@ def _write_fragments(
 ) -> None:
     """Write a fragments result in the format asked for (SARIF's URIs and the HTML
     page's paths relative to the paths' common folder)."""
-    from samecode.fragments.report import jsonl_pieces, to_json, to_text
-    from samecode.fragments.sarif import common_root, to_sarif
+    from samecode.reports.fragments import jsonl_pieces, to_json, to_text
+    from samecode.reports.sarif import common_root, to_sarif
 
     fmt = option(args, "format")
     if fmt == "jsonl":
@@ -629,7 +631,7 @@ def _write_fragments(
     elif fmt == "sarif":
         write(to_sarif(result, common_root(args.paths)), args.output)
     elif fmt == "html":
-        from samecode.fragments.html import to_html
+        from samecode.reports.html import to_html
 
         page = to_html(result, parameters, root=common_root(args.paths), unshown=unshown)
         write(page, args.output)
@@ -649,8 +651,8 @@ def _baseline_text(result: FragmentResult) -> str:
 
 def run_compare_fragments(args: argparse.Namespace) -> int:
     """``samecode compare A B --fragments``: the regions two files share, with the text."""
-    from samecode.fragments.report import comparison_json, comparison_text
     from samecode.fragments.tree import compare_fragments
+    from samecode.reports.fragments import comparison_json, comparison_text
 
     options = _fragment_options(args)
     found = compare_fragments(

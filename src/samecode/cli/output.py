@@ -20,8 +20,8 @@ from itertools import chain
 from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
-from samecode.scan.report import visible
 from samecode.sources.files import Skipped
+from samecode.text.display import visible
 
 __all__ = [
     "Feedback",
@@ -42,7 +42,7 @@ __all__ = [
 
 
 def shown(path: str) -> str:
-    """A path as people can read it (:func:`samecode.scan.report.visible`)."""
+    """A path as people can read it (:func:`samecode.text.display.visible`)."""
     return visible(path)
 
 
@@ -225,7 +225,7 @@ def _write_file(pieces: Iterable[str], output: str) -> None:
 
 def emit(report: Any, fmt: str, output: str | None) -> None:
     """Write ``report`` in ``fmt`` (the table drawn by ``rich``) to stdout or ``output``."""
-    from samecode.scan.report import render, to_table
+    from samecode.reports.pairs import render, to_table
 
     if fmt == "table":
         if output is None:

@@ -24,11 +24,11 @@ from samecode._validation import describe
 from samecode.cli.output import to_stdout
 from samecode.corpus.store import Corpus
 from samecode.errors import SamecodeError, SamecodeTypeError
-from samecode.fragments.report import FORMATS as FRAGMENT_FORMATS
+from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
+from samecode.reports.pairs import FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.pipeline import ScanOptions
-from samecode.scan.report import FORMATS
 from samecode.similarity import MEASURES, exact_threshold
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 

@@ -40,7 +40,7 @@ pair alone, and the regions are sorted.
 >>> walk = ScanOptions(gitignore=False)
 >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
 ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
-...     found = corpus.match_fragments([os.path.join(folder, "new.py")], walk=walk)
+...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
 >>> [(os.path.basename(r.a), r.a_start, r.a_end, os.path.basename(r.b), r.b_start, r.b_end)
 ...  for r in found.regions]
 [('new.py', 1, 10, 'known.py', 2, 11)]
@@ -52,12 +52,12 @@ import dataclasses
 import os
 import time
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from samecode._validation import describe
-from samecode.corpus.records import StoredDocument, decode, read_stored
+from samecode.corpus.records import decode
+from samecode.corpus.store import Corpus, identity, no_fragments
 from samecode.engine import Engine, Serial
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
@@ -65,100 +65,21 @@ from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
-from samecode.fragments.tree import FileFingerprints, FragmentResult, fingerprint_files
-from samecode.scan.model import Document
+from samecode.fragments.result import FragmentResult
+from samecode.fragments.tree import FileFingerprints, fingerprint_files
 from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
 from samecode.sources.files import Skipped, read_text
-
-if TYPE_CHECKING:
-    from samecode.corpus.store import Corpus
 
 __all__ = [
     "Matched",
     "corpus_options",
     "match_files",
     "match_fragments",
-    "no_fragments",
-    "read_all_stored",
-    "read_stored_batches",
     "unshown_stored",
 ]
 
 #: The fragment parameters a corpus stores its files by, which a query must share.
 _STORED = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
-
-
-def read_stored_batches(
-    paths: Sequence[str],
-    options: ScanOptions,
-    fragments: FragmentOptions,
-    progress: Progress | None = None,
-    engine: Engine | None = None,
-) -> Iterator[list[StoredDocument | Skipped]]:
-    """Read ``paths`` for a corpus that stores fragments, in batches of
-    ``options.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
-    (this process by default), and yield each batch's results as it comes, in the order
-    of ``paths`` whatever the engine: what is done with one batch is done while the engine
-    reads on.
-
-    Runtime complexity: ``O(size)`` per file.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write(" ".join(f"w{i}" for i in range(40)))
-    >>> [[item.document.tokens for item in batch] for batch in read_stored_batches(
-    ...     [path], ScanOptions(), FragmentOptions())]
-    [[40]]
-    """
-    size = options.batch_size
-    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
-    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
-    tick = progress_counter(progress, "read", len(paths))
-    for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
-        tick(len(task[0]))
-        yield read
-
-
-def read_all_stored(
-    paths: Sequence[str],
-    options: ScanOptions,
-    fragments: FragmentOptions,
-    progress: Progress | None = None,
-    engine: Engine | None = None,
-) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
-    """Read ``paths`` for a corpus that stores fragments (:func:`read_stored_batches`):
-    the documents, the files skipped, and each document's fragment record by path, in
-    the order of ``paths`` whatever the engine.
-
-    Runtime complexity: ``O(size)`` per file.
-    """
-    documents: list[Document] = []
-    skipped: list[Skipped] = []
-    records: dict[str, bytes] = {}
-    for read in read_stored_batches(paths, options, fragments, progress, engine):
-        for item in read:
-            if isinstance(item, StoredDocument):
-                documents.append(item.document)
-                records[item.document.path] = item.record
-            else:
-                skipped.append(item)
-    return documents, skipped, records
-
-
-def no_fragments(path: str, version: int) -> SamecodeValueError:
-    """The error for a corpus at ``path``, of format ``version``, that stores no
-    fragments: what it lacks, and what to do.
-
-    >>> print(no_fragments("old.db", 1))
-    old.db stores no fragments (corpus format version 1, made without them): ...
-    """
-    return SamecodeValueError(
-        f"{path} stores no fragments (corpus format version {version}, made without them): "
-        "nothing can be matched by fragment against it, and it is left as it is. Make a "
-        "corpus that stores them: samecode index add --fragments --db NEW PATH... "
-        "(Corpus.create(..., fragments=FragmentOptions()), then sync)"
-    )
 
 
 def corpus_options(
@@ -240,7 +161,6 @@ def match_files(
     decoded (``O(n)``, once per batch) and, per query it is a candidate of,
     :func:`~samecode.fragments.regions.find_regions`.
     """
-    from samecode.corpus.store import Corpus, identity
 
     out = Matched()
     queries: list[FileFingerprints] = []
@@ -325,7 +245,7 @@ def match_fragments(
 ) -> FragmentResult:
     """Which regions of the files under ``paths`` match which files of ``corpus``, and
     where (see the module's description): a
-    :class:`~samecode.fragments.tree.FragmentResult` whose regions have the query file
+    :class:`~samecode.fragments.result.FragmentResult` whose regions have the query file
     as ``a`` and the stored file as ``b``, sorted, with their clone classes and the
     digests of their places (so a baseline, SARIF and the HTML report take it as they
     take a scan's).
@@ -456,7 +376,7 @@ def _first(clone: FragmentClass) -> tuple[str, int]:
 def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     """The stored files of ``result``'s regions whose text on disk is not the text
     stored (their bytes' SHA-256 is not the stored one), each with why: a page that reads
-    files to show their lines (:func:`~samecode.fragments.html.to_html`'s ``unshown``)
+    files to show their lines (:func:`~samecode.reports.html.to_html`'s ``unshown``)
     must not show them. A file that cannot be read is left out: the page says why itself.
 
     :param corpus: the corpus the result was matched against.
@@ -475,7 +395,7 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     >>> walk = ScanOptions(gitignore=False)
     >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
     ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
-    ...     found = corpus.match_fragments([os.path.join(folder, "new.py")], walk=walk)
+    ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
     ...     same = unshown_stored(corpus, found)
     ...     with open(os.path.join(folder, "known.py"), "a") as f:
     ...         _ = f.write("more = 1\\n")

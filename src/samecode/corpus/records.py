@@ -35,10 +35,11 @@ import sys
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
+from samecode.engine import Engine, Serial
 from samecode.errors import SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, path_free_ids
 from samecode.fragments.kgrams import Kgrams
@@ -46,11 +47,19 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.scan.model import Document
-from samecode.scan.pipeline import document_of
+from samecode.scan.pipeline import Progress, ScanOptions, document_of, progress_counter
 from samecode.sources.files import Skipped, read_text
 from samecode.text.shingling import Shingling, kgram_hashes
 
-__all__ = ["LAYOUT", "StoredDocument", "decode", "encode", "read_stored"]
+__all__ = [
+    "LAYOUT",
+    "StoredDocument",
+    "decode",
+    "encode",
+    "read_all_stored",
+    "read_stored",
+    "read_stored_batches",
+]
 
 #: The version of a record's layout (its first bytes say it).
 LAYOUT = 1
@@ -215,3 +224,61 @@ def read_stored(
         distinct = array("Q", sorted(set(found.fingerprints)))
         out.append(StoredDocument((document, encode(found), distinct)))
     return out
+
+
+def read_stored_batches(
+    paths: Sequence[str],
+    options: ScanOptions,
+    fragments: FragmentOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> Iterator[list[StoredDocument | Skipped]]:
+    """Read ``paths`` for a corpus that stores fragments, in batches of
+    ``options.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
+    (this process by default), and yield each batch's results as it comes, in the order
+    of ``paths`` whatever the engine: what is done with one batch is done while the engine
+    reads on.
+
+    Runtime complexity: ``O(size)`` per file.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(" ".join(f"w{i}" for i in range(40)))
+    >>> [[item.document.tokens for item in batch] for batch in read_stored_batches(
+    ...     [path], ScanOptions(), FragmentOptions())]
+    [[40]]
+    """
+    size = options.batch_size
+    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
+    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
+    tick = progress_counter(progress, "read", len(paths))
+    for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
+        tick(len(task[0]))
+        yield read
+
+
+def read_all_stored(
+    paths: Sequence[str],
+    options: ScanOptions,
+    fragments: FragmentOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> tuple[list[Document], list[Skipped], dict[str, bytes]]:
+    """Read ``paths`` for a corpus that stores fragments (:func:`read_stored_batches`):
+    the documents, the files skipped, and each document's fragment record by path, in
+    the order of ``paths`` whatever the engine.
+
+    Runtime complexity: ``O(size)`` per file.
+    """
+    documents: list[Document] = []
+    skipped: list[Skipped] = []
+    records: dict[str, bytes] = {}
+    for read in read_stored_batches(paths, options, fragments, progress, engine):
+        for item in read:
+            if isinstance(item, StoredDocument):
+                documents.append(item.document)
+                records[item.document.path] = item.record
+            else:
+                skipped.append(item)
+    return documents, skipped, records

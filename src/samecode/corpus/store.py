@@ -65,12 +65,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from samecode._validation import check_int, describe
-from samecode.corpus.records import LAYOUT, StoredDocument, decode
+from samecode.corpus.records import LAYOUT, StoredDocument, decode, read_stored_batches
 from samecode.engine import Engine
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.options import FragmentOptions
-from samecode.fragments.tree import FragmentResult
 from samecode.minhash.buckets import BucketTable
 from samecode.minhash.lsh import LSHSettings, Signature
 from samecode.scan.candidates import method
@@ -98,7 +96,7 @@ from samecode.store.file import (
 from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
-    from samecode.scan.pipeline import Progress, ScanOptions
+    from samecode.scan.pipeline import ScanOptions
 
 __all__ = [
     "FORMAT",
@@ -108,6 +106,7 @@ __all__ = [
     "StoredFile",
     "SyncReport",
     "identity",
+    "no_fragments",
 ]
 
 #: What a corpus file says it is, and the version of its layout: 1 for a corpus that
@@ -167,6 +166,21 @@ def _shifted(
         progress(stage, offset + done, total)
 
     return said
+
+
+def no_fragments(path: str, version: int) -> SamecodeValueError:
+    """The error for a corpus at ``path``, of format ``version``, that stores no
+    fragments: what it lacks, and what to do.
+
+    >>> print(no_fragments("old.db", 1))
+    old.db stores no fragments (corpus format version 1, made without them): ...
+    """
+    return SamecodeValueError(
+        f"{path} stores no fragments (corpus format version {version}, made without them): "
+        "nothing can be matched by fragment against it, and it is left as it is. Make a "
+        "corpus that stores them: samecode index add --fragments --db NEW PATH... "
+        "(Corpus.create(..., fragments=FragmentOptions()), then sync)"
+    )
 
 
 def identity(path: str) -> str:
@@ -1254,8 +1268,6 @@ class Corpus(StoreFile):
                 if self._fragments is None:
                     batches = read_batches(part, options, said, engine)
                 else:
-                    from samecode.corpus.fragments import read_stored_batches
-
                     batches = read_stored_batches(part, options, self._fragments, said, engine)
                 waiting = _Waiting()
                 for batch in batches:
@@ -1551,7 +1563,6 @@ class Corpus(StoreFile):
     # -- fragments --------------------------------------------------------------------
 
     def _no_fragments(self) -> SamecodeValueError:
-        from samecode.corpus.fragments import no_fragments
 
         return no_fragments(self._path, self._version)
 
@@ -1624,34 +1635,6 @@ class Corpus(StoreFile):
         if self._fragments is None:
             return 0
         return int(self._run("SELECT count(*) FROM fragments").fetchone()[0])
-
-    def match_fragments(
-        self,
-        paths: Sequence[str | os.PathLike[str]],
-        options: FragmentOptions | None = None,
-        walk: ScanOptions | None = None,
-        *,
-        boilerplate: BoilerplateFiles | None = None,
-        engine: Engine | None = None,
-        progress: Progress | None = None,
-    ) -> FragmentResult:
-        """Which regions of the files under ``paths`` match which stored files, and where:
-        :func:`samecode.corpus.fragments.match_fragments` (see there).
-
-        :raises ValueError: if the corpus stores no fragments, or ``options`` differ from
-            the parameters it stores them by.
-        """
-        from samecode.corpus.fragments import match_fragments
-
-        return match_fragments(
-            self,
-            paths,
-            options,
-            walk,
-            boilerplate=boilerplate,
-            engine=engine,
-            progress=progress,
-        )
 
     def lsh_query(
         self, signature: Signature, *, top_k: int | None = None

@@ -8,7 +8,7 @@ The data's way, one module per step:
     -> :mod:`~samecode.fragments.index` (fingerprints to files; boilerplate ignored)
     -> :mod:`~samecode.fragments.regions` (exact matches, chained across small gaps)
     -> :mod:`~samecode.fragments.classes` (the same text in N places: one class)
-    -> :mod:`~samecode.fragments.report` (JSON lines, JSON, text)
+    -> :mod:`~samecode.reports.fragments` (JSON lines, JSON, text)
 
 :mod:`~samecode.fragments.tree` runs them over a tree (:func:`scan_fragments`: the files
 read wait in :mod:`~samecode.fragments.scratch` files, and the candidate pairs are cut
@@ -26,13 +26,9 @@ from samecode.fragments.classes import FragmentClass, Occurrence, fragment_class
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Match, Region, find_regions
+from samecode.fragments.result import FragmentResult
 from samecode.fragments.tokens import TokenSpans
-from samecode.fragments.tree import (
-    FragmentComparison,
-    FragmentResult,
-    compare_fragments,
-    scan_fragments,
-)
+from samecode.fragments.tree import FragmentComparison, compare_fragments, scan_fragments
 from samecode.fragments.winnowing import FragmentFingerprint, fingerprints, winnow
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Baselines: report only what is new since a fragments report saved earlier.
 
-A baseline is a JSON fragments report (:func:`~samecode.fragments.report.to_json`, what
+A baseline is a JSON fragments report (:func:`~samecode.reports.fragments.to_json`, what
 ``samecode scan --fragments --format json`` writes). Places are matched by **path and
 digest**: the path as the report gives it, and the :mod:`~samecode.fragments.digest` of
 the place's tokens (its normalised text), not its line numbers, so a place that only
@@ -46,22 +46,18 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
-
-if TYPE_CHECKING:
-    from samecode.fragments.tree import FragmentResult
+from samecode.fragments.result import SCHEMA, BaselineNovelty, ClassNovelty, FragmentResult
 
 __all__ = [
     "MATCHED_PARAMETERS",
     "Baseline",
     "BaselineError",
-    "BaselineNovelty",
-    "ClassNovelty",
     "only_new",
     "parse_baseline",
     "read_baseline",
@@ -102,38 +98,6 @@ class Baseline:
     def count(self, path: str, digest: str) -> int:
         """How many occurrences of ``digest`` in ``path`` the baseline holds."""
         return len(self.places.get((path, digest), ()))
-
-
-@dataclass(frozen=True)
-class ClassNovelty:
-    """Of a class reported with a baseline: which occurrences are new (in the class's
-    order) and the numbers of the baseline classes it joins (sorted)."""
-
-    new: tuple[bool, ...]
-    joins: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class BaselineNovelty:
-    """What a baseline did to a result: its ``source``, for each class kept its
-    :class:`ClassNovelty`, and how many classes, occurrences (of the classes kept) and
-    regions were old and left out."""
-
-    source: str
-    classes: list[ClassNovelty]
-    old_classes: int
-    old_occurrences: int
-    old_regions: int
-
-    def summary(self) -> dict[str, Any]:
-        """The counts, as a report states them."""
-        return {
-            "source": self.source,
-            "old_classes": self.old_classes,
-            "old_occurrences": self.old_occurrences,
-            "old_regions": self.old_regions,
-            "new_occurrences": sum(sum(c.new) for c in self.classes),
-        }
 
 
 def _refuse(source: str, why: str) -> BaselineError:
@@ -178,7 +142,7 @@ def parse_baseline(
 
     :param text: the report's JSON.
     :param options: the parameters of the new report, as it states them (what
-        :func:`~samecode.fragments.report.to_json` is given: a scan's or a match's, with
+        :func:`~samecode.reports.fragments.to_json` is given: a scan's or a match's, with
         the ``boilerplate_digest`` of its boilerplate files if it has any); or the scan's
         :class:`~samecode.fragments.options.FragmentOptions`, for a scan without
         boilerplate files.
@@ -233,7 +197,6 @@ def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseli
             f"it has no {', '.join(map(repr, missing))} (a JSON lines or file-level "
             "report? save one with scan --fragments --format json)",
         )
-    from samecode.fragments.report import SCHEMA
 
     schema = data["schema"]
     if isinstance(schema, bool) or not isinstance(schema, int) or schema != SCHEMA:
@@ -333,7 +296,7 @@ def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
     classes with a new occurrence, their regions with an end in one, renumbered, and a
     :class:`BaselineNovelty` saying what was left out.
 
-    :param result: a :class:`~samecode.fragments.tree.FragmentResult` with its digests.
+    :param result: a :class:`~samecode.fragments.result.FragmentResult` with its digests.
     :param baseline: a :class:`Baseline`.
     :raises TypeError: if ``baseline`` is not a :class:`Baseline`.
     :raises ValueError: if ``result`` has no digests for its classes.

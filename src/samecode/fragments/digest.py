@@ -7,7 +7,7 @@ The ids are of the tokens as fragments see them (``tokens`` and ``normalize`` of
 are placeholders; comments of a known language are dropped), so a place keeps its digest
 when lines are added above it, when its indentation or line breaks change, and (with
 ``normalize``) when its names are renamed. Baselines (:mod:`~samecode.fragments.baseline`)
-and SARIF's ``primaryLocationLineHash`` (:mod:`~samecode.fragments.sarif`) use it.
+and SARIF's ``primaryLocationLineHash`` (:mod:`~samecode.reports.sarif`) use it.
 
 Tokens masked as boilerplate (:mod:`~samecode.fragments.boilerplate`) that a region spans
 between two matches count as the id 0 when the masked ranges are given: their ids are

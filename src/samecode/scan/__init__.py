@@ -16,7 +16,7 @@ pool and Spark run the same code):
 * :mod:`~samecode.scan.classes`: clone classes.
 * :mod:`~samecode.scan.pipeline`: :func:`scan` and its driver.
 * :mod:`~samecode.corpus.store`: a corpus of known files in one SQLite file.
-* :mod:`~samecode.scan.report`: tables, JSON, JSONL, CSV and SARIF.
+* :mod:`~samecode.reports.pairs`: tables, JSON, JSONL, CSV and SARIF.
 
 >>> import pathlib, tempfile
 >>> root = pathlib.Path(tempfile.mkdtemp())

@@ -30,6 +30,7 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.similarity import jaccard, stored_containment
 from samecode.sources.files import Skipped, read_text
+from samecode.text.display import printable
 from samecode.text.shingling import Shingling
 
 __all__ = ["Comparison", "compare_files", "read_comparable"]
@@ -117,7 +118,6 @@ class Comparison:
 
 
 def _why(path: str, skipped: Skipped) -> str:
-    from samecode.scan.report import printable
 
     reason = skipped.reason
     if reason in ("vanished", "missing") and not os.path.lexists(path):

@@ -51,11 +51,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from samecode._sarif import sarif_log, sarif_uri
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.classes import Occurrence
-from samecode.fragments.tree import FragmentResult
+from samecode.fragments.result import FragmentResult
+from samecode.reports._sarif import sarif_log, sarif_uri
 
 __all__ = ["RULE_ID", "SarifLimits", "common_root", "to_sarif"]
 
@@ -259,7 +259,7 @@ def to_sarif(
     """The clone classes of ``result`` as a SARIF 2.1.0 log (see the module's
     description).
 
-    :param result: a :class:`~samecode.fragments.tree.FragmentResult` with its digests
+    :param result: a :class:`~samecode.fragments.result.FragmentResult` with its digests
         (:func:`~samecode.fragments.tree.scan_fragments` makes them).
     :param root: the scanned root: URIs are relative to it (:func:`common_root` of the
         roots scanned, say).

@@ -18,7 +18,7 @@ nothing is fetched):
   how many characters (which columns) are not shown.
 
 Paths and lines show control, bidirectional and other invisible characters escaped
-(:func:`~samecode.scan.report.visible`; tabs in code are kept). Needs the ``cli`` extra
+(:func:`~samecode.text.display.visible`; tabs in code are kept). Needs the ``cli`` extra
 (jinja2 and pygments). A file that cannot be read any more, or that changed since the
 scan read it, shows why instead of its lines.
 
@@ -47,9 +47,9 @@ from typing import Any
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.tree import FragmentResult
-from samecode.scan.report import visible
+from samecode.fragments.result import FragmentResult
 from samecode.sources.files import Skipped, read_text
+from samecode.text.display import visible
 
 __all__ = ["LONGEST_LINE", "to_html"]
 
@@ -125,7 +125,7 @@ def _highlighted(path: str, text: str) -> list[str]:
     """Each line of ``text`` (as fragments count lines: ends at ``\\n``) as HTML: the
     tokens of pygments' lexer for the file's name, those its default style colours in a
     ``<span>`` of its CSS class, all escaped; what would not show as itself (a control
-    or bidirectional character: :func:`~samecode.scan.report.visible`) as an escape, but
+    or bidirectional character: :func:`~samecode.text.display.visible`) as an escape, but
     for tabs; a line cut at :data:`LONGEST_LINE` characters (before it is coloured: a
     construct it leaves open may colour the lines after it) and a marker saying what is
     left out."""
@@ -214,7 +214,7 @@ def _file(
 def _template() -> Any:
     import jinja2
 
-    source = resources.files("samecode.fragments").joinpath("templates/report.html.j2")
+    source = resources.files("samecode.reports").joinpath("templates/report.html.j2")
     environment = jinja2.Environment(
         autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=False
     )
@@ -231,7 +231,7 @@ def to_html(
 ) -> str:
     """The result as one self-contained HTML page (see the module's description).
 
-    :param result: a :class:`~samecode.fragments.tree.FragmentResult`; its files are read
+    :param result: a :class:`~samecode.fragments.result.FragmentResult`; its files are read
         again to show their lines, but for a file whose bytes are not those it read (its
         ``sha256``): the page says it changed, and shows none of its lines.
     :param parameters: the parameters to state (default: the result's options).

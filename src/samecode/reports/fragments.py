@@ -41,12 +41,12 @@ from typing import Any
 
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
-from samecode.fragments.tree import FragmentComparison, FragmentResult
-from samecode.scan.report import visible
+from samecode.fragments.result import SCHEMA, FragmentResult
+from samecode.fragments.tree import FragmentComparison
+from samecode.text.display import visible
 
 __all__ = [
     "FORMATS",
-    "SCHEMA",
     "comparison_json",
     "comparison_text",
     "ignored_text",
@@ -58,10 +58,9 @@ __all__ = [
 ]
 
 #: The formats of a fragments report: ``table`` (:func:`to_text`), ``json``, ``jsonl``,
-#: ``sarif`` (:mod:`~samecode.fragments.sarif`) and ``html``
-#: (:mod:`~samecode.fragments.html`).
+#: ``sarif`` (:mod:`~samecode.reports.sarif`) and ``html``
+#: (:mod:`~samecode.reports.html`).
 FORMATS = ("table", "json", "jsonl", "sarif", "html")
-SCHEMA = 1
 
 
 def _region_record(
