@@ -6,7 +6,7 @@ samecode[spark]``; Spark needs a Java runtime).
   of pairs, classes and a keep/remove list (:class:`SparkScan`);
 * :mod:`~samecode.spark.components`: connected components in plain RDD operations;
 * :mod:`~samecode.spark.session`: a session on a master from the caller or
-  ``SPARK_MASTER``.
+  ``SPARK_MASTER`` (:class:`SparkStartError` when it cannot start).
 
 Nothing here imports pyspark until a job runs.
 
@@ -28,7 +28,7 @@ from samecode.spark.job import (
     scan_documents,
     scan_files,
 )
-from samecode.spark.session import master_of, session
+from samecode.spark.session import SparkStartError, master_of, session
 
 __all__ = [
     "CLASS_SCHEMA",
@@ -38,6 +38,7 @@ __all__ = [
     "SKIPPED_SCHEMA",
     "Collected",
     "SparkScan",
+    "SparkStartError",
     "connected_components",
     "master_of",
     "path_id",
