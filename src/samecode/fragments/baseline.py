@@ -184,12 +184,30 @@ def parse_baseline(
 def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseline:
     """:func:`parse_baseline` once its arguments are checked: ``ours`` the new report's
     :data:`MATCHED_PARAMETERS`, ``command`` what made it."""
+    data = _report_head(text, source)
+    _check_parameters(data["parameters"], ours, command, source)
+    return Baseline(
+        source,
+        _read_classes(data["classes"], source),
+        _read_regions(data["regions"], source),
+    )
+
+
+def _json_object(text: str, source: str) -> dict[str, Any]:
+    """The JSON object in ``text``."""
     try:
         data = json.loads(text)
     except ValueError as error:
         raise _refuse(source, f"not JSON ({error})") from None
     if not isinstance(data, dict):
         raise _refuse(source, f"it holds {describe(data)}, not an object")
+    return data
+
+
+def _report_head(text: str, source: str) -> dict[str, Any]:
+    """The report in ``text``, refused unless it is a JSON object of this schema with
+    ``parameters`` (an object), ``regions`` and ``classes`` (lists)."""
+    data = _json_object(text, source)
     missing = [key for key in ("schema", "parameters", "regions", "classes") if key not in data]
     if missing:
         raise _refuse(
@@ -197,17 +215,23 @@ def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseli
             f"it has no {', '.join(map(repr, missing))} (a JSON lines or file-level "
             "report? save one with scan --fragments --format json)",
         )
-
     schema = data["schema"]
     if isinstance(schema, bool) or not isinstance(schema, int) or schema != SCHEMA:
         shown = repr(schema) if type(schema) is int else describe(schema)
         raise _refuse(source, f"its schema is {shown}; this samecode reads {SCHEMA}")
-    parameters, regions, classes = data["parameters"], data["regions"], data["classes"]
-    if not isinstance(parameters, dict):
-        raise _refuse(source, f"its parameters are {describe(parameters)}, not an object")
-    for name, value in (("regions", regions), ("classes", classes)):
-        if not isinstance(value, list):
-            raise _refuse(source, f"its {name} are {describe(value)}, not a list")
+    if not isinstance(data["parameters"], dict):
+        raise _refuse(source, f"its parameters are {describe(data['parameters'])}, not an object")
+    for name in ("regions", "classes"):
+        if not isinstance(data[name], list):
+            raise _refuse(source, f"its {name} are {describe(data[name])}, not a list")
+    return data
+
+
+def _check_parameters(
+    parameters: Mapping[str, Any], ours: dict[str, Any], command: str, source: str
+) -> None:
+    """Refuse a report's ``parameters`` unless they are of ``command`` and state the
+    :data:`MATCHED_PARAMETERS` as ``ours`` does."""
     theirs = _matched(parameters, lambda why: _refuse(source, why))
     made_by = _made_by(parameters)
     if made_by != command:
@@ -225,6 +249,10 @@ def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseli
             f"baseline {source} was made with other fragment parameters: "
             f"{', '.join(different)}; its digests cannot be compared"
         )
+
+
+def _read_classes(classes: list[Any], source: str) -> dict[tuple[str, str], tuple[int, ...]]:
+    """:attr:`Baseline.places` from a report's ``classes``."""
     places: dict[tuple[str, str], list[int]] = {}
     for number, clone in enumerate(classes, 1):
         occurrences = clone.get("occurrences") if isinstance(clone, dict) else None
@@ -235,30 +263,44 @@ def _parse(text: str, ours: dict[str, Any], command: str, source: str) -> Baseli
             raise _refuse(source, f"class {number} has the id {describe(ident)}, not a "
                           "number from 1")  # fmt: skip
         for place in occurrences:
-            path = place.get("path") if isinstance(place, dict) else None
-            digest = place.get("digest") if isinstance(place, dict) else None
-            if not isinstance(path, str) or not isinstance(digest, str):
-                raise _refuse(source, f"an occurrence of class {number} has no path and "
-                              "digest (made by an older samecode? make it again)")  # fmt: skip
-            places.setdefault((path, digest), []).append(ident)
+            places.setdefault(_occurrence_place(place, number, source), []).append(ident)
+    return {key: tuple(value) for key, value in places.items()}
+
+
+def _occurrence_place(place: object, number: int, source: str) -> tuple[str, str]:
+    """The ``(path, digest)`` of an occurrence of class ``number``."""
+    path = place.get("path") if isinstance(place, dict) else None
+    digest = place.get("digest") if isinstance(place, dict) else None
+    if not isinstance(path, str) or not isinstance(digest, str):
+        raise _refuse(source, f"an occurrence of class {number} has no path and "
+                      "digest (made by an older samecode? make it again)")  # fmt: skip
+    return path, digest
+
+
+def _read_regions(
+    regions: list[Any], source: str
+) -> dict[tuple[str, str, str, str], tuple[int, ...]]:
+    """:attr:`Baseline.regions` from a report's ``regions``."""
     pairs: dict[tuple[str, str, str, str], list[int]] = {}
     for number, record in enumerate(regions, 1):
-        fields = [record.get(key) if isinstance(record, dict) else None
-                  for key in ("a", "a_digest", "b", "b_digest")]  # fmt: skip
-        a, a_digest, b, b_digest = (value if isinstance(value, str) else "" for value in fields)
-        if not (a and a_digest and b and b_digest):
-            raise _refuse(source, f"region {number} has no paths and digests (made by an "
-                          "older samecode? make it again)")  # fmt: skip
+        key = _region_key(record, number, source)
         klass = record.get("class")
         if klass is not None and not _positive(klass):
             raise _refuse(source, f"region {number} has the class {describe(klass)}, not "
                           "a number from 1 or null")  # fmt: skip
-        pairs.setdefault((a, a_digest, b, b_digest), []).append(klass or 0)
-    return Baseline(
-        source,
-        {key: tuple(value) for key, value in places.items()},
-        {key: tuple(value) for key, value in pairs.items()},
-    )
+        pairs.setdefault(key, []).append(klass or 0)
+    return {key: tuple(value) for key, value in pairs.items()}
+
+
+def _region_key(record: object, number: int, source: str) -> tuple[str, str, str, str]:
+    """The ``(a, a_digest, b, b_digest)`` of region ``number``."""
+    fields = [record.get(key) if isinstance(record, dict) else None
+              for key in ("a", "a_digest", "b", "b_digest")]  # fmt: skip
+    a, a_digest, b, b_digest = (value if isinstance(value, str) else "" for value in fields)
+    if not (a and a_digest and b and b_digest):
+        raise _refuse(source, f"region {number} has no paths and digests (made by an "
+                      "older samecode? make it again)")  # fmt: skip
+    return a, a_digest, b, b_digest
 
 
 def read_baseline(
@@ -313,69 +355,12 @@ def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
     >>> only_new(found, old).baseline.classes
     [ClassNovelty(new=(False, True), joins=(4,))]
     """
-    if not isinstance(baseline, Baseline):
-        raise SamecodeTypeError(f"baseline must be a Baseline; got {describe(baseline)}")
-    if len(result.digests) != len(result.classes) or len(result.region_digests) != len(
-        result.regions
-    ):
-        raise SamecodeValueError(
-            f"the result must have digests for each class ({len(result.classes)}) and "
-            f"region ({len(result.regions)}); got {len(result.digests)} and "
-            f"{len(result.region_digests)}"
-        )
-    # Each file's occurrences, sorted (they do not overlap): which one holds a token.
-    located: dict[str, list[tuple[int, int, int, int]]] = {}
-    for number, clone in enumerate(result.classes, 1):
-        for index, o in enumerate(clone.occurrences):
-            located.setdefault(o.path, []).append((o.first, o.stop, number, index))
-    for found in located.values():
-        found.sort()
-    firsts = {path: [item[0] for item in found] for path, found in located.items()}
-
-    def holder(path: str, first: int) -> tuple[int, int] | None:
-        at = bisect_right(firsts.get(path, []), first) - 1
-        if at < 0 or first >= located[path][at][1]:
-            return None
-        return located[path][at][2], located[path][at][3]
-
-    joins: dict[tuple[int, int], set[int]] = {}  # old occurrences, and the classes joined
-    regions_left = Counter({key: len(ids) for key, ids in baseline.regions.items()})
-    for region, (a_digest, b_digest) in zip(result.regions, result.region_digests):
-        key = (region.a, a_digest, region.b, b_digest)
-        if regions_left[key] > 0:
-            regions_left[key] -= 1
-            ids = {n for n in baseline.regions[key] if n > 0}
-            for end in (holder(region.a, region.a_first), holder(region.b, region.b_first)):
-                if end is not None:
-                    joins.setdefault(end, set()).update(ids)
-    places_left = Counter({key: len(ids) for key, ids in baseline.places.items()})
-    for path, found in sorted(located.items()):
-        for _, _, number, index in found:
-            place = (path, result.digests[number - 1][index])
-            if places_left[place] > 0:
-                places_left[place] -= 1
-                joins.setdefault((number, index), set()).update(baseline.places[place])
-    kept: dict[int, int] = {}
-    novelty: list[ClassNovelty] = []
-    old_occurrences = 0
-    for number, clone in enumerate(result.classes, 1):
-        new = [(number, index) not in joins for index in range(len(clone.occurrences))]
-        if any(new):
-            kept[number] = len(kept) + 1
-            joined = set().union(*(joins.get((number, i), set()) for i in range(len(new))))
-            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joined))))
-            old_occurrences += new.count(False)
-    regions: list[Region] = []
-    region_class: list[int | None] = []
-    digests: list[tuple[str, str]] = []
-    for region, of_class, pair in zip(result.regions, result.region_class, result.region_digests):
-        if of_class is None or of_class not in kept:
-            continue
-        ends = (holder(region.a, region.a_first), holder(region.b, region.b_first))
-        if any(end is not None and end not in joins for end in ends):
-            regions.append(region)
-            region_class.append(kept[of_class])
-            digests.append(pair)
+    _check_only_new(result, baseline)
+    located = _occurrences_by_file(result)
+    holder = _holder(located)
+    joins = _old_occurrences(result, baseline, located, holder)
+    kept, novelty = _new_classes(result, joins)
+    regions, region_class, digests = _kept_regions(result, kept, joins, holder)
     return dataclasses.replace(
         result,
         regions=regions,
@@ -387,7 +372,138 @@ def only_new(result: FragmentResult, baseline: Baseline) -> FragmentResult:
             baseline.source,
             novelty,
             len(result.classes) - len(kept),
-            old_occurrences,
+            sum(clone.new.count(False) for clone in novelty),
             len(result.regions) - len(regions),
         ),
     )
+
+
+#: An occurrence of a result: its class's number (from 1) and its index in the class.
+_Place = tuple[int, int]
+#: Which occurrence (if any) holds the token at ``first`` in ``path``.
+_Holder = Callable[[str, int], "_Place | None"]
+
+
+def _check_only_new(result: FragmentResult, baseline: Baseline) -> None:
+    """Refuse the arguments of :func:`only_new` it cannot use."""
+    if not isinstance(baseline, Baseline):
+        raise SamecodeTypeError(f"baseline must be a Baseline; got {describe(baseline)}")
+    if len(result.digests) != len(result.classes) or len(result.region_digests) != len(
+        result.regions
+    ):
+        raise SamecodeValueError(
+            f"the result must have digests for each class ({len(result.classes)}) and "
+            f"region ({len(result.regions)}); got {len(result.digests)} and "
+            f"{len(result.region_digests)}"
+        )
+
+
+def _occurrences_by_file(result: FragmentResult) -> dict[str, list[tuple[int, int, int, int]]]:
+    """Each file's occurrences as ``(first, stop, class number, index)``, sorted (they
+    do not overlap)."""
+    located: dict[str, list[tuple[int, int, int, int]]] = {}
+    for number, clone in enumerate(result.classes, 1):
+        for index, o in enumerate(clone.occurrences):
+            located.setdefault(o.path, []).append((o.first, o.stop, number, index))
+    for found in located.values():
+        found.sort()
+    return located
+
+
+def _holder(located: dict[str, list[tuple[int, int, int, int]]]) -> _Holder:
+    """Which of the occurrences ``located`` holds a token (by bisection)."""
+    firsts = {path: [item[0] for item in found] for path, found in located.items()}
+
+    def holder(path: str, first: int) -> _Place | None:
+        at = bisect_right(firsts.get(path, []), first) - 1
+        if at < 0 or first >= located[path][at][1]:
+            return None
+        return located[path][at][2], located[path][at][3]
+
+    return holder
+
+
+def _ends(region: Region, holder: _Holder) -> tuple[_Place | None, _Place | None]:
+    """The occurrences holding the two ends of ``region``."""
+    return holder(region.a, region.a_first), holder(region.b, region.b_first)
+
+
+def _old_occurrences(
+    result: FragmentResult,
+    baseline: Baseline,
+    located: dict[str, list[tuple[int, int, int, int]]],
+    holder: _Holder,
+) -> dict[_Place, set[int]]:
+    """The old occurrences of ``result``, each with the baseline classes it joins: those
+    an old region ends in, and those whose place the baseline holds (counted)."""
+    joins: dict[_Place, set[int]] = {}
+    _join_old_regions(result, baseline, holder, joins)
+    _join_old_places(result, baseline, located, joins)
+    return joins
+
+
+def _join_old_regions(
+    result: FragmentResult, baseline: Baseline, holder: _Holder, joins: dict[_Place, set[int]]
+) -> None:
+    """Add to ``joins`` the occurrences an old region of ``result`` ends in (the regions
+    matched with the baseline's, counted), with the classes of the baseline's regions."""
+    regions_left = Counter({key: len(ids) for key, ids in baseline.regions.items()})
+    for region, (a_digest, b_digest) in zip(result.regions, result.region_digests):
+        key = (region.a, a_digest, region.b, b_digest)
+        if regions_left[key] > 0:
+            regions_left[key] -= 1
+            ids = {n for n in baseline.regions[key] if n > 0}
+            for end in _ends(region, holder):
+                if end is not None:
+                    joins.setdefault(end, set()).update(ids)
+
+
+def _join_old_places(
+    result: FragmentResult,
+    baseline: Baseline,
+    located: dict[str, list[tuple[int, int, int, int]]],
+    joins: dict[_Place, set[int]],
+) -> None:
+    """Add to ``joins`` the occurrences whose place the baseline holds (counted, in each
+    file in order), with the baseline classes holding it."""
+    places_left = Counter({key: len(ids) for key, ids in baseline.places.items()})
+    for path, found in sorted(located.items()):
+        for _, _, number, index in found:
+            place = (path, result.digests[number - 1][index])
+            if places_left[place] > 0:
+                places_left[place] -= 1
+                joins.setdefault((number, index), set()).update(baseline.places[place])
+
+
+def _new_classes(
+    result: FragmentResult, joins: dict[_Place, set[int]]
+) -> tuple[dict[int, int], list[ClassNovelty]]:
+    """The classes with a new occurrence: each one's new number by its old, and what is
+    new in it."""
+    kept: dict[int, int] = {}
+    novelty: list[ClassNovelty] = []
+    for number, clone in enumerate(result.classes, 1):
+        new = [(number, index) not in joins for index in range(len(clone.occurrences))]
+        if any(new):
+            kept[number] = len(kept) + 1
+            joined = set().union(*(joins.get((number, i), set()) for i in range(len(new))))
+            novelty.append(ClassNovelty(tuple(new), tuple(sorted(joined))))
+    return kept, novelty
+
+
+def _kept_regions(
+    result: FragmentResult, kept: dict[int, int], joins: dict[_Place, set[int]], holder: _Holder
+) -> tuple[list[Region], list[int | None], list[tuple[str, str]]]:
+    """The regions of the classes ``kept`` with an end in a new occurrence: the regions,
+    their classes' new numbers and their digests."""
+    regions: list[Region] = []
+    region_class: list[int | None] = []
+    digests: list[tuple[str, str]] = []
+    for region, of_class, pair in zip(result.regions, result.region_class, result.region_digests):
+        if of_class is None or of_class not in kept:
+            continue
+        if any(end is not None and end not in joins for end in _ends(region, holder)):
+            regions.append(region)
+            region_class.append(kept[of_class])
+            digests.append(pair)
+    return regions, region_class, digests
