@@ -145,7 +145,7 @@ _GONE_BY_CONTENT = ("empty", "too few tokens", "binary", "too large", "not a reg
 
 
 @dataclasses.dataclass
-class _Waiting:
+class _ReadNotStored:
     """What :meth:`Corpus.sync` read of a part and has not stored yet: the fresh
     documents, in order, and by path the older spellings of their entries (removed in
     the transaction that stores them), their fragment records and fingerprints."""
@@ -156,16 +156,83 @@ class _Waiting:
     fingerprints: dict[str, array[int]] = dataclasses.field(default_factory=dict)
 
 
-def _shifted(
+@dataclasses.dataclass
+class _SyncPlan:
+    """What :meth:`Corpus.sync` makes of the files it found, before it reads any: every
+    entry by its identity, the spelling found of each file (by identity), the files whose
+    size and time match their entry, the files to read (in the order found) and each
+    file's modification time (by identity)."""
+
+    entries: dict[str, StoredFile]
+    found_as: dict[str, str] = dataclasses.field(default_factory=dict)
+    unchanged: list[str] = dataclasses.field(default_factory=list)
+    to_read: list[str] = dataclasses.field(default_factory=list)
+    mtimes: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class _SyncRead:
+    """What :meth:`Corpus.sync` made of the files it read: stored as new, stored in place
+    of their entry, unchanged by their bytes (given their new time only), or skipped."""
+
+    added: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    unchanged: list[str] = dataclasses.field(default_factory=list)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+
+
+def _progress_of_whole(
     progress: Callable[[str, int, int], None], offset: int, total: int
 ) -> Callable[[str, int, int], None]:
     """``progress`` told of a part's counts as of the whole's: ``offset`` items before
     the part, ``total`` in all."""
 
-    def said(stage: str, done: int, _: int) -> None:
+    def progress_of_part(stage: str, done: int, _: int) -> None:
         progress(stage, offset + done, total)
 
-    return said
+    return progress_of_part
+
+
+def _str_paths(paths: Iterable[str]) -> list[str]:
+    """``paths`` as a list, each checked to be a str path.
+
+    :raises TypeError: for a path that is not a str path.
+    """
+    wanted = [os.fspath(path) for path in paths]
+    for path in wanted:
+        if not isinstance(path, str):
+            raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
+    return wanted
+
+
+def _split_gone_by_content(
+    skipped: Iterable[Skipped], entries: dict[str, StoredFile]
+) -> tuple[list[Skipped], list[Skipped]]:
+    """The files :meth:`Corpus.sync` skipped on reading, split in two: the entries to
+    remove for what the file now is (named by their stored path), and the rest."""
+    gone: list[Skipped] = []
+    kept: list[Skipped] = []
+    for item in skipped:
+        entry = entries.get(identity(item.path))
+        if entry is not None and item.reason.split(":")[0] in _GONE_BY_CONTENT:
+            gone.append(Skipped(entry.path, item.reason))
+        else:
+            kept.append(item)
+    return gone, kept
+
+
+def _missing_under(roots: Sequence[str], plan: _SyncPlan) -> list[Skipped]:
+    """The entries at or under ``roots`` whose files :meth:`Corpus.sync` did not find and
+    that no longer exist (under their stored path or their identity)."""
+    real_roots = [identity(root) for root in roots]
+    return [
+        Skipped(entry.path, "missing")
+        for real, entry in plan.entries.items()
+        if real not in plan.found_as
+        and any(_under(real, root) for root in real_roots)
+        and not os.path.lexists(entry.path)
+        and not os.path.lexists(real)
+    ]
 
 
 def no_fragments(path: str, version: int) -> SamecodeValueError:
@@ -1121,29 +1188,32 @@ class Corpus(StoreFile):
         1
         """
         self._check_writable()
-        wanted = [os.fspath(path) for path in paths]
-        for path in wanted:
-            if not isinstance(path, str):
-                raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
+        wanted = _str_paths(paths)
         targets = {identity(path) for path in wanted}
         if not recursive:  # the usual case, by index: as given, or as sync() stores it
             direct = [p for p in {*wanted, *targets} if p in self]
             if all(p in direct or identity(p) in direct for p in wanted):
                 with self._transaction():
                     return sum(self._delete(path) for path in direct)
-        # Entries stored under other spellings (by add(), or an older samecode), or under
-        # a folder: every entry, by its identity.
-        stored = [f.path for f in self.files()]
+        doomed = self._stored_paths_matching(wanted, targets, recursive=recursive)
+        with self._transaction():
+            return sum(self._delete(path) for path in doomed)
+
+    def _stored_paths_matching(
+        self, wanted: Sequence[str], targets: set[str], *, recursive: bool
+    ) -> list[str]:
+        """The stored paths of the entries :meth:`remove` removes, whatever spelling they
+        are stored under (by :meth:`add`, or an older samecode), or under a folder: every
+        entry, by its identity."""
         doomed = []
-        for path in stored:
+        for path in [f.path for f in self.files()]:
             if path in wanted:
                 doomed.append(path)
                 continue
             real = path if path in targets else identity(path)
             if real in targets or (recursive and any(_under(real, t) for t in targets)):
                 doomed.append(path)
-        with self._transaction():
-            return sum(self._delete(path) for path in doomed)
+        return doomed
 
     def sync(
         self,
@@ -1201,8 +1271,36 @@ class Corpus(StoreFile):
         >>> [os.path.basename(p) for p in first.added], len(again.unchanged), again.held
         (['a.py'], 1, 1)
         """
+        from samecode.scan.pipeline import discover
+
+        roots, options = self._sync_arguments(paths, options)
+        found, skipped = discover(roots, options)
+        plan = self._plan_sync(found)
+        read = self._read_and_store(plan, options, progress, engine)
+        gone, kept = _split_gone_by_content(read.skipped, plan.entries)
+        skipped.extend(kept)
+        if prune:
+            gone += _missing_under(roots, plan)
+        removed = self._remove_gone(gone)
+        return SyncReport(
+            added=tuple(read.added),
+            updated=tuple(read.updated),
+            unchanged=tuple(plan.unchanged + read.unchanged),
+            removed=tuple(removed),
+            skipped=tuple(skipped),
+            held=len(self),
+        )
+
+    def _sync_arguments(
+        self, paths: Sequence[str | os.PathLike[str]], options: ScanOptions | None
+    ) -> tuple[list[str], ScanOptions]:
+        """:meth:`sync`'s paths and options, checked (the corpus's options when ``None``).
+
+        :raises PermissionError: if the corpus was opened read-only.
+        :raises TypeError: if ``paths`` is a lone path, or ``options`` not ScanOptions.
+        :raises ValueError: if ``options`` shingle by other rules than the corpus.
+        """
         from samecode.scan.pipeline import ScanOptions as Options
-        from samecode.scan.pipeline import discover, read_batches
 
         self._check_writable()
         if isinstance(paths, (str, bytes, os.PathLike)):
@@ -1217,116 +1315,139 @@ class Corpus(StoreFile):
                 f"options shingle by {options.shingling.to_dict()}; this corpus by "
                 f"{self._shingling.to_dict()}"
             )
-        found, skipped = discover(roots, options)
-        # Every entry by its identity (an entry stored under another spelling by an older
-        # samecode, or by add(), is found too, and replaced under its identity).
+        return roots, options
+
+    def _entries_by_identity(self) -> dict[str, StoredFile]:
+        """Every entry by its identity (an entry stored under another spelling by an older
+        samecode, or by add(), is found too, and replaced under its identity)."""
         entries: dict[str, StoredFile] = {}
         for held_file in self.files():
             entries.setdefault(identity(held_file.path), held_file)
-        seen: dict[str, str] = {}  # identity -> the spelling found
-        unchanged: list[str] = []
-        to_read: list[str] = []
-        mtimes: dict[str, int] = {}
+        return entries
+
+    def _plan_sync(self, found: Sequence[str]) -> _SyncPlan:
+        """What :meth:`sync` does with each file found, before reading any: a file whose
+        entry has its size and time is unchanged; any other is read (one that cannot be
+        looked at too: reading says why)."""
+        plan = _SyncPlan(self._entries_by_identity())
         for path in found:
             real = identity(path)
-            if real in seen:
+            if real in plan.found_as:
                 continue
-            seen[real] = path
-            entry = entries.get(real)
+            plan.found_as[real] = path
+            entry = plan.entries.get(real)
             try:
                 info = os.stat(path)
             except OSError:
-                to_read.append(path)  # reading says why
+                plan.to_read.append(path)
                 continue
-            mtimes[real] = info.st_mtime_ns
+            plan.mtimes[real] = info.st_mtime_ns
             if (
                 entry is not None
                 and entry.path == real
                 and (entry.size, entry.mtime_ns) == (info.st_size, info.st_mtime_ns)
             ):
-                unchanged.append(real)
+                plan.unchanged.append(real)
             else:
-                to_read.append(path)
-        added: list[str] = []
-        updated: list[str] = []
-        removed: list[Skipped] = []
-        read_skipped: list[Skipped] = []
-        # A part of the files at a time, read (on the engine): the memory held is a
-        # part's documents and records at most, whatever the number of files. A part
-        # holds at least two batches a worker, so that every worker has some. What is
-        # read is stored as it comes, a transaction of _SYNC_BATCH files at a time, while the
-        # engine reads on.
+                plan.to_read.append(path)
+        return plan
+
+    def _read_and_store(
+        self,
+        plan: _SyncPlan,
+        options: ScanOptions,
+        progress: Callable[[str, int, int], None] | None,
+        engine: Engine | None,
+    ) -> _SyncRead:
+        """Read the files :meth:`sync` planned to read, and store what changed.
+
+        A part of the files at a time, read (on the engine): the memory held is a part's
+        documents and records at most, whatever the number of files. A part holds at
+        least two batches a worker, so that every worker has some. What is read is stored
+        as it comes, a transaction of ``_SYNC_BATCH`` files at a time, while the engine
+        reads on.
+        """
+        read = _SyncRead()
+        to_read = plan.to_read
         workers = 1 if engine is None else engine.workers
         step = max(_SYNC_FILES, 2 * options.batch_size * workers)
         if progress is not None and not to_read:
             progress("read", 0, 0)
         with self._sync_cache():
             for start in range(0, len(to_read), step):
-                part = to_read[start : start + step]
-                said = None if progress is None else _shifted(progress, start, len(to_read))
-                batches: Iterator[Sequence[Document | StoredDocument | Skipped]]
-                if self._fragments is None:
-                    batches = read_batches(part, options, said, engine)
-                else:
-                    batches = read_stored_batches(part, options, self._fragments, said, engine)
-                waiting = _Waiting()
-                for batch in batches:
-                    for item in batch:
-                        if isinstance(item, Skipped):
-                            read_skipped.append(item)
-                            continue
-                        document = item.document if isinstance(item, StoredDocument) else item
-                        real = identity(document.path)
-                        entry = entries.get(real)
-                        if (
-                            entry is not None
-                            and entry.path == real
-                            and entry.sha256 == document.sha256
-                        ):
-                            self.touch(real, mtimes.get(real, 0))
-                            unchanged.append(real)
-                            continue
-                        if entry is not None and entry.path != real:
-                            # an older spelling, kept under its identity
-                            waiting.stale[real] = entry.path
-                        (added if entry is None else updated).append(real)
-                        waiting.fresh.append(dataclasses.replace(document, path=real))
-                        if isinstance(item, StoredDocument):
-                            waiting.records[real] = item.record
-                            waiting.fingerprints[real] = item.fingerprints
-                    if len(waiting.fresh) >= _SYNC_BATCH:
-                        self._store_waiting(waiting, mtimes, everything=False)
-                self._store_waiting(waiting, mtimes, everything=True)
-        doomed: list[Skipped] = []
-        for item in read_skipped:
-            entry = entries.get(identity(item.path))
-            if entry is not None and item.reason.split(":")[0] in _GONE_BY_CONTENT:
-                doomed.append(Skipped(entry.path, item.reason))
-            else:
-                skipped.append(item)
-        if prune:
-            real_roots = [identity(root) for root in roots]
-            for real, entry in entries.items():
-                if (
-                    real not in seen
-                    and any(_under(real, root) for root in real_roots)
-                    and not os.path.lexists(entry.path)
-                    and not os.path.lexists(real)
-                ):
-                    doomed.append(Skipped(entry.path, "missing"))
-        if doomed:
+                part_progress = (
+                    None if progress is None else _progress_of_whole(progress, start, len(to_read))
+                )
+                self._read_and_store_part(
+                    to_read[start : start + step], plan, read, options, part_progress, engine
+                )
+        return read
+
+    def _read_and_store_part(
+        self,
+        part: Sequence[str],
+        plan: _SyncPlan,
+        read: _SyncRead,
+        options: ScanOptions,
+        progress: Callable[[str, int, int], None] | None,
+        engine: Engine | None,
+    ) -> None:
+        """Read one part of :meth:`sync`'s files, noting in ``read`` what each is, and
+        store the fresh documents as they come (all of them by the end)."""
+        from samecode.scan.pipeline import read_batches
+
+        batches: Iterator[Sequence[Document | StoredDocument | Skipped]]
+        if self._fragments is None:
+            batches = read_batches(part, options, progress, engine)
+        else:
+            batches = read_stored_batches(part, options, self._fragments, progress, engine)
+        unstored = _ReadNotStored()
+        for batch in batches:
+            for item in batch:
+                self._sort_read_file(item, plan, read, unstored)
+            if len(unstored.fresh) >= _SYNC_BATCH:
+                self._store_read(unstored, plan.mtimes, everything=False)
+        self._store_read(unstored, plan.mtimes, everything=True)
+
+    def _sort_read_file(
+        self,
+        item: Document | StoredDocument | Skipped,
+        plan: _SyncPlan,
+        read: _SyncRead,
+        unstored: _ReadNotStored,
+    ) -> None:
+        """Note what reading one file gave: skipped; the same bytes as its entry (which
+        gets the new time); or a document to store under the file's identity, kept in
+        ``unstored`` with its record and its entry's older spelling."""
+        if isinstance(item, Skipped):
+            read.skipped.append(item)
+            return
+        document = item.document if isinstance(item, StoredDocument) else item
+        real = identity(document.path)
+        entry = plan.entries.get(real)
+        if entry is not None and entry.path == real and entry.sha256 == document.sha256:
+            self.touch(real, plan.mtimes.get(real, 0))
+            read.unchanged.append(real)
+            return
+        if entry is not None and entry.path != real:
+            # an older spelling, kept under its identity
+            unstored.stale[real] = entry.path
+        (read.added if entry is None else read.updated).append(real)
+        unstored.fresh.append(dataclasses.replace(document, path=real))
+        if isinstance(item, StoredDocument):
+            unstored.records[real] = item.record
+            unstored.fingerprints[real] = item.fingerprints
+
+    def _remove_gone(self, gone: Sequence[Skipped]) -> list[Skipped]:
+        """Remove the entries of the files :meth:`sync` found gone (one transaction);
+        return those that were held."""
+        removed: list[Skipped] = []
+        if gone:
             with self._transaction():
-                for item in doomed:
+                for item in gone:
                     if self._delete(item.path):
                         removed.append(item)
-        return SyncReport(
-            added=tuple(added),
-            updated=tuple(updated),
-            unchanged=tuple(unchanged),
-            removed=tuple(removed),
-            skipped=tuple(skipped),
-            held=len(self),
-        )
+        return removed
 
     @contextlib.contextmanager
     def _sync_cache(self) -> Iterator[None]:
@@ -1340,28 +1461,28 @@ class Corpus(StoreFile):
             with contextlib.suppress(sqlite3.Error):  # the connection may be gone
                 self._db.execute(f"PRAGMA cache_size = {int(previous)}")
 
-    def _store_waiting(
-        self, waiting: _Waiting, mtimes: dict[str, int], *, everything: bool
+    def _store_read(
+        self, unstored: _ReadNotStored, mtimes: dict[str, int], *, everything: bool
     ) -> None:
         """Store what :meth:`sync` read and holds: the fresh documents, in whole
         transactions of ``_SYNC_BATCH`` but for ``everything``, each with its entry's older
         spelling removed in its transaction."""
-        fresh = waiting.fresh
+        fresh = unstored.fresh
         cut = len(fresh) if everything else len(fresh) - len(fresh) % _SYNC_BATCH
         if not cut:
             return
         # the records are this run's own: their fingerprints come with them (not decoded)
         if self._fragments is None:
-            self._add(fresh[:cut], mtimes, None, None, _SYNC_BATCH, waiting.stale)
+            self._add(fresh[:cut], mtimes, None, None, _SYNC_BATCH, unstored.stale)
         else:
             self._add(
-                fresh[:cut], mtimes, waiting.records, waiting.fingerprints, _SYNC_BATCH,
-                waiting.stale,
+                fresh[:cut], mtimes, unstored.records, unstored.fingerprints, _SYNC_BATCH,
+                unstored.stale,
             )  # fmt: skip
         for document in fresh[:cut]:
-            waiting.records.pop(document.path, None)
-            waiting.fingerprints.pop(document.path, None)
-            waiting.stale.pop(document.path, None)
+            unstored.records.pop(document.path, None)
+            unstored.fingerprints.pop(document.path, None)
+            unstored.stale.pop(document.path, None)
         del fresh[:cut]
 
     # -- queries ----------------------------------------------------------------------
