@@ -156,3 +156,20 @@ def test_index_add_started_together_store_every_file(tmp_path):
         assert held(db, tmp_path) == 40
         check = run("index", "check", "--db", str(db), cwd=tmp_path)
         assert check.returncode == 0, check.stderr
+
+
+def test_index_add_refuses_each_fragment_option_the_corpus_was_made_otherwise(tmp_path):
+    known = _tree(tmp_path, "known", 2)
+    db = str(tmp_path / "c.db")
+    made = run("index", "add", str(known), "--db", db, "--fragments", "--no-gitignore", "-q")
+    assert made.returncode == 0, made.stderr
+    for flag, value, stored in [
+        ("--window", "9", "window=16"),
+        ("--kgram", "7", "k=12"),
+    ]:
+        done = run("index", "add", str(known), "--db", db, "--fragments", flag, value, "-q")
+        assert done.returncode == 2, (flag, done.stderr)
+        assert f"stores fragments with {stored}; {flag} is set when a corpus is made" in (
+            done.stderr
+        )
+        assert len(done.stderr.splitlines()) == 1

@@ -330,3 +330,40 @@ def test_create_or_open_refuses_a_corpus_made_otherwise(tmp_path):
         Corpus.create(path)
     with pytest.raises(SamecodeTypeError):
         Corpus.create(path, lsh="minhash", exist_ok=True)  # type: ignore[arg-type]
+
+
+def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
+    from samecode.corpus.store import CorpusSettingsError
+    from samecode.fragments.options import FragmentOptions
+    from samecode.minhash.lsh import LSHSettings
+
+    with Corpus.create(tmp_path / "plain.db") as plain:
+        plain.check_given(min_threshold=0.8, candidates="prefix")  # as it was made
+        for given, setting in [
+            ({"fragments": True}, "fragments"),
+            ({"window": 4}, "fragments"),
+            ({"min_threshold": 0.5}, "min_threshold"),
+            ({"candidates": "lsh"}, "candidates"),
+            ({"num_perm": 64}, "lsh"),
+            ({"fragments": True, "min_threshold": 0.5}, "fragments"),  # in that order
+        ]:
+            with pytest.raises(CorpusSettingsError) as caught:
+                plain.check_given(**given)
+            assert caught.value.setting == setting, given
+        with pytest.raises(SamecodeTypeError, match="gap"):
+            plain.check_given(gap=3)
+    made = {"fragments": FragmentOptions(window=6), "lsh": LSHSettings(threshold=0.6)}
+    with Corpus.create(tmp_path / "both.db", min_threshold=0.8, **made) as both:
+        both.check_given(window=6, k=FragmentOptions().k, num_perm=128, lsh_threshold=0.6)
+        for given, refused in [
+            ({"window": 7}, ("window", 6, 7)),
+            ({"keep_imports": True}, ("keep_imports", False, True)),
+            ({"num_perm": 64}, ("num_perm", 128, 64)),
+            ({"lsh_threshold": 0.5}, ("lsh_threshold", 0.6, 0.5)),
+            ({"candidates": "prefix"}, ("candidates", "lsh", "prefix")),
+        ]:
+            with pytest.raises(CorpusSettingsError) as caught:
+                both.check_given(**given)
+            error = caught.value
+            assert (error.setting, error.stored, error.given) == refused
+            assert isinstance(error, ValueError)

@@ -349,50 +349,67 @@ def _stored_fragment_flags(args: argparse.Namespace) -> list[str]:
     return [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) is not None]
 
 
-def _fragment_refusal(args: argparse.Namespace, corpus: Any) -> str:
-    """Why the fragment options of ``index add`` do not fit an existing corpus."""
+#: The flag of each setting a corpus fixes when it is made.
+_FLAGS = {
+    "k": "--kgram",
+    "window": "--window",
+    "keep_licenses": "--keep-licenses",
+    "keep_imports": "--keep-imports",
+    "num_perm": "--num-perm",
+    "lsh_threshold": "--lsh-threshold",
+}
+
+
+def _corpus_refusal(args: argparse.Namespace, corpus: Corpus) -> str:
+    """Why options given for a new corpus do not fit an existing one ("" if they do): the
+    library's rule (:meth:`Corpus.check_given`), said with the command's flags."""
+    from samecode.corpus.store import CorpusSettingsError
+
     flags = _stored_fragment_flags(args)
-    if corpus.fragments is None:
-        if args.fragments or flags:
-            return (
-                "stores no fragments; --fragments is set when a corpus is made (make a new "
-                "one with index add --fragments --db NEW)"
-            )
-        return ""
-    asked = _fragment_options(args, corpus.fragments)
-    for flag, name in zip(flags, ("k", "window", "keep_licenses", "keep_imports")):
-        if getattr(asked, name) != getattr(corpus.fragments, name):
-            return (
-                f"stores fragments with {name}={getattr(corpus.fragments, name)!r}; "
-                f"{flag} is set when a corpus is made"
-            )
+    given: dict[str, Any] = {}
+    if corpus.fragments is not None:
+        asked = _fragment_options(args, corpus.fragments)
+        names = {flag: name for name, flag in _FLAGS.items()}
+        given = {names[flag]: getattr(asked, names[flag]) for flag in flags}
+    try:
+        corpus.check_given(
+            min_threshold=args.min_threshold,
+            candidates={"exact": "prefix", "minhash": "lsh", None: None}[args.corpus_method],
+            num_perm=args.num_perm,
+            lsh_threshold=args.lsh_threshold,
+            fragments=bool(args.fragments or flags),
+            **given,
+        )
+    except CorpusSettingsError as refused:
+        return _refusal_text(refused)
     return ""
 
 
-def _corpus_refusal(args: argparse.Namespace, corpus: Any) -> str:
-    """Why options given for a new corpus do not fit an existing one ("" if they do)."""
-    refusal = _fragment_refusal(args, corpus)
-    if refusal:
-        return refusal
-    if args.min_threshold is not None and args.min_threshold != corpus.min_threshold:
+def _refusal_text(refused: Any) -> str:
+    """A :class:`~samecode.corpus.store.CorpusSettingsError` said with the flags."""
+    setting, stored = refused.setting, refused.stored
+    if setting == "fragments":
         return (
-            f"answers thresholds from {float(corpus.min_threshold):g}; "
+            "stores no fragments; --fragments is set when a corpus is made (make a new "
+            "one with index add --fragments --db NEW)"
+        )
+    if setting == "min_threshold":
+        return (
+            f"answers thresholds from {float(stored):g}; "
             "--min-threshold is set when a corpus is made"
         )
-    lsh = corpus.lsh
-    held = "exact" if lsh is None else "minhash"
-    if args.corpus_method is not None and args.corpus_method != held:
+    if setting == "candidates":
+        held = "exact" if stored == "prefix" else "minhash"
         return f"finds candidates by --method {held}; --method is set when a corpus is made"
-    wanted = {"--num-perm": args.num_perm, "--lsh-threshold": args.lsh_threshold}
-    for flag, value in wanted.items():
-        if value is None:
-            continue
-        if lsh is None:
-            return f"finds candidates by --method exact; {flag} is for a minhash corpus"
-        stored = lsh.num_perm if flag == "--num-perm" else lsh.threshold
-        if float(value) != stored:
-            return f"was made with {flag} {stored:g}; it is set when a corpus is made"
-    return ""
+    if setting == "lsh":
+        (name,) = refused.given
+        return f"finds candidates by --method exact; {_FLAGS[name]} is for a minhash corpus"
+    if setting in ("num_perm", "lsh_threshold"):
+        return f"was made with {_FLAGS[setting]} {stored:g}; it is set when a corpus is made"
+    return (
+        f"stores fragments with {setting}={stored!r}; {_FLAGS[setting]} is set when a "
+        "corpus is made"
+    )
 
 
 def run_fingerprint(args: argparse.Namespace) -> int:

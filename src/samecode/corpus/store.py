@@ -103,6 +103,7 @@ __all__ = [
     "FORMAT_VERSION",
     "HASH_SCHEME",
     "Corpus",
+    "CorpusSettingsError",
     "StoredFile",
     "SyncReport",
     "identity",
@@ -120,6 +121,8 @@ _VERSIONS = ("1", "2", "3")
 _FRAGMENTS = "3"
 #: The fragment parameters a corpus records (the others are the query's).
 _FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
+#: Of those, the ones given on their own (the tokenization is the shingling's).
+_GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports")
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -345,6 +348,20 @@ def _join(
         if i != j and mixed(j, i):
             pairs(j, i, shared)
     return out
+
+
+class CorpusSettingsError(SamecodeValueError):
+    """A setting given for a corpus that it was made otherwise (:meth:`Corpus.check_given`):
+    its name (``setting``), what the corpus holds (``stored``; ``None`` where the corpus has
+    no such setting: no LSH, no fragments) and what was given (``given``)."""
+
+    def __init__(self, setting: str, stored: object, given: object) -> None:
+        held = "none" if stored is None else repr(stored)
+        super().__init__(
+            f"the corpus was made with {setting} {held}; got {given!r} (it is set when a "
+            "corpus is made)"
+        )
+        self.setting, self.stored, self.given = setting, stored, given
 
 
 @dataclass(frozen=True)
@@ -828,6 +845,62 @@ class Corpus(StoreFile):
                 f"{os.fspath(path)} exists with other settings: {'; '.join(differ)}"
             )
         return corpus
+
+    def check_given(
+        self,
+        *,
+        min_threshold: Fraction | float | str | None = None,
+        candidates: str | None = None,
+        num_perm: int | None = None,
+        lsh_threshold: float | None = None,
+        fragments: bool = False,
+        **stored_fragments: object,
+    ) -> None:
+        """Refuse settings given for this corpus that it was made otherwise (``None``: not
+        given; a corpus's settings are fixed when it is made). The checks run in this
+        order, the first that fails raised: fragments asked of a corpus that stores none
+        (``fragments`` true, or any of ``k``, ``window``, ``keep_licenses`` and
+        ``keep_imports`` given), each of those four, ``min_threshold``, ``candidates``
+        (``"prefix"`` or ``"lsh"``), ``num_perm`` and ``lsh_threshold``.
+
+        :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``.
+        :raises CorpusSettingsError: naming the first setting that differs.
+        :raises TypeError: for a name that is no setting a corpus stores.
+
+        >>> import os, tempfile
+        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
+        ...     corpus.check_given(min_threshold="0.8", candidates="prefix")
+        ...     corpus.check_given(num_perm=64)
+        Traceback (most recent call last):
+        ...
+        samecode.corpus.store.CorpusSettingsError: the corpus was made with lsh none; ...
+        """
+        unknown = sorted(set(stored_fragments) - set(_GIVEN_FRAGMENT_KEYS))
+        if unknown:
+            raise SamecodeTypeError(f"check_given got settings a corpus does not store: {unknown}")
+        given = [(name, stored_fragments.get(name)) for name in _GIVEN_FRAGMENT_KEYS]
+        given = [(name, value) for name, value in given if value is not None]
+        held = self._fragments
+        if held is None:
+            if fragments or given:
+                raise CorpusSettingsError("fragments", None, True)
+        else:
+            for name, value in given:
+                if value != getattr(held, name):
+                    raise CorpusSettingsError(name, getattr(held, name), value)
+        if min_threshold is not None and exact_threshold(min_threshold) != self._min_threshold:
+            raise CorpusSettingsError("min_threshold", self._min_threshold, min_threshold)
+        kind = "prefix" if self._lsh is None else "lsh"
+        if candidates is not None and candidates != kind:
+            raise CorpusSettingsError("candidates", kind, candidates)
+        for name, value in (("num_perm", num_perm), ("lsh_threshold", lsh_threshold)):
+            if value is None:
+                continue
+            if self._lsh is None:
+                raise CorpusSettingsError("lsh", None, {name: value})
+            stored = self._lsh.num_perm if name == "num_perm" else self._lsh.threshold
+            if float(value) != stored:
+                raise CorpusSettingsError(name, stored, value)
 
     def mismatches(
         self,
