@@ -931,10 +931,7 @@ class Corpus(StoreFile):
         if lsh is not None and not isinstance(lsh, LSHSettings):
             raise SamecodeTypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
         wanted = None if fragments is None else _recorded(fragments, asked)
-        held = None
-        if self._fragments is not None:
-            held = {"layout": LAYOUT}
-            held.update({key: getattr(self._fragments, key) for key in _FRAGMENT_KEYS})
+        held = None if self._fragments is None else _recorded(self._fragments, self._shingling)
         pairs = {
             "shingling": (self._shingling.to_dict(), asked.to_dict()),
             "min_threshold": (self._min_threshold, exact_threshold(min_threshold)),
