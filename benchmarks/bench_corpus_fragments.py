@@ -30,7 +30,7 @@ from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
 from samecode.engine import engine_for
 from samecode.fragments import FragmentOptions
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
 
 def queries(root: Path, stored: list[Path], count: int, seed: int) -> dict[str, tuple]:
@@ -78,7 +78,7 @@ def main() -> int:
     work = CACHE / f"fragcorpus-{args.files}-{args.seed}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    walk = ScanOptions(gitignore=False, jobs=args.jobs)
+    walk = WalkOptions(gitignore=False)
     sizes, seconds = {}, {}
     builds = [("fragments", FragmentOptions())]
     if not args.no_plain:

@@ -106,7 +106,7 @@ CASES: dict[str, str] = {
         same = array("Q", range(1000, 1100))
         docs = [Document(f"d{i:05}", 1, "x", 100, same) for i in range(10000)]
         with ProcessPool(2) as engine:
-            answer = len(run_pipeline(docs, ScanOptions(jobs=2), engine))
+            answer = len(run_pipeline(docs, ScanOptions(run=RunOptions(jobs=2)), engine))
     """,
     "Plan(256, 6) crafted to take minutes to check": """
         try:

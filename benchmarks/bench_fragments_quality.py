@@ -42,7 +42,7 @@ from pathlib import Path
 
 from samecode.fragments import FragmentOptions, scan_fragments
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan import ScanOptions
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling
 
 from _refenv import peer_python
@@ -372,7 +372,7 @@ def evaluate(plants: list[Plant], regions: list[Found]) -> dict[str, float]:
 
 def ours(folder: str, options: FragmentOptions) -> tuple[list[Found], float]:
     started = time.perf_counter()
-    result = scan_fragments([folder], options, ScanOptions(gitignore=False))
+    result = scan_fragments([folder], options, WalkOptions(gitignore=False))
     seconds = time.perf_counter() - started
     return [
         Found(r.a, r.a_start, r.a_end, r.b, r.b_start, r.b_end) for r in result.regions

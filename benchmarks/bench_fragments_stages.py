@@ -8,7 +8,7 @@ timed over every file (or every candidate pair) with the library's own functions
 ``--jobs 1`` runs them but with the files held in memory (no scratch files, no worker
 processes). Reading and fingerprinting a file:
 
-* ``read``: the file's text (:func:`samecode.sources.files.read_text`);
+* ``read``: the file's text (:func:`samecode.sources.reading.read_text`);
 * ``tokens``: its tokens with their spans, ids and line starts
   (:meth:`TokenSpans.of <samecode.fragments.tokens.TokenSpans.of>`);
 * ``boilerplate``: licence headers and import blocks masked
@@ -58,8 +58,9 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import chain_matches, exact_matches, find_regions, region_order
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
-from samecode.scan.pipeline import ScanOptions, discover
-from samecode.sources.files import read_text
+from samecode.scan.pipeline import discover
+from samecode.sources.reading import read_text
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import kgram_hashes
 
 STEPS = [
@@ -94,7 +95,7 @@ class Clock:
 def steps(tree: Path) -> tuple[dict[str, float], dict[str, float], int]:
     """One pass over ``tree``: the seconds of each step and floor, and the tokens."""
     options = FragmentOptions()
-    walk = ScanOptions(gitignore=False)
+    walk = WalkOptions(gitignore=False)
     paths, _ = discover([str(tree)], walk)
     clock, floors = Clock(), Clock()
     files = []

@@ -11,6 +11,7 @@ from fractions import Fraction
 import pytest
 
 import samecode
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeError
 
 
@@ -62,4 +63,4 @@ def test_refusals_are_samecode_errors_with_their_standard_bases() -> None:
         MinHash(num_perm="8")  # type: ignore[arg-type]
     assert isinstance(caught.value, TypeError)
     with pytest.raises(SamecodeError):
-        ScanOptions(jobs=0)
+        ScanOptions(run=RunOptions(jobs=0))

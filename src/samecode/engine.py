@@ -32,6 +32,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -41,12 +42,28 @@ from typing import Any, TypeVar
 from samecode._validation import check_int
 from samecode.errors import SamecodeError, SamecodeValueError
 
-__all__ = ["Engine", "ProcessPool", "Serial", "WorkerError", "engine_for", "terminate_on_sigterm"]
+__all__ = [
+    "Engine",
+    "ProcessPool",
+    "Progress",
+    "RunOptions",
+    "Serial",
+    "WorkerError",
+    "engine_for",
+    "progress_counter",
+    "terminate_on_sigterm",
+]
 
 _R = TypeVar("_R")
+_T = TypeVar("_T")
 
 #: Seconds a worker may take to leave once told to, before it is killed.
 _END_WAIT = 2.0
+
+
+#: How a progress callback is called: ``(stage, done, total)``; each stage (a scan's
+#: ``read``, ``count``, ``key``, ``join``, ``verify`` and ``classes``, say) has its own count.
+Progress = Callable[[str, int, int], None]
 
 
 class WorkerError(SamecodeError, OSError):
@@ -320,3 +337,73 @@ def terminate_on_sigterm() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a job runs, apart from what it computes: every entry point's output is the
+    same for any of these values.
+
+    :param jobs: processes that run the stages (1: this process).
+    :param batch_size: files read per task, and about as many documents keyed or
+        verified per task.
+    :raises TypeError, ValueError: for a bad option, at construction.
+
+    >>> RunOptions(jobs=2).batches(list(range(70)))[-1]
+    [64, 65, 66, 67, 68, 69]
+    >>> RunOptions(jobs=0)
+    Traceback (most recent call last):
+    ...
+    samecode.errors.SamecodeValueError: jobs must be from 1 to 1024; got 0
+    """
+
+    jobs: int = 1
+    batch_size: int = 32
+
+    def __post_init__(self) -> None:
+        check_int(self.jobs, "jobs")
+        if not 1 <= self.jobs <= 1024:
+            raise SamecodeValueError(f"jobs must be from 1 to 1024; got {self.jobs}")
+        check_int(self.batch_size, "batch_size")
+        if not 1 <= self.batch_size <= 1 << 20:
+            raise SamecodeValueError(
+                f"batch_size must be from 1 to {1 << 20}; got {self.batch_size}"
+            )
+
+    def engine(self, tasks: int) -> Engine:
+        """The engine for a job of ``tasks`` items: a pool of :attr:`jobs` processes,
+        or this process when there is one item or none (nothing to spread)."""
+        return engine_for(self.jobs if tasks > 1 else 1)
+
+    def batches(self, items: Sequence[_T]) -> list[Sequence[_T]]:
+        """``items`` cut into tasks of :attr:`batch_size`, in order."""
+        size = self.batch_size
+        return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def progress_counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
+    """Say ``progress(stage, 0, total)`` now, and return a function that adds a count of
+    items done to the stage's and says ``progress(stage, done, total)`` (``done`` capped at
+    ``total``); nothing is said where ``progress`` is ``None``. Every stage of the scan,
+    of fragments and of the corpus reports through one.
+
+    :param progress: called as ``progress(stage, done, total)``, or ``None``.
+    :param stage: the stage's name.
+    :param total: how many items the stage has.
+
+    >>> said = []
+    >>> tick = progress_counter(lambda *a: said.append(a), "read", 5)
+    >>> tick(2); tick(4)
+    >>> said
+    [('read', 0, 5), ('read', 2, 5), ('read', 5, 5)]
+    """
+    done = [0]
+
+    def tick(count: int) -> None:
+        done[0] += count
+        if progress is not None:
+            progress(stage, min(done[0], total), total)
+
+    if progress is not None:
+        progress(stage, 0, total)
+    return tick

@@ -48,8 +48,10 @@ def test_defaults_and_choices_are_the_librarys():
     options = ScanOptions()
     rules = Shingling()
     assert DEFAULTS["threshold"] == options.exact_threshold
-    assert DEFAULTS["min_tokens"] == options.min_tokens
-    assert DEFAULTS["max_size"] == options.max_size
+    assert DEFAULTS["min_tokens"] == options.walk.min_tokens
+    assert DEFAULTS["max_size"] == options.walk.max_size
+    assert DEFAULTS["batch_size"] == options.run.batch_size
+    assert DEFAULTS["gitignore"] == options.walk.gitignore
     assert DEFAULTS["num_perm"] == options.num_perm
     assert (DEFAULTS["shingle"], DEFAULTS["tokens"]) == (rules.size, rules.tokens)
     assert DEFAULTS["min_threshold"] == Corpus.create.__kwdefaults__["min_threshold"]

@@ -208,7 +208,8 @@ _LIBRARY_SCAN = """
 import sys, time
 from samecode.fragments import scan_fragments
 from samecode.engine import terminate_on_sigterm
-from samecode.scan.pipeline import ScanOptions
+from samecode.engine import RunOptions
+from samecode.sources.walk import WalkOptions
 
 def progress(stage, done, total):
     if stage == "compare":
@@ -216,8 +217,8 @@ def progress(stage, done, total):
         time.sleep(60)
 
 with terminate_on_sigterm():
-    scan_fragments([sys.argv[1]], walk=ScanOptions(gitignore=False, jobs=int(sys.argv[2])),
-                   progress=progress)
+    scan_fragments([sys.argv[1]], walk=WalkOptions(gitignore=False),
+                   run=RunOptions(jobs=int(sys.argv[2])), progress=progress)
 """
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.baseline import (
     MATCHED_PARAMETERS,
@@ -23,7 +24,7 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tree import scan_fragments
 from samecode.reports.fragments import to_json
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
 OPTIONS = FragmentOptions()
 BLOCKS = [
@@ -47,7 +48,9 @@ def write(root, name: str, blocks: list[int], head: int) -> None:
 
 
 def scan(root) -> FragmentResult:
-    return scan_fragments([str(root)], OPTIONS, ScanOptions(gitignore=False, jobs=1))
+    return scan_fragments(
+        [str(root)], OPTIONS, WalkOptions(gitignore=False), run=RunOptions(jobs=1)
+    )
 
 
 def new_paths(result: FragmentResult) -> set[str]:

@@ -5,22 +5,21 @@ is, and the report's account of it."""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
-from samecode.engine import engine_for
+from samecode.engine import RunOptions, engine_for
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, FragmentResult, compare_fragments, scan_fragments
 from samecode.fragments.boilerplate import BoilerplateFiles, import_blocks, licence_header
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
-WALK = ScanOptions(gitignore=False)
+WALK = WalkOptions(gitignore=False)
 
 MIT = [
     "# Copyright (c) 2021 Example Corporation",
@@ -191,13 +190,16 @@ def test_boilerplate_files_go_to_each_worker_once_not_with_every_batch(
         (tree / f"f{n:02d}.py").write_text("\n".join(lines + (shared if n % 3 == 0 else [])))
     options = FragmentOptions()
     files = BoilerplateFiles.read([tmp_path / "template.txt"], options)
-    walk = ScanOptions(gitignore=False, batch_size=1)  # 12 batches
+    walk = WalkOptions(gitignore=False)
 
     def run(jobs: int) -> FragmentResult:
+        tasks = RunOptions(jobs=jobs, batch_size=1)  # 12 batches
         if command == "scan":
-            return scan_fragments([str(tree)], options, replace(walk, jobs=jobs), boilerplate=files)
+            return scan_fragments([str(tree)], options, walk, boilerplate=files, run=tasks)
         with Corpus.open(db, readonly=True) as corpus, engine_for(jobs) as engine:
-            return match_fragments(corpus, [str(tree)], walk=walk, boilerplate=files, engine=engine)
+            return match_fragments(
+                corpus, [str(tree)], walk=walk, run=tasks, boilerplate=files, engine=engine
+            )
 
     db = tmp_path / "c.db"
     if command == "match":

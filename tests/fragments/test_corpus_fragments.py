@@ -19,15 +19,16 @@ from hypothesis import strategies as st
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.records import decode, encode, read_stored
 from samecode.corpus.store import Corpus
-from samecode.engine import ProcessPool
+from samecode.engine import ProcessPool, RunOptions
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments
 from samecode.fragments.tree import fingerprint_text
 from samecode.hamming.sqlite import IndexCorruptError
-from samecode.scan.pipeline import ScanOptions, read_documents
+from samecode.scan.pipeline import read_documents
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling
 
-WALK = ScanOptions(gitignore=False)
+WALK = WalkOptions(gitignore=False)
 
 
 def lines_of(rng: random.Random, tag: str, count: int) -> list[str]:
@@ -126,10 +127,10 @@ def test_the_output_is_the_same_for_any_engine_and_batch(corpus_and_queries):
     paths = [str(path) for path in asked]
     with Corpus.open(db, readonly=True) as corpus:
         one = match_fragments(corpus, paths, walk=WALK)
-        small = match_fragments(corpus, paths, walk=dataclasses.replace(WALK, batch_size=1))
+        small = match_fragments(corpus, paths, walk=WALK, run=RunOptions(batch_size=1))
         with ProcessPool(2) as pool:
             spread = match_fragments(
-                corpus, paths, walk=dataclasses.replace(WALK, batch_size=3), engine=pool
+                corpus, paths, walk=WALK, run=RunOptions(batch_size=3), engine=pool
             )
     for other in (small, spread):
         assert other.regions == one.regions
@@ -350,7 +351,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
         corpus.sync([str(root / "tree")], WALK)
     assert decoded == []
     documents, _, records = read_all_stored(
-        [str(path) for path in sorted(files)], WALK, FragmentOptions()
+        [str(path) for path in sorted(files)], Shingling(), WALK, RunOptions(), FragmentOptions()
     )
     with Corpus.create(root / "added.db", fragments=FragmentOptions()) as corpus:
         corpus.add(documents, fragments=records)

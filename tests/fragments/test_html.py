@@ -18,7 +18,7 @@ from samecode.fragments.baseline import Baseline, only_new
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import scan_fragments
 from samecode.reports.html import LONGEST_LINE, to_html
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
 BLOCK = "".join(f"total_{i} = price_{i} * count + tax_rate  # <b>&\n" for i in range(12))
 VOID = {"meta", "br", "hr", "img", "input", "link"}
@@ -55,7 +55,7 @@ class Page(HTMLParser):
 
 
 def scan(root: Path, **options):
-    return scan_fragments([str(root)], FragmentOptions(**options), ScanOptions(gitignore=False))
+    return scan_fragments([str(root)], FragmentOptions(**options), WalkOptions(gitignore=False))
 
 
 def test_names_and_text_are_escaped_and_nothing_is_fetched(tmp_path):
@@ -219,7 +219,7 @@ def test_a_query_file_changed_after_a_match_is_said_so(tmp_path):
 
     (tmp_path / "known.py").write_text(BLOCK)
     (tmp_path / "new.py").write_text("x = 1\n" + BLOCK)
-    walk = ScanOptions(gitignore=False)
+    walk = WalkOptions(gitignore=False)
     with Corpus.create(str(tmp_path / "c.db"), fragments=FragmentOptions()) as corpus:
         corpus.sync([str(tmp_path / "known.py")], walk)
         found = match_fragments(corpus, [str(tmp_path / "new.py")], walk=walk)

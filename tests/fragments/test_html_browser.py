@@ -15,7 +15,7 @@ import pytest
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import scan_fragments
 from samecode.reports.html import to_html
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -73,7 +73,7 @@ def test_a_region_link_highlights_its_lines_in_both_files(browser, tmp_path):
     (root / "lib" / "loader.py").write_text(LOADER + "\n\nVERSION = '1.0'\n")
     (root / "notes.txt").write_text("Nothing copied here.\n")
     result = scan_fragments(
-        [str(root)], FragmentOptions(tokens="code"), ScanOptions(gitignore=False)
+        [str(root)], FragmentOptions(tokens="code"), WalkOptions(gitignore=False)
     )
     (region,) = result.regions
     page = tmp_path / "report.html"
@@ -108,7 +108,7 @@ def test_a_copied_minified_bundle_is_shown_cut(browser, tmp_path):
     bundle = "".join(f"var a{i}=function(b,c){{return b+c*{i % 997}}};" for i in range(25_000))
     (tmp_path / "a.min.js").write_text(bundle)
     (tmp_path / "b.min.js").write_text("var first=1;\n" + bundle + "\n")
-    result = scan_fragments([str(tmp_path)], FragmentOptions(), ScanOptions(gitignore=False))
+    result = scan_fragments([str(tmp_path)], FragmentOptions(), WalkOptions(gitignore=False))
     page = tmp_path / "report.html"
     page.write_text(to_html(result, root=tmp_path))
     browser.get(page.as_uri())

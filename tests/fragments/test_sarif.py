@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft4Validator
 
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.baseline import Baseline, only_new
 from samecode.fragments.classes import region_classes
@@ -23,7 +24,7 @@ from samecode.fragments.regions import Region
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tree import scan_fragments
 from samecode.reports.sarif import RULE_ID, SarifLimits, common_root, to_sarif
-from samecode.scan.pipeline import ScanOptions
+from samecode.sources.walk import WalkOptions
 
 SCHEMA = json.loads(
     (pathlib.Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text()
@@ -51,7 +52,7 @@ def tree(tmp_path):
 
 
 def scanned(root):
-    return scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
+    return scan_fragments([str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(jobs=1))
 
 
 def test_a_tree_gives_one_valid_result_per_occurrence_with_the_others_linked(tree):

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
 from samecode.reports.fragments import jsonl_pieces, to_json, to_jsonl, to_text
-from samecode.scan.pipeline import ScanOptions
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
+from samecode.sources.walk import WalkOptions
 
-WALK = ScanOptions(gitignore=False)
+WALK = WalkOptions(gitignore=False)
 
 
 def filler(rng: random.Random, count: int, tag: str) -> list[str]:
@@ -74,8 +75,10 @@ def test_the_output_is_the_same_whatever_the_order_of_the_roots(planted):
 
 def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
     root, _ = planted
-    one = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=1))
-    many = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2, batch_size=1))
+    one = scan_fragments([str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(jobs=1))
+    many = scan_fragments(
+        [str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(jobs=2, batch_size=1)
+    )
     assert to_jsonl(one, {}) == to_jsonl(many, {})
     assert len(one.regions) == 3
 
@@ -87,7 +90,8 @@ def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):
         ticks: list[tuple[int, int]] = []
         found = scan_fragments(
             [str(root)],
-            walk=ScanOptions(gitignore=False, jobs=jobs),
+            walk=WalkOptions(gitignore=False),
+            run=RunOptions(jobs=jobs),
             progress=lambda stage, done, total: stage == "compare" and ticks.append((done, total)),
         )
         assert ticks[-1] == (pairs, pairs)  # a, b and c: three pairs
@@ -124,8 +128,9 @@ def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, mon
             (folder,) = scratch.iterdir()
             seen.extend(sorted(p.name for p in folder.iterdir()))
 
-    found = scan_fragments([str(root)], walk=ScanOptions(gitignore=False, batch_size=2),
-                           progress=look)  # fmt: skip
+    found = scan_fragments(
+        [str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(batch_size=2), progress=look
+    )
     assert len(seen) == 2
     assert all(name.endswith(".scratch") for name in seen)
     assert len(found.regions) == 3
@@ -136,7 +141,9 @@ def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, mon
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        scan_fragments([str(root)], walk=ScanOptions(gitignore=False, jobs=2), progress=fail)
+        scan_fragments(
+            [str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(jobs=2), progress=fail
+        )
     assert list(scratch.iterdir()) == []
 
 
@@ -157,9 +164,11 @@ def test_a_file_read_comes_back_as_fingerprinted(planted, tmp_path):
 def test_progress_counts_the_files_read_and_the_pairs_compared(planted):
     root, _ = planted
     seen: dict[str, list[tuple[int, int]]] = {}
-    walk = ScanOptions(gitignore=False, batch_size=3)
     scan_fragments(
-        [str(root)], walk=walk, progress=lambda s, d, t: seen.setdefault(s, []).append((d, t))
+        [str(root)],
+        walk=WalkOptions(gitignore=False),
+        run=RunOptions(batch_size=3),
+        progress=lambda s, d, t: seen.setdefault(s, []).append((d, t)),
     )
     assert list(seen) == ["read", "compare"]
     assert seen["read"] == [(0, 4), (3, 4), (4, 4)]

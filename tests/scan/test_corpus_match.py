@@ -11,7 +11,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samecode.corpus import store as corpus_module
+from samecode.corpus import match as corpus_match
 from samecode.corpus.store import Corpus
 from samecode.engine import ProcessPool
 from samecode.scan.model import Document, Pair
@@ -72,8 +72,8 @@ def test_match_is_brute_force(known, queries, lowest, extra, measure, shared_nam
         )
         for i, s in enumerate(queries)
     ]
-    before = corpus_module._JOIN_SHINGLES
-    corpus_module._JOIN_SHINGLES = batch  # tiny batches of queries and stored files too
+    before = corpus_match.JOIN_SHINGLES
+    corpus_match.JOIN_SHINGLES = batch  # tiny batches of queries and stored files too
     try:
         with (
             tempfile.TemporaryDirectory() as folder,
@@ -82,7 +82,7 @@ def test_match_is_brute_force(known, queries, lowest, extra, measure, shared_nam
             corpus.add(stored)
             found = corpus.match(asked, t, measure)
     finally:
-        corpus_module._JOIN_SHINGLES = before
+        corpus_match.JOIN_SHINGLES = before
     assert found == brute_force(asked, stored, t, measure)
 
 

@@ -8,13 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from samecode.corpus.store import Corpus, SyncReport, identity
+from samecode.corpus.entries import identity
+from samecode.corpus.store import Corpus
+from samecode.corpus.sync import SyncReport
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.pipeline import ScanOptions, read_documents
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling
 
 CODE = "\n".join(f"def handler_{i}(request):\n    return respond(request, {i})" for i in range(40))
-OPTIONS = ScanOptions(gitignore=False)
+OPTIONS = WalkOptions(gitignore=False)
 
 
 @pytest.fixture
@@ -138,10 +142,12 @@ def test_an_entry_rewritten_into_something_skipped_is_removed(tmp_path, corpus, 
 def test_sync_refuses_bad_arguments(tmp_path, corpus):
     with pytest.raises(SamecodeTypeError, match="list of paths"):
         corpus.sync(str(tmp_path))  # type: ignore[arg-type]
-    with pytest.raises(SamecodeTypeError, match="ScanOptions"):
+    with pytest.raises(SamecodeTypeError, match="WalkOptions"):
         corpus.sync([str(tmp_path)], {"gitignore": False})  # type: ignore[arg-type]
-    with pytest.raises(SamecodeValueError, match="this corpus by"):
-        corpus.sync([str(tmp_path)], ScanOptions(shingling=Shingling(size=3)))
+    with pytest.raises(SamecodeTypeError, match="WalkOptions"):
+        corpus.sync([str(tmp_path)], ScanOptions(shingling=Shingling(size=3)))  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match="RunOptions"):
+        corpus.sync([str(tmp_path)], OPTIONS, run=2)  # type: ignore[arg-type]
     Corpus.create(tmp_path / "other.db").close()
     with (
         Corpus.open(tmp_path / "other.db", readonly=True) as readonly,
@@ -153,12 +159,13 @@ def test_sync_refuses_bad_arguments(tmp_path, corpus):
 def test_match_reports_its_progress(tmp_path):
     from samecode.corpus.store import Corpus
     from samecode.scan import ScanOptions
-    from samecode.scan.pipeline import discover, read_all
+    from samecode.scan.pipeline import read_all
+    from samecode.sources.walk import discover
 
     for i in range(5):
         (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 50)))
-    options = ScanOptions(gitignore=False)
-    documents, _ = read_all(discover([str(tmp_path)], options)[0], options)
+    options = ScanOptions(walk=WalkOptions(gitignore=False))
+    documents, _ = read_all(discover([str(tmp_path)], options.walk)[0], options)
     seen = []
     with Corpus.create(tmp_path / "c.db") as corpus:
         corpus.add(documents)
@@ -180,16 +187,16 @@ def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
         write(tree / f"m{i}.py", CODE.replace("request", f"request_{i}"))
     write(tree / "tiny.py", "x = 1")
     stored = FragmentOptions() if fragments else None
-    options = ScanOptions(gitignore=False, batch_size=2)
+    walk, run = WalkOptions(gitignore=False), RunOptions(batch_size=2)
     dumps, reports = [], []
     for name in ("serial", "pool"):
         db = tmp_path / f"{name}.db"
         with Corpus.create(db, fragments=stored) as made:
             if name == "pool":
                 with ProcessPool(2) as engine:
-                    reports.append(made.sync([str(tree)], options, engine=engine))
+                    reports.append(made.sync([str(tree)], walk, run=run, engine=engine))
             else:
-                reports.append(made.sync([str(tree)], options))
+                reports.append(made.sync([str(tree)], walk, run=run))
         with closing(sqlite3.connect(db)) as connection:  # a with alone leaves it open
             dumps.append(list(connection.iterdump()))
     assert reports[0] == reports[1]
@@ -213,7 +220,10 @@ def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
     stored = FragmentOptions() if fragments else None
     with Corpus.create(tmp_path / "c.db", fragments=stored) as made:
         made.sync(
-            [str(tmp_path / "tree")], ScanOptions(gitignore=False, batch_size=2), engine=Recording()
+            [str(tmp_path / "tree")],
+            WalkOptions(gitignore=False),
+            run=RunOptions(batch_size=2),
+            engine=Recording(),
         )
     assert called == [(stage, 3)]
 
@@ -231,7 +241,8 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     import sqlite3
     from contextlib import closing
 
-    from samecode.scan.pipeline import discover, read_all
+    from samecode.scan.pipeline import read_all
+    from samecode.sources.walk import discover
 
     tree = Path(os.path.realpath(tmp_path)) / "tree"
     for i in range(4_200):
@@ -244,7 +255,7 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
             yield from super().map(function, tasks)
 
     called: list[int] = []
-    options = ScanOptions(gitignore=False, min_tokens=1)
+    options = WalkOptions(gitignore=False, min_tokens=1)
     seen: list[tuple[str, int, int]] = []
     with Corpus.create(tmp_path / "synced.db") as synced:
         report = synced.sync(
@@ -253,7 +264,7 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     assert len(report.added) == 4_200
     assert called == [4_096, 104]  # read in two parts
     paths, _ = discover([str(tree)], options)
-    documents, _ = read_all(paths, options)
+    documents, _ = read_all(paths, ScanOptions(walk=options))
     with Corpus.create(tmp_path / "added.db") as added:
         added.add(documents)
     dumps = []
@@ -333,7 +344,7 @@ def test_create_or_open_refuses_a_corpus_made_otherwise(tmp_path):
 
 
 def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
-    from samecode.corpus.store import CorpusSettingsError
+    from samecode.corpus.settings import CorpusSettingsError
     from samecode.fragments.options import FragmentOptions
     from samecode.minhash.lsh import LSHSettings
 

@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budget import line_budget
-from samecode.sources.files import Skipped, find_files, read_text
+from samecode.sources.reading import read_text
+from samecode.sources.skipped import Skipped, SkipReason
+from samecode.sources.walk import find_files
 
 
 def make(root, *names, text="x = 1\n"):
@@ -83,7 +85,8 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
     script = textwrap.dedent(
         f"""
         import json, os
-        from samecode.sources.files import find_files, _spec
+        from samecode.sources._gitignore import spec as _spec
+        from samecode.sources.walk import find_files
         found = [os.path.basename(p) for p in find_files([{str(tmp_path)!r}])]
         spec = _spec(["*a" * 15 + "*b", "**/*a*a*a*a*a*a*a*a*a*a*b/**"])
         long = "a" * 10_000
@@ -124,7 +127,7 @@ def test_a_pattern_of_many_stars_answers_at_once(tmp_path):
 def test_stars_match_as_before(pattern, name, ignored):
     from pathspec import GitIgnoreSpec
 
-    from samecode.sources.files import _spec
+    from samecode.sources._gitignore import spec as _spec
 
     assert bool(GitIgnoreSpec.from_lines([pattern]).match_file(name)) == ignored
     assert bool(_spec([pattern]).match_file(name)) == ignored
@@ -176,23 +179,23 @@ def test_a_path_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path):
     script = textwrap.dedent(
         f"""
         import os
-        from samecode.sources import files
+        from samecode.sources import reading
         real_stat = os.stat
         os.stat = lambda path, *a, **k: real_stat({str(regular)!r})
-        print(files.read_text({str(fifo)!r}))
+        print(reading.read_text({str(fifo)!r}).reason)
         """
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=20
     )
-    assert result.stdout.strip() == f"Skipped(path={str(fifo)!r}, reason='not a regular file')"
+    assert result.stdout.strip() == "not a regular file"
 
 
 def test_a_gitignore_that_is_a_fifo_is_not_waited_on(tmp_path):
     make(tmp_path, "a.py", "sub/b.py")
     os.mkfifo(tmp_path / "sub" / ".gitignore")
     script = (
-        "from samecode.sources.files import find_files; "
+        "from samecode.sources.walk import find_files; "
         f"print(len(list(find_files([{str(tmp_path)!r}]))))"
     )
     result = subprocess.run(
@@ -236,9 +239,9 @@ def test_a_root_that_cannot_be_read_is_reported_as_unreadable(tmp_path, monkeypa
 
     monkeypatch.setattr(os, "stat", refuse(real_stat))
     monkeypatch.setattr(os, "lstat", refuse(real_lstat))
-    assert list(find_files([root])) == [Skipped(root, "unreadable: Permission denied")]
+    assert list(find_files([root])) == [Skipped(root, SkipReason.UNREADABLE, "Permission denied")]
     assert list(find_files([str(tmp_path / "nothing")])) == [
-        Skipped(str(tmp_path / "nothing"), "missing")
+        Skipped(str(tmp_path / "nothing"), SkipReason.MISSING)
     ]
 
 
@@ -247,8 +250,10 @@ def test_a_root_that_cannot_be_listed_is_reported_as_unreadable(tmp_path, monkey
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(os, "scandir", refuse)
-    assert list(find_files([tmp_path])) == [Skipped(str(tmp_path), "unreadable: Permission denied")]
-    assert read_text(str(tmp_path)) == Skipped(str(tmp_path), "not a regular file")
+    assert list(find_files([tmp_path])) == [
+        Skipped(str(tmp_path), SkipReason.UNREADABLE, "Permission denied")
+    ]
+    assert read_text(str(tmp_path)) == Skipped(str(tmp_path), SkipReason.NOT_REGULAR)
 
 
 PATTERN_PARTS = st.sampled_from(
@@ -265,7 +270,7 @@ PATH_PARTS = st.sampled_from(["a", "b", "ab", "ba", "aab", "*", "/"])
 def test_cheap_stars_match_exactly_as_pathspec(pattern, path):
     from pathspec import GitIgnoreSpec
 
-    from samecode.sources.files import _spec
+    from samecode.sources._gitignore import spec as _spec
 
     path = "/".join(part for part in path.split("/") if part)
     if not path:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_scan import brute
 
-from samecode.engine import ProcessPool, Serial, WorkerError, engine_for
+from samecode.engine import ProcessPool, RunOptions, Serial, WorkerError, engine_for
 from samecode.errors import SamecodeError
 from samecode.scan import Document, ScanOptions, scan
 from samecode.scan.candidates import Method, all_pairs, method, method_names, owned
@@ -30,6 +30,7 @@ from samecode.scan.pipeline import (
     run_pipeline,
     verify_pairs,
 )
+from samecode.sources.walk import WalkOptions
 
 # Small alphabets make many shared shingles, ties and near-copies.
 set_lists = st.lists(
@@ -169,7 +170,7 @@ def test_a_process_pool_gives_the_same_answer_for_any_batch_size():
         assert expected
         with ProcessPool(2) as engine:
             for batch in (1, 7, 64):
-                batched = dataclasses.replace(options, batch_size=batch, jobs=2)
+                batched = dataclasses.replace(options, run=RunOptions(jobs=2, batch_size=batch))
                 assert answer(run_pipeline(documents, batched, engine)) == expected, (name, batch)
 
 
@@ -179,7 +180,12 @@ def test_scan_output_is_identical_for_jobs_and_batch_sizes(tmp_path):
         (tmp_path / f"f{i:02}.txt").write_text(words)
     runs = set()
     for jobs, batch in [(1, 32), (2, 1), (2, 5), (3, 2)]:
-        result = scan([str(tmp_path)], ScanOptions(jobs=jobs, batch_size=batch, gitignore=False))
+        result = scan(
+            [str(tmp_path)],
+            ScanOptions(
+                walk=WalkOptions(gitignore=False), run=RunOptions(jobs=jobs, batch_size=batch)
+            ),
+        )
         runs.add(json.dumps(answer(result.pairs)) + json.dumps([c.members for c in result.classes]))
     assert len(runs) == 1
     assert result.pairs
@@ -189,7 +195,11 @@ def test_progress_counts_every_stage(tmp_path):
     for i in range(6):
         (tmp_path / f"f{i}.txt").write_text(" ".join(f"w{j}" for j in range(i, i + 60)))
     seen = {}
-    scan([str(tmp_path)], ScanOptions(gitignore=False), lambda s, d, t: seen.__setitem__(s, (d, t)))
+    scan(
+        [str(tmp_path)],
+        ScanOptions(walk=WalkOptions(gitignore=False)),
+        lambda s, d, t: seen.__setitem__(s, (d, t)),
+    )
     assert list(seen) == ["read", "count", "key", "join", "verify", "classes"]
     assert all(done == total for done, total in seen.values())
     assert seen["read"] == (6, 6)
@@ -244,9 +254,13 @@ def test_workers_that_cannot_start_are_one_clear_error(monkeypatch):
 def test_flags_must_be_booleans():
     for flag in ("gitignore", "default_excludes", "follow_symlinks"):
         with pytest.raises(TypeError, match=f"{flag} must be True or False; got str 'no'"):
-            ScanOptions(**{flag: "no"})
+            WalkOptions(**{flag: "no"})
+    with pytest.raises(TypeError, match="walk must be a WalkOptions; got dict"):
+        ScanOptions(walk={"gitignore": False})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="run must be a RunOptions; got int"):
+        ScanOptions(run=2)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch_size must be from 1"):
-        ScanOptions(batch_size=0)
+        ScanOptions(run=RunOptions(batch_size=0))
     with pytest.raises(TypeError, match="method must be a name or a Method"):
         ScanOptions(method=3)  # type: ignore[arg-type]
 
@@ -311,7 +325,7 @@ def test_tasks_and_partitions_bounded_by_shingles_give_the_same_answer(monkeypat
     from samecode.scan import pipeline
 
     documents = documents_of(near_copies(4, 30))
-    options = ScanOptions(threshold=Fraction(7, 10), jobs=2)
+    options = ScanOptions(threshold=Fraction(7, 10), run=RunOptions(jobs=2))
     expected = answer(run_pipeline(documents, options))
     cut = []
     real = pipeline._balanced

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samecode.corpus.store import Corpus
+from samecode.engine import RunOptions
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
@@ -24,7 +25,9 @@ from samecode.scan import Document, ScanOptions, compare, read_documents, scan
 from samecode.scan import join as join_module
 from samecode.scan.candidates import loose_distance, method, method_names
 from samecode.scan.join import distinct_sets, prefix_candidates, reaches, verify
-from samecode.sources.files import Skipped, find_files, read_text
+from samecode.sources.reading import read_text
+from samecode.sources.skipped import Skipped, SkipReason
+from samecode.sources.walk import WalkOptions, find_files
 from samecode.text import shingling as shingling_module
 from samecode.text.shingling import Shingling, shingle_hash, token_id
 from storefiles import run_sql
@@ -254,9 +257,9 @@ def test_options_are_checked():
     with pytest.raises(ValueError, match="proposes pairs for jaccard only"):
         ScanOptions(method="simhash", measure="containment")
     with pytest.raises(ValueError, match="jobs must be from 1 to 1024"):
-        ScanOptions(jobs=0)
+        ScanOptions(run=RunOptions(jobs=0))
     with pytest.raises(TypeError, match="include must be a tuple"):
-        ScanOptions(include="*.py")  # type: ignore[arg-type]
+        ScanOptions(walk=WalkOptions(include="*.py"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="roots must be a list"):
         scan("src")  # type: ignore[arg-type]
     assert ScanOptions(threshold="0.85").exact_threshold == Fraction(17, 20)
@@ -341,7 +344,7 @@ def names(result, root):
 
 def test_a_tree_with_awkward_files(tmp_path):
     make_tree(tmp_path)
-    result = scan([str(tmp_path)], ScanOptions(max_size=20_000))
+    result = scan([str(tmp_path)], ScanOptions(walk=WalkOptions(max_size=20_000)))
     assert names(result, tmp_path) == [
         ("app/copy.py", "app/main.py"),
         ("app/copy.py", "keep.log"),
@@ -364,7 +367,7 @@ def test_a_tree_with_awkward_files(tmp_path):
 
 def test_walk_options(tmp_path):
     make_tree(tmp_path)
-    every = ScanOptions(gitignore=False, default_excludes=False, max_size=None)
+    every = ScanOptions(walk=WalkOptions(gitignore=False, default_excludes=False, max_size=None))
     found = {
         os.path.relpath(p, tmp_path)
         for p in find_files([tmp_path], gitignore=False, default_excludes=False)
@@ -374,7 +377,9 @@ def test_walk_options(tmp_path):
     assert (
         len(result.pairs) == 15
     )  # six copies of the code: main, copy, keep, notes, build, node_modules
-    only = scan([str(tmp_path)], ScanOptions(include=("*.py",), exclude=("copy.py",)))
+    only = scan(
+        [str(tmp_path)], ScanOptions(walk=WalkOptions(include=("*.py",), exclude=("copy.py",)))
+    )
     assert names(only, tmp_path) == []
     assert {os.path.relpath(d.path, tmp_path) for d in only.documents} == {
         "app/main.py",
@@ -404,7 +409,7 @@ def test_special_files_links_and_loops(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "up").symlink_to(tmp_path)
     os.mkfifo(tmp_path / "pipe")
-    result = scan([str(tmp_path)], ScanOptions(follow_symlinks=True))
+    result = scan([str(tmp_path)], ScanOptions(walk=WalkOptions(follow_symlinks=True)))
     reasons = {os.path.relpath(s.path, tmp_path): s.reason for s in result.skipped}
     assert reasons["pipe"] == "not a regular file"
     assert reasons["dangling.py"] == "missing"
@@ -430,7 +435,7 @@ def test_file_names_that_are_not_utf8(tmp_path):
 
 def test_a_file_that_vanishes_or_cannot_be_read(tmp_path, monkeypatch):
     path = tmp_path / "gone.py"
-    assert read_text(str(path)) == Skipped(str(path), "vanished")
+    assert read_text(str(path)) == Skipped(str(path), SkipReason.VANISHED)
     (tmp_path / "folder.py").mkdir()
     assert read_text(str(tmp_path / "folder.py")).reason == "not a regular file"
 
@@ -449,8 +454,8 @@ def test_the_answer_does_not_depend_on_jobs(tmp_path):
         body = " ".join(rng.choice(words) for _ in range(400))
         (tmp_path / f"f{i:02}.txt").write_text(body)
         (tmp_path / f"g{i:02}.txt").write_text(body.replace(words[i], "edited", 3))
-    one = scan([str(tmp_path)], ScanOptions(jobs=1))
-    two = scan([str(tmp_path)], ScanOptions(jobs=3))
+    one = scan([str(tmp_path)], ScanOptions(run=RunOptions(jobs=1)))
+    two = scan([str(tmp_path)], ScanOptions(run=RunOptions(jobs=3)))
     assert one.pairs == two.pairs
     assert one.classes == two.classes
     assert [d.path for d in one.documents] == [d.path for d in two.documents]

@@ -29,6 +29,7 @@ from samecode.reports.pairs import Report, scan_parameters, to_jsonl
 from samecode.scan.candidates import Method, method
 from samecode.scan.model import Document
 from samecode.scan.pipeline import ScanOptions, read_contents, run_pipeline, scan
+from samecode.sources.walk import WalkOptions
 from samecode.spark import connected_components, job, scan_dataframe, scan_files, session
 from samecode.spark.session import memory_of
 
@@ -158,7 +159,10 @@ def test_spark_gives_the_jsonl_of_one_machine(
     spark, corpus, chosen, measure, threshold, partitions
 ):
     options = ScanOptions(
-        method=chosen, measure=measure, threshold=threshold, gitignore=False, min_tokens=5
+        method=chosen,
+        measure=measure,
+        threshold=threshold,
+        walk=WalkOptions(gitignore=False, min_tokens=5),
     )
     local = scan([corpus], options)
     found = scan_files([corpus], options, partitions=partitions)
@@ -180,7 +184,9 @@ def test_spark_gives_the_jsonl_of_one_machine(
 
 def test_star_classes_are_those_of_one_machine(spark, corpus):
     # The edit chain is one linked class; as stars it is cut, the same way on both.
-    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5, chaining="star")
+    options = ScanOptions(
+        threshold=0.7, chaining="star", walk=WalkOptions(gitignore=False, min_tokens=5)
+    )
     local = scan([corpus], options)
     linked = scan([corpus], dataclasses.replace(options, chaining="linked"))
     assert len(local.classes) > len(linked.classes)
@@ -192,7 +198,9 @@ def test_star_classes_are_those_of_one_machine(spark, corpus):
 
 
 def test_a_dataframe_of_contents_gives_the_answer_of_its_files(spark, corpus):
-    options = ScanOptions(method="minhash", threshold=0.7, gitignore=False, min_tokens=5)
+    options = ScanOptions(
+        method="minhash", threshold=0.7, walk=WalkOptions(gitignore=False, min_tokens=5)
+    )
     local = scan([corpus], options)
     rows = [(str(p), p.read_bytes()) for p in sorted(Path(corpus).rglob("*")) if p.is_file()]
     frame = spark.createDataFrame(rows, "name string, data binary")
@@ -205,7 +213,7 @@ def test_a_dataframe_of_contents_gives_the_answer_of_its_files(spark, corpus):
 
 def test_files_read_by_sparks_binary_file_source_give_the_answer_of_a_local_scan(spark, corpus):
     # Spark names the files by URI (file:/...); the answer is the same, path for path.
-    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    options = ScanOptions(threshold=0.7, walk=WalkOptions(gitignore=False, min_tokens=5))
     local = scan([corpus], options)
     frame = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(corpus)
     answer = scan_dataframe(frame, options, partitions=3).collect()
@@ -339,7 +347,7 @@ def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
     assert len(rows) > 2 * 512  # the job reads 512 rows at a time
     frame = spark.createDataFrame(rows, "path string, content string").coalesce(1)
     assert frame.rdd.getNumPartitions() == 1
-    options = ScanOptions(threshold=0.7, min_tokens=5)
+    options = ScanOptions(threshold=0.7, walk=WalkOptions(min_tokens=5))
     found = scan_dataframe(frame, options, partitions=3).collect()
     read = read_contents(rows, options.shingling, options.max_size, options.min_tokens)
     local = run_pipeline([d for d in read if isinstance(d, Document)], options)
@@ -349,7 +357,7 @@ def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
 
 
 def test_partitions_grow_with_the_input_and_the_answer_does_not_change(spark, corpus, monkeypatch):
-    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    options = ScanOptions(threshold=0.7, walk=WalkOptions(gitignore=False, min_tokens=5))
     local = scan([corpus], options)
     expected = _jsonl(options, local.pairs, local.classes, local.skipped, len(local.documents))
     rows = [(str(p), p.read_bytes()) for p in sorted(Path(corpus).rglob("*")) if p.is_file()]
@@ -385,7 +393,7 @@ def test_partitions_grow_with_the_input_and_the_answer_does_not_change(spark, co
 
 def test_collect_gives_every_row_of_the_frames_in_order(spark, corpus):
     # collect() takes the rows a partition at a time; it gives what the frames hold.
-    options = ScanOptions(threshold=0.7, gitignore=False, min_tokens=5)
+    options = ScanOptions(threshold=0.7, walk=WalkOptions(gitignore=False, min_tokens=5))
     found = scan_files([corpus], options, partitions=5)
     answer = found.collect()
     rows = sorted((r.a, r.b, r.shared, r.a_shingles, r.b_shingles) for r in found.pairs.collect())

@@ -30,11 +30,12 @@ from samecode.cli.output import (
 )
 from samecode.cli.parser import KINDS, UsageError, option
 from samecode.corpus.store import Corpus
-from samecode.engine import engine_for
+from samecode.engine import RunOptions, engine_for
 from samecode.reports.pairs import FORMATS, corpus_parameters, scan_parameters
 from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
+from samecode.sources.walk import WalkOptions, discover
 from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
@@ -74,6 +75,22 @@ def _shingling(args: argparse.Namespace, stored: Shingling | None = None) -> Shi
     )
 
 
+def _walk_options(args: argparse.Namespace) -> WalkOptions:
+    return WalkOptions(
+        include=tuple(option(args, "include")),
+        exclude=tuple(option(args, "exclude")),
+        gitignore=option(args, "gitignore"),
+        default_excludes=option(args, "default_excludes"),
+        follow_symlinks=option(args, "follow_symlinks"),
+        max_size=option(args, "max_size") or None,  # 0: no limit
+        min_tokens=option(args, "min_tokens"),
+    )
+
+
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(jobs=option(args, "jobs"), batch_size=option(args, "batch_size"))
+
+
 def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions:
     return ScanOptions(
         threshold=option(args, "threshold"),
@@ -82,16 +99,9 @@ def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions
         num_perm=option(args, "num_perm"),
         lsh_threshold=option(args, "lsh_threshold"),
         shingling=shingling,
-        min_tokens=option(args, "min_tokens"),
-        max_size=option(args, "max_size") or None,  # 0: no limit
-        include=tuple(option(args, "include")),
-        exclude=tuple(option(args, "exclude")),
-        gitignore=option(args, "gitignore"),
-        default_excludes=option(args, "default_excludes"),
-        follow_symlinks=option(args, "follow_symlinks"),
-        jobs=option(args, "jobs"),
-        batch_size=option(args, "batch_size"),
         chaining=option(args, "chaining"),
+        walk=_walk_options(args),
+        run=_run_options(args),
     )
 
 
@@ -158,7 +168,7 @@ def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
         result = scan(args.paths, options, feedback)
         corpus_pairs: list[Pair] | None = None
         if corpus is not None:
-            with engine_for(options.jobs) as engine:
+            with engine_for(options.run.jobs) as engine:
                 corpus_pairs = corpus.match(
                     result.documents, options.exact_threshold, options.measure, feedback, engine
                 )
@@ -222,7 +232,7 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_match(args: argparse.Namespace) -> int:
     from samecode.reports.pairs import Report
-    from samecode.scan.pipeline import discover, read_all
+    from samecode.scan.pipeline import read_all
 
     if args.fragments:
         return run_match_fragments(args)
@@ -236,8 +246,8 @@ def run_match(args: argparse.Namespace) -> int:
         options = _scan_options(args, _shingling(args, corpus.shingling))
         parameters = {**scan_parameters(options), **corpus_parameters(db, corpus)}
         with Feedback(args.quiet) as feedback:
-            paths, walk_skipped = discover(args.paths, options)
-            with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
+            paths, walk_skipped = discover(args.paths, options.walk)
+            with options.run.engine(len(paths)) as engine:
                 documents, read_skipped = read_all(paths, options, feedback, engine)
                 pairs = corpus.match(
                     documents, options.exact_threshold, options.measure, feedback, engine
@@ -293,10 +303,11 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
         if refusal:
             corpus.close()
             raise UsageError(f"{db} {refusal}")
-    options = _scan_options(args, _shingling(args, corpus.shingling))
-    with corpus, Feedback(args.quiet) as feedback, engine_for(options.jobs) as engine:
+    _shingling(args, corpus.shingling)  # refuses shingling options the corpus lacks
+    walk, run = _walk_options(args), _run_options(args)
+    with corpus, Feedback(args.quiet) as feedback, engine_for(run.jobs) as engine:
         report = corpus.sync(
-            args.paths, options, prune=args.prune, progress=feedback, engine=engine
+            args.paths, walk, run=run, prune=args.prune, progress=feedback, engine=engine
         )
     feedback.summary(_sync_text(db, report))
     return 0
@@ -333,7 +344,7 @@ def _new_corpus(args: argparse.Namespace, db: str) -> Corpus | None:
 
 
 def _sync_text(db: str, report: Any) -> str:
-    removed = Counter(item.reason.split(":")[0] for item in report.removed)
+    removed = Counter(item.kind.value for item in report.removed)
     why = ", ".join(f"{count:,} {reason}" for reason, count in sorted(removed.items()))
     return (
         f"{db}: {len(report.added):,} added, {len(report.updated):,} updated, "
@@ -363,7 +374,7 @@ _FLAGS = {
 def _corpus_refusal(args: argparse.Namespace, corpus: Corpus) -> str:
     """Why options given for a new corpus do not fit an existing one ("" if they do): the
     library's rule (:meth:`Corpus.check_given`), said with the command's flags."""
-    from samecode.corpus.store import CorpusSettingsError
+    from samecode.corpus.settings import CorpusSettingsError
 
     flags = _stored_fragment_flags(args)
     given: dict[str, Any] = {}
@@ -386,7 +397,7 @@ def _corpus_refusal(args: argparse.Namespace, corpus: Corpus) -> str:
 
 
 def _refusal_text(refused: Any) -> str:
-    """A :class:`~samecode.corpus.store.CorpusSettingsError` said with the flags."""
+    """A :class:`~samecode.corpus.settings.CorpusSettingsError` said with the flags."""
     setting, stored = refused.setting, refused.stored
     if setting == "fragments":
         return (
@@ -419,13 +430,13 @@ def run_fingerprint(args: argparse.Namespace) -> int:
         BucketAverageHaloHash,
         BucketedBitAverageHaloHash,
     )
-    from samecode.scan.pipeline import discover, read_documents
+    from samecode.scan.pipeline import read_documents
 
     _check_roots(args.paths)
     shingling = _shingling(args)
-    options = _scan_options(args, shingling)
+    walk = _walk_options(args)
     kinds = args.kind or [KINDS[0]]
-    paths, skipped = discover(args.paths, options)
+    paths, skipped = discover(args.paths, walk)
     lines = [json.dumps({"path": s.path, "skipped": s.reason}, ensure_ascii=True) for s in skipped]
 
     def features(shingles: Any) -> list[memoryview]:
@@ -439,7 +450,7 @@ def run_fingerprint(args: argparse.Namespace) -> int:
         "bucketed": lambda s: BucketedBitAverageHaloHash(features(s), 128).hexdigest().decode(),
     }
     for path in paths:
-        (item,) = read_documents([path], shingling, options.max_size, 1)
+        (item,) = read_documents([path], shingling, walk.max_size, 1)
         if isinstance(item, Skipped):
             record: dict[str, Any] = {"path": item.path, "skipped": item.reason}
         else:
@@ -546,7 +557,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         raise UsageError("--fragments does not match against a corpus (--against) yet")
     _check_roots(args.paths)
     options = _fragment_options(args)
-    walk = _scan_options(args, _shingling(args))
+    walk, run = _walk_options(args), _run_options(args)
     boilerplate = _boilerplate_files(args, options)
     parameters = {
         **options.to_dict(),
@@ -556,7 +567,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     }
     baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
     with Feedback(args.quiet) as feedback:
-        result = scan_fragments(args.paths, options, walk, feedback, boilerplate)
+        result = scan_fragments(args.paths, options, walk, feedback, boilerplate, run=run)
     if baseline is not None:
         result = only_new(result, baseline)
     _write_fragments(result, parameters, args)
@@ -590,7 +601,7 @@ def run_match_fragments(args: argparse.Namespace) -> int:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
-        walk = _scan_options(args, _shingling(args, corpus.shingling))
+        walk, run = _walk_options(args), _run_options(args)
         boilerplate = _boilerplate_files(args, options)
         parameters = {
             **options.to_dict(),
@@ -600,12 +611,13 @@ def run_match_fragments(args: argparse.Namespace) -> int:
             **corpus_parameters(db, corpus),
         }
         baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
-        with Feedback(args.quiet) as feedback, engine_for(walk.jobs) as engine:
+        with Feedback(args.quiet) as feedback, engine_for(run.jobs) as engine:
             result = match_fragments(
                 corpus,
                 args.paths,
                 options,
                 walk,
+                run=run,
                 boilerplate=boilerplate,
                 engine=engine,
                 progress=feedback,

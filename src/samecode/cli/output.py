@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Any
 
 from samecode.errors import SamecodeError, SamecodeValueError
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
 __all__ = [
@@ -104,7 +104,7 @@ def console(file: Any) -> Any:
 def skipped_text(skipped: Sequence[Skipped]) -> str:
     if not skipped:
         return "none skipped"
-    reasons = Counter(s.reason.split(":")[0] for s in skipped)
+    reasons = Counter(s.kind.value for s in skipped)
     detail = ", ".join(f"{count:,} {reason}" for reason, count in sorted(reasons.items()))
     return f"skipped {len(skipped):,}: {detail}"
 

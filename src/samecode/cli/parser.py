@@ -23,6 +23,7 @@ from samecode import __version__
 from samecode._validation import describe
 from samecode.cli.output import to_stdout
 from samecode.corpus.store import Corpus
+from samecode.engine import RunOptions
 from samecode.errors import SamecodeError, SamecodeTypeError
 from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
 from samecode.reports.pairs import FORMATS
@@ -30,6 +31,7 @@ from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.pipeline import ScanOptions
 from samecode.similarity import MEASURES, exact_threshold
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 
 __all__ = [
@@ -60,9 +62,10 @@ def _defaults() -> dict[str, Any]:
     :meth:`Corpus.create <samecode.corpus.store.Corpus.create>`, the report formats), but
     ``jobs``, which is every core here (the library's is one process)."""
     scan: dict[str, Any] = {}
-    for item in fields(ScanOptions):
-        factory: Any = item.default_factory
-        scan[item.name] = item.default if item.default is not MISSING else factory()
+    for kind in (ScanOptions, WalkOptions, RunOptions):
+        for item in fields(kind):
+            factory: Any = item.default_factory
+            scan[item.name] = item.default if item.default is not MISSING else factory()
     rules = Shingling()
     return {
         "threshold": exact_threshold(scan["threshold"]),

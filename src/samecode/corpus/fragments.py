@@ -30,14 +30,14 @@ pair alone, and the regions are sorted.
 >>> import os, tempfile
 >>> from samecode.fragments.options import FragmentOptions
 >>> from samecode.corpus.store import Corpus
->>> from samecode.scan.pipeline import ScanOptions
+>>> from samecode.sources.walk import WalkOptions
 >>> folder = tempfile.mkdtemp()
 >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
 >>> with open(os.path.join(folder, "known.py"), "w") as f:
 ...     _ = f.write("first = 1\\n" + block)
 >>> with open(os.path.join(folder, "new.py"), "w") as f:
 ...     _ = f.write(block + "the_end = True\\n")
->>> walk = ScanOptions(gitignore=False)
+>>> walk = WalkOptions(gitignore=False)
 >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
 ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
 ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
@@ -52,13 +52,14 @@ import dataclasses
 import os
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from samecode._validation import describe
+from samecode.corpus.entries import identity
 from samecode.corpus.records import decode
-from samecode.corpus.store import Corpus, identity, no_fragments
-from samecode.engine import Engine, Serial
+from samecode.corpus.store import Corpus, no_fragments
+from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
 from samecode.fragments.classes import FragmentClass, region_classes
@@ -67,8 +68,9 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tree import FileFingerprints, fingerprint_files
-from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
-from samecode.sources.files import Skipped, read_text
+from samecode.sources.reading import read_text
+from samecode.sources.skipped import Skipped
+from samecode.sources.walk import WalkOptions, discover
 
 __all__ = [
     "Matched",
@@ -233,12 +235,40 @@ def _match_some(
     return match_files(db, paths, options, boilerplate, max_size, min_tokens, limit)
 
 
+def _match_tasks(
+    engine: Engine,
+    tasks: Sequence[tuple[str, Sequence[str], FragmentOptions, int | None, int, int]],
+    boilerplate: BoilerplateFiles | None,
+    tick: Callable[[int], None],
+) -> Matched:
+    """The tasks of :func:`match_fragments` run on ``engine``, their results merged in
+    the order of the tasks."""
+    total = Matched()
+    # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
+    batches = engine.map_shared(_match_some, boilerplate, tasks)
+    for matched, task in zip(batches, tasks):
+        total.files += matched.files
+        total.skipped += matched.skipped
+        total.regions += matched.regions
+        total.ignored += matched.ignored
+        total.boilerplate |= matched.boilerplate
+        total.occurrences += matched.occurrences
+        total.repetitive += matched.repetitive
+        total.query_ids.update(matched.query_ids)
+        total.stored_ids.update(matched.stored_ids)
+        total.query_masked.update(matched.query_masked)
+        total.query_sha256.update(matched.query_sha256)
+        tick(len(task[1]))
+    return total
+
+
 def match_fragments(
     corpus: Corpus,
     paths: Sequence[str | os.PathLike[str]],
     options: FragmentOptions | None = None,
-    walk: ScanOptions | None = None,
+    walk: WalkOptions | None = None,
     *,
+    run: RunOptions | None = None,
     boilerplate: BoilerplateFiles | None = None,
     engine: Engine | None = None,
     progress: Progress | None = None,
@@ -255,11 +285,13 @@ def match_fragments(
     :param options: the corpus's stored parameters and the query's own (``min_tokens``,
         ``gap``, ``max_repeats``, ``boilerplate_share``, ``boilerplate_files``); the
         stored ones by default.
-    :param walk: which files, as for a scan, and the batch size (files per task).
+    :param walk: which files, as for a scan (:class:`~samecode.sources.walk.WalkOptions`).
+    :param run: the files a task matches, and the processes that run the tasks when no
+        ``engine`` is given (:class:`~samecode.engine.RunOptions`).
     :param boilerplate: files whose text is ignored in the queries (and so in every
         region).
-    :param engine: where the batches run (this process by default); the result is the
-        same on any.
+    :param engine: where the batches run (by default, as ``run`` says); the result is
+        the same on any.
     :param progress: called as ``progress("match", done, total)`` as files are matched.
     :raises TypeError: if ``paths`` is a lone path, or an option is of the wrong type.
     :raises ValueError: if the corpus stores no fragments (a corpus made without them,
@@ -274,9 +306,12 @@ def match_fragments(
     if corpus.fragments is None:
         raise no_fragments(corpus.path, corpus.format_version)
     options = corpus_options(corpus.fragments, options)
-    walk = ScanOptions(shingling=corpus.shingling) if walk is None else walk
-    if not isinstance(walk, ScanOptions):
-        raise SamecodeTypeError(f"walk must be ScanOptions; got {describe(walk)}")
+    walk = WalkOptions() if walk is None else walk
+    run = RunOptions() if run is None else run
+    if not isinstance(walk, WalkOptions):
+        raise SamecodeTypeError(f"walk must be WalkOptions; got {describe(walk)}")
+    if not isinstance(run, RunOptions):
+        raise SamecodeTypeError(f"run must be RunOptions; got {describe(run)}")
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"paths must be a list of paths; got {describe(paths)}")
     if boilerplate is not None and boilerplate.k != options.k:
@@ -285,28 +320,16 @@ def match_fragments(
         )
     found, skipped = discover([os.fspath(path) for path in paths], walk)
     limit = options.boilerplate_limit(corpus.fragment_file_count())
-    size = walk.batch_size
     tasks = [
-        (corpus.path, found[i : i + size], options, walk.max_size, walk.min_tokens, limit)
-        for i in range(0, len(found), size)
+        (corpus.path, batch, options, walk.max_size, walk.min_tokens, limit)
+        for batch in run.batches(found)
     ]
-    total = Matched()
     tick = progress_counter(progress, "match", len(found))
-    # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
-    batches = (engine or Serial()).map_shared(_match_some, boilerplate, tasks)
-    for matched, task in zip(batches, tasks):
-        total.files += matched.files
-        total.skipped += matched.skipped
-        total.regions += matched.regions
-        total.ignored += matched.ignored
-        total.boilerplate |= matched.boilerplate
-        total.occurrences += matched.occurrences
-        total.repetitive += matched.repetitive
-        total.query_ids.update(matched.query_ids)
-        total.stored_ids.update(matched.stored_ids)
-        total.query_masked.update(matched.query_masked)
-        total.query_sha256.update(matched.query_sha256)
-        tick(len(task[1]))
+    if engine is None:
+        with run.engine(len(tasks)) as own:
+            total = _match_tasks(own, tasks, boilerplate, tick)
+    else:
+        total = _match_tasks(engine, tasks, boilerplate, tick)
     regions = sorted(total.regions, key=region_order)
     classes, region_class, digests, ends = _classes(regions, total)
     return FragmentResult(
@@ -386,13 +409,13 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
 
     >>> import os, tempfile
     >>> from samecode.corpus.store import Corpus
-    >>> from samecode.scan.pipeline import ScanOptions
+    >>> from samecode.sources.walk import WalkOptions
     >>> folder = tempfile.mkdtemp()
     >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
     >>> for name in ("known.py", "new.py"):
     ...     with open(os.path.join(folder, name), "w") as f:
     ...         _ = f.write(block)
-    >>> walk = ScanOptions(gitignore=False)
+    >>> walk = WalkOptions(gitignore=False)
     >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
     ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
     ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)

@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
-from samecode.engine import Engine, Serial
+from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, path_free_ids
 from samecode.fragments.kgrams import Kgrams
@@ -47,8 +47,10 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.scan.model import Document
-from samecode.scan.pipeline import Progress, ScanOptions, document_of, progress_counter
-from samecode.sources.files import Skipped, read_text
+from samecode.scan.pipeline import document_of
+from samecode.sources.reading import read_text
+from samecode.sources.skipped import Skipped
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling, kgram_hashes
 
 __all__ = [
@@ -228,13 +230,16 @@ def read_stored(
 
 def read_stored_batches(
     paths: Sequence[str],
-    options: ScanOptions,
+    shingling: Shingling,
+    walk: WalkOptions,
+    run: RunOptions,
     fragments: FragmentOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
 ) -> Iterator[list[StoredDocument | Skipped]]:
-    """Read ``paths`` for a corpus that stores fragments, in batches of
-    ``options.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
+    """Read ``paths`` for a corpus that stores fragments (by the rules of ``shingling``,
+    ``walk`` and ``fragments``), in batches of ``run.batch_size``
+    (:func:`~samecode.corpus.records.read_stored`), on ``engine``
     (this process by default), and yield each batch's results as it comes, in the order
     of ``paths`` whatever the engine: what is done with one batch is done while the engine
     reads on.
@@ -246,12 +251,11 @@ def read_stored_batches(
     >>> with open(path, "w") as f:
     ...     _ = f.write(" ".join(f"w{i}" for i in range(40)))
     >>> [[item.document.tokens for item in batch] for batch in read_stored_batches(
-    ...     [path], ScanOptions(), FragmentOptions())]
+    ...     [path], Shingling(), WalkOptions(), RunOptions(), FragmentOptions())]
     [[40]]
     """
-    size = options.batch_size
-    rules = (options.shingling, options.max_size, options.min_tokens, fragments)
-    tasks = [(paths[start : start + size], *rules) for start in range(0, len(paths), size)]
+    rules = (shingling, walk.max_size, walk.min_tokens, fragments)
+    tasks = [(batch, *rules) for batch in run.batches(paths)]
     tick = progress_counter(progress, "read", len(paths))
     for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
         tick(len(task[0]))
@@ -260,7 +264,9 @@ def read_stored_batches(
 
 def read_all_stored(
     paths: Sequence[str],
-    options: ScanOptions,
+    shingling: Shingling,
+    walk: WalkOptions,
+    run: RunOptions,
     fragments: FragmentOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
@@ -274,7 +280,7 @@ def read_all_stored(
     documents: list[Document] = []
     skipped: list[Skipped] = []
     records: dict[str, bytes] = {}
-    for read in read_stored_batches(paths, options, fragments, progress, engine):
+    for read in read_stored_batches(paths, shingling, walk, run, fragments, progress, engine):
         for item in read:
             if isinstance(item, StoredDocument):
                 documents.append(item.document)

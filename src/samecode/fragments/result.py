@@ -19,7 +19,7 @@ from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
 
 __all__ = ["SCHEMA", "BaselineNovelty", "ClassNovelty", "FragmentResult", "ignored_counts"]
 
@@ -102,7 +102,7 @@ class FragmentResult:
         """The counts, as a report states them."""
         reasons: dict[str, int] = {}
         for item in self.skipped:
-            reason = item.reason.split(":")[0]
+            reason = item.kind.value
             reasons[reason] = reasons.get(reason, 0) + 1
         return {
             "compared": len(self.files),

@@ -1,7 +1,7 @@
 """Fragments across a tree, and between two files: which lines of which files were copied.
 
 :func:`scan_fragments` walks the roots as a scan does (the same rules for which files,
-:class:`~samecode.scan.pipeline.ScanOptions`), and for each file read:
+:class:`~samecode.sources.walk.WalkOptions`), and for each file read:
 
     text -> tokens with spans -> k-gram hashes -> fingerprints (robust winnowing)
     -> index: fingerprint -> files (boilerplate ignored, counted)
@@ -15,8 +15,8 @@ the same files and options, sorted by ``a``, ``b`` and place.
 >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
 >>> for name, before in [("a.py", "x = 1\\n"), ("b.py", "y = 2\\nz = 3\\n"), ("c.py", "")]:
 ...     _ = (root / name).write_text(before + block + "done = True\\n")
->>> from samecode.scan.pipeline import ScanOptions
->>> result = scan_fragments([str(root)], walk=ScanOptions(gitignore=False))
+>>> from samecode.sources.walk import WalkOptions
+>>> result = scan_fragments([str(root)], walk=WalkOptions(gitignore=False))
 >>> [(pathlib.Path(r.a).name, r.a_start, r.a_end, pathlib.Path(r.b).name, r.b_start, r.b_end)
 ...  for r in result.regions]
 [('a.py', 2, 12, 'b.py', 3, 13), ('a.py', 2, 12, 'c.py', 1, 11), ('b.py', 3, 13, 'c.py', 1, 11)]
@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from samecode._validation import describe
-from samecode.engine import engine_for
+from samecode.engine import Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.boilerplate import (
     BoilerplateFiles,
@@ -52,9 +52,9 @@ from samecode.fragments.result import FragmentResult
 from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
 from samecode.fragments.tasks import compare_tasks
 from samecode.fragments.tokens import TokenSpans
-from samecode.scan.comparison import read_comparable
-from samecode.scan.pipeline import Progress, ScanOptions, discover, progress_counter
-from samecode.sources.files import Skipped, read_text
+from samecode.sources.reading import read_comparable, read_text
+from samecode.sources.skipped import Skipped, too_few_tokens
+from samecode.sources.walk import WalkOptions, discover
 
 __all__ = [
     "FileFingerprints",
@@ -140,13 +140,7 @@ def fingerprint_files(
             out.append(text)
             continue
         found = replace(fingerprint_text(path, text.text, options, boilerplate), sha256=text.sha256)
-        count = len(found.tokens)
-        if count == 0:
-            out.append(Skipped(path, "empty"))
-        elif count < min_tokens:
-            out.append(Skipped(path, "too few tokens"))
-        else:
-            out.append(found)
+        out.append(too_few_tokens(path, len(found.tokens), min_tokens) or found)
     return out
 
 
@@ -291,23 +285,25 @@ class _ScratchIds(Mapping[str, "array[int]"]):
 def scan_fragments(
     roots: Sequence[str | os.PathLike[str]],
     options: FragmentOptions | None = None,
-    walk: ScanOptions | None = None,
+    walk: WalkOptions | None = None,
     progress: Progress | None = None,
     boilerplate: BoilerplateFiles | None = None,
+    *,
+    run: RunOptions | None = None,
 ) -> FragmentResult:
     """Find the regions the files under ``roots`` share, within and across files, and
     their clone classes (see the module's description).
 
     :param roots: files and folders.
     :param options: the :class:`~samecode.fragments.options.FragmentOptions`.
-    :param walk: which files, as for a scan (``include``, ``exclude``, ``gitignore``,
-        ``max_size``, ``min_tokens``...; its similarity options play no part), and how
-        many processes read and compare them (``jobs``, ``batch_size``): the result is
-        the same for any number.
+    :param walk: which files, as for a scan
+        (:class:`~samecode.sources.walk.WalkOptions`).
     :param progress: called as ``progress(stage, done, total)`` as files are read
         (``read``) and candidate pairs compared (``compare``).
     :param boilerplate: files whose text is ignored wherever it is
         (:class:`~samecode.fragments.boilerplate.BoilerplateFiles`, read with ``options.k``).
+    :param run: how many processes read and compare the files, and how many files a task
+        reads (:class:`~samecode.engine.RunOptions`): the result is the same for any.
     :raises TypeError: if ``roots`` is a lone path, or an option is of the wrong type.
     :raises OSError: if the scratch folder cannot be made or written (a full disk), or a
         scratch file read (removed while the scan ran).
@@ -315,7 +311,7 @@ def scan_fragments(
 
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
-    its matches (:mod:`~samecode.fragments.regions`), spread over ``walk.jobs``
+    its matches (:mod:`~samecode.fragments.regions`), spread over ``run.jobs``
     processes. Memory: the files read are written to a scratch folder
     (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`, which
     ``TMPDIR`` sets; about 37 bytes per token of every file compared, removed at the
@@ -324,11 +320,14 @@ def scan_fragments(
     names (about 37 bytes a token, some 15 MB at most, but for a larger file of its own).
     """
     options = FragmentOptions() if options is None else options
-    walk = ScanOptions() if walk is None else walk
+    walk = WalkOptions() if walk is None else walk
+    run = RunOptions() if run is None else run
     if not isinstance(options, FragmentOptions):
         raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
-    if not isinstance(walk, ScanOptions):
-        raise SamecodeTypeError(f"walk must be ScanOptions; got {describe(walk)}")
+    if not isinstance(walk, WalkOptions):
+        raise SamecodeTypeError(f"walk must be WalkOptions; got {describe(walk)}")
+    if not isinstance(run, RunOptions):
+        raise SamecodeTypeError(f"run must be RunOptions; got {describe(run)}")
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     started = time.perf_counter()
@@ -338,10 +337,9 @@ def scan_fragments(
     digests: list[tuple[str, str]] = []
     repetitive = 0
     with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
-        with engine_for(walk.jobs if len(paths) > 1 else 1) as engine:
-            size = walk.batch_size
-            reads = [(paths[i : i + size], options, walk.max_size, walk.min_tokens, folder)
-                     for i in range(0, len(paths), size)]  # fmt: skip
+        with run.engine(len(paths)) as engine:
+            reads = [(batch, options, walk.max_size, walk.min_tokens, folder)
+                     for batch in run.batches(paths)]  # fmt: skip
             tick = progress_counter(progress, "read", len(paths))
             index = FingerprintIndex()  # filled as batches come, while the workers read on
             # the boilerplate files' hashes (megabytes) go to each worker once, not per batch

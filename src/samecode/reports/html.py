@@ -24,12 +24,12 @@ scan read it, shows why instead of its lines.
 
 >>> import pathlib, tempfile
 >>> from samecode.fragments.tree import scan_fragments
->>> from samecode.scan.pipeline import ScanOptions
+>>> from samecode.sources.walk import WalkOptions
 >>> root = pathlib.Path(tempfile.mkdtemp())
 >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
 >>> for name in ("a.py", "b.py"):
 ...     _ = (root / name).write_text(block)
->>> page = to_html(scan_fragments([str(root)], walk=ScanOptions(gitignore=False)), root=root)
+>>> page = to_html(scan_fragments([str(root)], walk=WalkOptions(gitignore=False)), root=root)
 >>> page.startswith("<!DOCTYPE html>"), 'id="region-1"' in page, "http" in page
 (True, True, False)
 >>> '<a class="occ" href="#f1-1" data-file="1" data-start="1" data-end="10">a.py:1-10</a>' in page
@@ -48,7 +48,8 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.result import FragmentResult
-from samecode.sources.files import Skipped, read_text
+from samecode.sources.reading import read_text
+from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
 __all__ = ["LONGEST_LINE", "to_html"]

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from samecode.errors import SamecodeValueError
 from samecode.reports._sarif import sarif_log, sarif_uri
 from samecode.scan.model import CloneClass, Pair
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class Report:
         return {path: number for number, c in enumerate(self.classes, 1) for path in c.members}
 
     def summary(self) -> dict[str, Any]:
-        reasons = Counter(s.reason.split(":")[0] for s in self.skipped)
+        reasons = Counter(s.kind.value for s in self.skipped)
         return {
             "compared": self.compared,
             "skipped": len(self.skipped),
@@ -119,8 +119,8 @@ def scan_parameters(options: ScanOptions) -> dict[str, Any]:
         "measure": options.measure,
         "method": options.method_name,
         **{("shingle" if key == "size" else key): value for key, value in rules.items()},
-        "min_tokens": options.min_tokens,
-        "max_size": options.max_size,
+        "min_tokens": options.walk.min_tokens,
+        "max_size": options.walk.max_size,
         "chaining": options.chaining,
         **chosen.parameters(options.exact_threshold),
     }

@@ -1,6 +1,6 @@
 """The similarity of two files, by the counts behind it: what ``samecode compare`` prints.
 
-:func:`compare_files` reads two files by the text policy of :mod:`samecode.sources.files`,
+:func:`compare_files` reads two files by the text policy of :mod:`samecode.sources.reading`,
 shingles them by a :class:`~samecode.text.shingling.Shingling`, and returns a
 :class:`Comparison`: their tokens, their shingles, how many they share, and the measures
 of :mod:`samecode.similarity` computed from those counts. A file with no shingle
@@ -27,13 +27,12 @@ from fractions import Fraction
 from typing import Any
 
 from samecode._validation import describe
-from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.errors import SamecodeTypeError
 from samecode.similarity import jaccard, stored_containment
-from samecode.sources.files import Skipped, read_text
-from samecode.text.display import printable
+from samecode.sources.reading import read_comparable
 from samecode.text.shingling import Shingling
 
-__all__ = ["Comparison", "compare_files", "read_comparable"]
+__all__ = ["Comparison", "compare_files"]
 
 
 @dataclass(frozen=True)
@@ -117,14 +116,6 @@ class Comparison:
         }
 
 
-def _why(path: str, skipped: Skipped) -> str:
-
-    reason = skipped.reason
-    if reason in ("vanished", "missing") and not os.path.lexists(path):
-        reason = "missing (no such file)"
-    return f"cannot compare {printable(path)}: {reason}"
-
-
 def compare_files(
     a: str | os.PathLike[str],
     b: str | os.PathLike[str],
@@ -158,22 +149,3 @@ def compare_files(
     return Comparison(
         paths[0], paths[1], tokens_a, tokens_b, len(shingles_a), len(shingles_b), shared
     )
-
-
-def read_comparable(given: str | os.PathLike[str], max_size: int | None) -> tuple[str, str]:
-    """Read a file named on a command line, by the text policy: its path as a ``str`` and
-    its text.
-
-    :raises TypeError: for a path of the wrong type.
-    :raises ValueError: for a file that cannot be compared, with why (as
-        :func:`compare_files`).
-    """
-    if not isinstance(given, (str, os.PathLike)):
-        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
-    path = os.fspath(given)
-    if not isinstance(path, str):
-        raise SamecodeTypeError(f"a path must be a str or PathLike; got {describe(given)}")
-    text = read_text(path, max_size)
-    if isinstance(text, Skipped):
-        raise SamecodeValueError(_why(path, text))
-    return path, text.text

@@ -3,7 +3,7 @@
 A :class:`Document` is a file read and shingled; a :class:`Pair` two documents at or above
 the threshold with the exact counts behind their similarity; a :class:`CloneClass` the
 documents linked by chains of pairs (a path not compared is a
-:class:`~samecode.sources.files.Skipped`). All are frozen and picklable, so any engine
+:class:`~samecode.sources.skipped.Skipped`). All are frozen and picklable, so any engine
 (this process, a process pool, Spark) passes them on as they are.
 
 >>> pair = Pair("a.py", "b.py", shared=8, a_shingles=10, b_shingles=9)

@@ -31,7 +31,7 @@ it was computed from, and sketches only ever propose candidates.
 >>> _ = (root / "a.py").write_text(body)
 >>> _ = (root / "b.py").write_text(edited)
 >>> _ = (root / "c.py").write_text("print('something else entirely, and long enough')")
->>> result = scan([str(root)], ScanOptions(gitignore=False))
+>>> result = scan([str(root)], ScanOptions(walk=WalkOptions(gitignore=False)))
 >>> [(pathlib.Path(p.a).name, pathlib.Path(p.b).name) for p in result.pairs]
 [('a.py', 'b.py')]
 
@@ -58,39 +58,36 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any, TypeAlias
 
-from samecode._validation import check_bool, check_int, describe
-from samecode.engine import Engine, Serial, engine_for
+from samecode._validation import check_int, describe
+from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import CHAINING, clone_classes
 from samecode.scan.join import ShingleCounts, distinct_sets, verify
 from samecode.scan.model import CloneClass, Document, Pair
 from samecode.similarity import MEASURES, Measure, exact_threshold
-from samecode.sources.files import Skipped, Text, decode_text, find_files, read_text
+from samecode.sources.reading import Text, decode_text, read_text
+from samecode.sources.skipped import Skipped, SkipReason, too_few_tokens
+from samecode.sources.walk import WalkOptions, discover
 from samecode.text.shingling import Shingling
 
 __all__ = [
-    "Progress",
     "ScanOptions",
     "ScanResult",
     "compare",
     "count_shingles",
-    "discover",
     "document_of",
     "join_sets",
     "key_documents",
-    "progress_counter",
     "propose_partition",
+    "read_all",
+    "read_batches",
     "read_contents",
     "read_documents",
     "run_pipeline",
     "scan",
     "verify_pairs",
 ]
-
-#: How a progress callback is called: ``(stage, done, total)``, stages ``read``,
-#: ``count``, ``key``, ``join``, ``verify`` and ``classes``, each with its own count.
-Progress = Callable[[str, int, int], None]
 
 #: Shingles a task of a process pool carries at most (8 bytes each), and shingles of the
 #: documents whose keys one partition holds: what bounds a worker's memory.
@@ -113,17 +110,9 @@ class ScanOptions:
     :param method: a :class:`~samecode.scan.candidates.Method`, or the name of a built-in
         one (:func:`~samecode.scan.candidates.method_names`).
     :param shingling: the rules of the similarity (:class:`~samecode.text.shingling.Shingling`).
-    :param min_tokens: files with fewer tokens are reported, not compared.
-    :param max_size: files of more bytes are reported as too large (``None``: no limit).
-    :param include: only files matching one of these patterns (gitignore syntax).
-    :param exclude: leave out files and folders matching these patterns.
-    :param gitignore: honour ``.gitignore`` files.
-    :param default_excludes: leave out version-control and vendored folders.
-    :param follow_symlinks: walk into linked folders.
-    :param jobs: processes that run every stage (1: this process); the output is the
-        same for any number.
-    :param batch_size: files read per task, and about as many documents keyed or
-        verified per task; the output is the same for any size.
+    :param walk: which files are read (:class:`~samecode.sources.walk.WalkOptions`).
+    :param run: how many processes run the stages, and the batch size
+        (:class:`~samecode.engine.RunOptions`); the output is the same for any.
     :param num_perm: signature values per file for the ``minhash`` method.
     :param lsh_threshold: the LSH threshold of the ``minhash`` method (by default 0.2 below
         ``threshold``).
@@ -136,17 +125,10 @@ class ScanOptions:
     measure: str = "jaccard"
     method: str | Method = "exact"
     shingling: Shingling = field(default_factory=Shingling)
-    min_tokens: int = 10
-    max_size: int | None = 10 << 20
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    gitignore: bool = True
-    default_excludes: bool = True
-    follow_symlinks: bool = False
-    jobs: int = 1
+    walk: WalkOptions = field(default_factory=WalkOptions)
+    run: RunOptions = field(default_factory=RunOptions)
     num_perm: int = 128
     lsh_threshold: float | None = None
-    batch_size: int = 32
     chaining: str = "linked"
 
     def __post_init__(self) -> None:
@@ -161,19 +143,11 @@ class ScanOptions:
                 f"method {chosen.name!r} proposes pairs for {', '.join(chosen.measures)} only; "
                 f"got measure {self.measure!r}"
             )
-        for flag in ("gitignore", "default_excludes", "follow_symlinks"):
-            check_bool(getattr(self, flag), flag)
-        if not isinstance(self.shingling, Shingling):
-            raise SamecodeTypeError(
-                f"shingling must be a Shingling; got {describe(self.shingling)}"
-            )
-        check_int(self.min_tokens, "min_tokens")
-        if self.min_tokens < 1:
-            raise SamecodeValueError(f"min_tokens must be >= 1; got {self.min_tokens}")
-        if self.max_size is not None:
-            check_int(self.max_size, "max_size")
-            if self.max_size < 1:
-                raise SamecodeValueError(f"max_size must be >= 1 byte; got {self.max_size}")
+        for name, kind in (("shingling", Shingling), ("walk", WalkOptions), ("run", RunOptions)):
+            if not isinstance(getattr(self, name), kind):
+                raise SamecodeTypeError(
+                    f"{name} must be a {kind.__name__}; got {describe(getattr(self, name))}"
+                )
         check_int(self.num_perm, "num_perm")
         if not 2 <= self.num_perm <= 1 << 16:
             raise SamecodeValueError(f"num_perm must be from 2 to 65536; got {self.num_perm}")
@@ -198,21 +172,6 @@ class ScanOptions:
             raise SamecodeValueError(
                 f"chaining must be one of {', '.join(CHAINING)}; got {self.chaining!r}"
             )
-        check_int(self.jobs, "jobs")
-        if not 1 <= self.jobs <= 1024:
-            raise SamecodeValueError(f"jobs must be from 1 to 1024; got {self.jobs}")
-        check_int(self.batch_size, "batch_size")
-        if not 1 <= self.batch_size <= 1 << 20:
-            raise SamecodeValueError(
-                f"batch_size must be from 1 to {1 << 20}; got {self.batch_size}"
-            )
-        for name in ("include", "exclude"):
-            patterns = getattr(self, name)
-            if isinstance(patterns, str) or not all(isinstance(p, str) for p in patterns):
-                raise SamecodeTypeError(
-                    f"{name} must be a tuple of str patterns; got {describe(patterns)}"
-                )
-            object.__setattr__(self, name, tuple(patterns))
 
     @property
     def exact_threshold(self) -> Fraction:
@@ -252,7 +211,7 @@ def read_documents(
     paths: Sequence[str], shingling: Shingling, max_size: int | None, min_tokens: int
 ) -> list[Document | Skipped]:
     """Read and shingle a batch of files: a :class:`Document` per file, or why it was
-    skipped (as :func:`samecode.sources.files.read_text`, or ``empty``, or ``too few
+    skipped (as :func:`samecode.sources.reading.read_text`, or ``empty``, or ``too few
     tokens``)."""
     out: list[Document | Skipped] = []
     for path in paths:
@@ -278,11 +237,11 @@ def read_contents(
     out: list[Document | Skipped] = []
     for path, content in items:
         if content is None:
-            out.append(Skipped(path, "no content"))
+            out.append(Skipped(path, SkipReason.NO_CONTENT))
             continue
         data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
         if max_size is not None and len(data) > max_size:
-            out.append(Skipped(path, "too large"))
+            out.append(Skipped(path, SkipReason.TOO_LARGE))
             continue
         text = decode_text(path, bytes(data))
         out.append(text if isinstance(text, Skipped) else document_of(text, shingling, min_tokens))
@@ -292,10 +251,9 @@ def read_contents(
 def document_of(text: Text, shingling: Shingling, min_tokens: int) -> Document | Skipped:
     """A text shingled: its :class:`Document`, or ``empty`` or ``too few tokens``."""
     tokens, shingles = shingling.measure(text.text, text.path)
-    if tokens == 0:
-        return Skipped(text.path, "empty")
-    if tokens < min_tokens:
-        return Skipped(text.path, "too few tokens")
+    short = too_few_tokens(text.path, tokens, min_tokens)
+    if short is not None:
+        return short
     return Document(text.path, text.size, text.sha256, tokens, shingles)
 
 
@@ -435,10 +393,6 @@ def _verify_some(
     return verify_pairs(pairs, sets, threshold, measure)
 
 
-def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
 def _parts(engine: Engine, shingles: int, bound: int, per_worker: int = 1) -> int:
     """How many tasks to cut a stage's ``shingles`` into on ``engine``: ``per_worker``
     per worker, and at most ``bound`` shingles each where there are several processes
@@ -463,34 +417,6 @@ def _balanced(items: Sequence[Any], weights: Sequence[int], parts: int) -> list[
     if start < len(items):
         out.append(items[start:])
     return out
-
-
-def progress_counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None]:
-    """Say ``progress(stage, 0, total)`` now, and return a function that adds a count of
-    items done to the stage's and says ``progress(stage, done, total)`` (``done`` capped at
-    ``total``); nothing is said where ``progress`` is ``None``. Every stage of the scan,
-    of fragments and of the corpus reports through one.
-
-    :param progress: called as ``progress(stage, done, total)``, or ``None``.
-    :param stage: the stage's name.
-    :param total: how many items the stage has.
-
-    >>> said = []
-    >>> tick = progress_counter(lambda *a: said.append(a), "read", 5)
-    >>> tick(2); tick(4)
-    >>> said
-    [('read', 0, 5), ('read', 2, 5), ('read', 5, 5)]
-    """
-    done = [0]
-
-    def tick(count: int) -> None:
-        done[0] += count
-        if progress is not None:
-            progress(stage, min(done[0], total), total)
-
-    if progress is not None:
-        progress(stage, 0, total)
-    return tick
 
 
 def join_sets(
@@ -664,55 +590,18 @@ def _pair(
 # -- the whole job -----------------------------------------------------------------------
 
 
-def discover(roots: Sequence[str], options: ScanOptions) -> tuple[list[str], list[Skipped]]:
-    """The files to read under ``roots`` (in the order found, each once) and the paths
-    that could not be walked.
-
-    A file is one file however it is reached (``t`` and ``./t``, a relative and an
-    absolute path, ``src`` and ``src/lib``, a link and its target): files are told apart
-    by their device and inode, and each is shown by the first path that reached it (as
-    the user spelled it).
-    """
-    paths: list[str] = []
-    skipped: list[Skipped] = []
-    seen: set[tuple[int, int] | str] = set()
-    for found in find_files(
-        roots,
-        include=options.include,
-        exclude=options.exclude,
-        gitignore=options.gitignore,
-        default_excludes=options.default_excludes,
-        follow_symlinks=options.follow_symlinks,
-    ):
-        if isinstance(found, Skipped):
-            skipped.append(found)
-            continue
-        identity = _identity(found)
-        if identity not in seen:
-            seen.add(identity)
-            paths.append(found)
-    return paths, skipped
-
-
-def _identity(path: str) -> tuple[int, int] | str:
-    """A file's identity: its device and inode (the path itself if it cannot be
-    stat'ed: reading it will say why)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return os.path.abspath(path)
-    return info.st_dev, info.st_ino
-
-
 def read_batches(
     paths: Sequence[str],
-    options: ScanOptions,
+    shingling: Shingling,
+    walk: WalkOptions,
+    run: RunOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
 ) -> Iterator[list[Document | Skipped]]:
-    """Run :func:`read_documents` over ``paths`` in batches of ``options.batch_size`` on
-    ``engine``, and yield each batch's results as it comes, in the order of ``paths``
-    whatever the engine: what is done with one batch is done while the engine reads on.
+    """Run :func:`read_documents` over ``paths`` (by the rules of ``shingling`` and
+    ``walk``) in batches of ``run.batch_size`` on ``engine``, and yield each batch's
+    results as it comes, in the order of ``paths`` whatever the engine: what is done with
+    one batch is done while the engine reads on.
 
     >>> import os, tempfile
     >>> folder = tempfile.mkdtemp()
@@ -720,13 +609,14 @@ def read_batches(
     ...     with open(os.path.join(folder, name), "w") as f:
     ...         _ = f.write(f"{name} holds these few words" if name != "b.txt" else "")
     >>> paths = [os.path.join(folder, n) for n in ("a.txt", "b.txt", "c.txt")]
-    >>> options = ScanOptions(batch_size=2, min_tokens=1)
-    >>> [[type(item).__name__ for item in batch] for batch in read_batches(paths, options)]
+    >>> walk, run = WalkOptions(min_tokens=1), RunOptions(batch_size=2)
+    >>> [[type(item).__name__ for item in batch]
+    ...  for batch in read_batches(paths, Shingling(), walk, run)]
     [['Document', 'Skipped'], ['Document']]
     """
     engine = engine or Serial()
-    batches = _chunks(paths, options.batch_size)
-    args = (options.shingling, options.max_size, options.min_tokens)
+    batches = run.batches(paths)
+    args = (shingling, walk.max_size, walk.min_tokens)
     tick = progress_counter(progress, "read", len(paths))
     for number, batch_result in enumerate(
         engine.map(read_documents, [(batch, *args) for batch in batches])
@@ -741,11 +631,13 @@ def read_all(
     progress: Progress | None = None,
     engine: Engine | None = None,
 ) -> tuple[list[Document], list[Skipped]]:
-    """Run :func:`read_documents` over all ``paths`` (:func:`read_batches`); the results
-    come back in the order of ``paths`` whatever the engine."""
+    """Run :func:`read_documents` over all ``paths`` by a scan's ``options``
+    (:func:`read_batches`); the results come back in the order of ``paths`` whatever the
+    engine."""
     documents: list[Document] = []
     skipped: list[Skipped] = []
-    for batch_result in read_batches(paths, options, progress, engine):
+    batches = read_batches(paths, options.shingling, options.walk, options.run, progress, engine)
+    for batch_result in batches:
         for item in batch_result:
             if isinstance(item, Skipped):
                 skipped.append(item)
@@ -770,15 +662,15 @@ def scan(
     :raises WorkerError: if worker processes cannot be started.
 
     Runtime complexity: ``O(size of the files)`` to read and shingle them, then
-    :func:`run_pipeline`, every stage spread over ``options.jobs`` processes. Memory: 8
+    :func:`run_pipeline`, every stage spread over ``options.run.jobs`` processes. Memory: 8
     bytes per distinct shingle of every file compared, plus the method's keys.
     """
     options = options or ScanOptions()
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     started = time.perf_counter()
-    paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
-    with engine_for(options.jobs if len(paths) > 1 else 1) as engine:
+    paths, walk_skipped = discover([os.fspath(r) for r in roots], options.walk)
+    with options.run.engine(len(paths)) as engine:
         documents, read_skipped = read_all(paths, options, progress, engine)
         pairs = run_pipeline(documents, options, engine, progress)
     tick = progress_counter(progress, "classes", len(pairs))

@@ -41,7 +41,8 @@ The stages, and what each shuffles (``P``: :attr:`partitions`):
 >>> body = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(40))
 >>> _ = (root / "a.py").write_text(body)
 >>> _ = (root / "b.py").write_text(body.replace("total_7 ", "sum_7 "))
->>> found = scan_files([str(root)], ScanOptions(gitignore=False), master="local[2]")
+>>> options = ScanOptions(walk=WalkOptions(gitignore=False))
+>>> found = scan_files([str(root)], options, master="local[2]")
 >>> [(pathlib.Path(p.a).name, pathlib.Path(p.b).name) for p in found.collect().pairs]
 [('a.py', 'b.py')]
 """
@@ -66,7 +67,6 @@ from samecode.scan.model import CloneClass, Document, Pair
 from samecode.scan.pipeline import (
     ScanOptions,
     count_shingles,
-    discover,
     key_documents,
     propose_partition,
     read_contents,
@@ -74,7 +74,8 @@ from samecode.scan.pipeline import (
     verify_pairs,
 )
 from samecode.similarity import Measure
-from samecode.sources.files import Skipped
+from samecode.sources.skipped import Skipped
+from samecode.sources.walk import discover
 from samecode.spark.components import connected_components
 from samecode.spark.session import session
 
@@ -258,9 +259,9 @@ def scan_files(
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     asked = None if partitions is None else _checked_partitions(partitions)  # before the walk
     spark = session(master, driver_memory=driver_memory)
-    paths, walk_skipped = discover([os.fspath(r) for r in roots], options)
+    paths, walk_skipped = discover([os.fspath(r) for r in roots], options.walk)
     parts = _chosen_partitions(spark, len(paths)) if asked is None else asked
-    args = (options.shingling, options.max_size, options.min_tokens)
+    args = (options.shingling, options.walk.max_size, options.walk.min_tokens)
 
     def read(numbered: Iterable[tuple[int, str]]) -> Iterator[_Read]:
         for places in batches(numbered, _READ_BATCH):
@@ -334,7 +335,7 @@ def scan_dataframe(
             rows = rows.repartition(parts)
     else:
         parts = _checked_partitions(partitions)
-    args = (options.shingling, options.max_size, options.min_tokens)
+    args = (options.shingling, options.walk.max_size, options.walk.min_tokens)
 
     def read(rows: Iterable[Any]) -> Iterator[_Read]:
         # A batch at a time: a task holds one batch's contents, whatever its partition's.

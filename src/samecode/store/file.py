@@ -41,6 +41,7 @@ __all__ = [
     "IndexCorruptError",
     "IndexFileError",
     "IndexLockedError",
+    "Statements",
     "StoreFile",
     "check_key",
     "check_timeout",
@@ -227,6 +228,11 @@ class StoreFile:
             )
         return found
 
+    @property
+    def _statements(self) -> Statements:
+        """Its statements, for the tables a collaborator keeps in the file."""
+        return Statements(self)
+
     def _check_writable(self) -> None:
         if self._readonly:
             raise PermissionError(errno.EACCES, "is open read-only", self._path)
@@ -244,6 +250,40 @@ class StoreFile:
                 self._db.execute("ROLLBACK")
             raise
         self._run("COMMIT")
+
+
+class Statements:
+    """The statements of an open :class:`StoreFile`, for a part of a store that keeps
+    tables of its own in the file (a corpus's candidate index): SQLite's errors come as
+    :class:`IndexFileError`, as the store's own do.
+
+    :param store: the open store.
+    """
+
+    def __init__(self, store: StoreFile) -> None:
+        self._store = store
+
+    @property
+    def path(self) -> str:
+        """The store's path, for errors."""
+        return self._store.path
+
+    def run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Execute one statement (:meth:`StoreFile._run`)."""
+        return self._store._run(sql, parameters)
+
+    def many(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Execute one statement for many rows."""
+        self._store._many(sql, rows)
+
+    def lookup(self, sql: str, values: list[int]) -> set[int]:
+        """The first column of ``sql`` (``{}`` for a list of marks) over ``values``."""
+        return self._store._lookup(sql, values)
+
+    def roll_back_if_open(self) -> None:
+        """Roll back a transaction left open (a statement inside it failed)."""
+        if self._store._db.in_transaction:
+            self._store._db.execute("ROLLBACK")
 
 
 def signed64(value: int) -> int:

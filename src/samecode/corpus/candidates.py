@@ -1,0 +1,263 @@
+"""How a corpus finds the stored files a query may match, before it verifies them exactly.
+
+A :class:`CandidateIndex` keeps tables of its own in the corpus file, in step with the
+stored files, and probes them for a query's shingles. Two are built in:
+
+* :class:`PrefixIndex` (format version 1): every file's prefix at the corpus's
+  ``min_threshold``, by shingle. Exact: by the prefix-filtering principle (see
+  :mod:`samecode.scan.join`) every stored file of Jaccard ``>= t`` with a query shares a
+  prefix shingle with it. About 30 bytes a row, for ``(1 - min_threshold)`` of a file's
+  shingles.
+* :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
+  buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
+  does not propose is missed.
+
+These are the stored counterparts of a scan's :mod:`~samecode.scan.candidates` (prefix
+keys, LSH band keys): a scan keys the documents of one run in memory, a corpus keeps the
+keys of every stored file in indexed tables, each file's rows written once, when stored.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from abc import ABC, abstractmethod
+from array import array
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from samecode.minhash.buckets import BucketTable
+from samecode.minhash.lsh import LSHSettings
+from samecode.similarity import prefix_length, size_bounds
+from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
+
+__all__ = ["BandIndex", "CandidateIndex", "PrefixIndex", "candidate_index"]
+
+
+class CandidateIndex(ABC):
+    """How a corpus finds the stored files a query may match: its own tables, kept in
+    step with the files, and a probe (:func:`candidate_index` picks one). Every method
+    is given the corpus file's :class:`~samecode.store.file.Statements`."""
+
+    version: ClassVar[str]
+    #: Its tables, each with a ``file`` column naming a row of ``files``.
+    file_tables: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The statements that create its tables."""
+
+    @abstractmethod
+    def meta(self) -> list[tuple[str, str]]:
+        """What the file's metadata records of it."""
+
+    @abstractmethod
+    def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
+        """Index a file of these ascending shingles (inside a transaction)."""
+
+    @abstractmethod
+    def delete(self, sql: Statements, file_id: int) -> None:
+        """Forget a file (inside a transaction)."""
+
+    @abstractmethod
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        """The ids of the files that may reach ``t`` with a query of these shingles."""
+
+    @abstractmethod
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        """What is wrong with a file's rows, or ``None``."""
+
+    @abstractmethod
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        """Its counts and parameters."""
+
+
+class PrefixIndex(CandidateIndex):
+    """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
+
+    version = "1"
+    file_tables = ("prefixes",)
+
+    def __init__(self, lowest: Fraction) -> None:
+        self._lowest = lowest
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE prefixes (shingle INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "position INTEGER NOT NULL)",
+            "CREATE INDEX prefixes_shingle ON prefixes (shingle)",
+            "CREATE INDEX prefixes_file ON prefixes (file)",
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return []
+
+    def _length(self, count: int) -> int:
+        t = self._lowest
+        return count - -(-t.numerator * count // t.denominator) + 1
+
+    def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
+        prefix = ordered[: self._length(len(ordered))]
+        sql.many(
+            "INSERT INTO prefixes VALUES (?, ?, ?)",
+            [(signed64(h), file_id, position) for position, h in enumerate(prefix)],
+        )
+
+    def delete(self, sql: Statements, file_id: int) -> None:
+        sql.run("DELETE FROM prefixes WHERE file = ?", (file_id,))
+
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        # Jaccard: the query's prefix; containment of a stored file: all of the query.
+        n = len(ordered)
+        probe = ordered[: n - -(-t.numerator * n // t.denominator) + 1]
+        return sql.lookup(
+            "SELECT DISTINCT file FROM prefixes WHERE shingle IN ({})",
+            [signed64(h) for h in (probe if measure == "jaccard" else ordered)],
+        )
+
+    def probe_batch(
+        self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
+    ) -> set[int]:
+        """The ids of the stored files whose prefixes meet the queries' (ascending
+        shingles), of a size that may reach ``t`` with one of them: one statement for
+        the whole batch."""
+        probe: set[int] = set()
+        for x in queries:
+            # Jaccard: the query's prefix meets every stored prefix it can reach t with;
+            # stored containment: any shingle of the query may be in a stored prefix.
+            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
+        sizes = [len(x) for x in queries]
+        if measure == "jaccard":
+            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
+        else:  # shared >= t * m and shared <= n
+            low, high = 1, max(sizes) * t.denominator // t.numerator
+        # The probe's values in a table of this connection's own (temporary, so a
+        # read-only corpus takes it too).
+        sql.run("CREATE TEMP TABLE IF NOT EXISTS probe (value INTEGER)")
+        try:
+            sql.run("BEGIN")  # one transaction for every row
+            # In order: every row is appended to the table's last page.
+            values = sorted(map(signed64, probe))
+            sql.many("INSERT INTO temp.probe VALUES (?)", zip(values))
+            sql.run("COMMIT")
+            ids: set[int] = set()
+            for file_id, count in sql.run(
+                "SELECT DISTINCT p.file, f.count FROM temp.probe q "
+                "JOIN prefixes p ON p.shingle = q.value LEFT JOIN files f ON f.id = p.file "
+                "WHERE f.count IS NULL OR f.count BETWEEN ? AND ?",
+                [low, high],
+            ):
+                if count is None:  # rows of a damaged file
+                    raise IndexCorruptError(
+                        sql.path, f"a candidate names file {file_id}, which is gone"
+                    )
+                ids.add(file_id)
+        finally:
+            sql.roll_back_if_open()  # the insert failed
+            sql.run("DELETE FROM temp.probe")
+        return ids
+
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        stored = [
+            unsigned64(h)
+            for (h,) in sql.run(
+                "SELECT shingle FROM prefixes WHERE file = ? ORDER BY position", (file_id,)
+            )
+        ]
+        if stored != ordered[: self._length(len(ordered))].tolist():
+            return "prefix"
+        return None
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        (rows,) = sql.run("SELECT count(*) FROM prefixes").fetchone()
+        return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class BandIndex(CandidateIndex):
+    """Every file's MinHash signature and its LSH buckets: a fixed few rows per file
+    rather than a share of its shingles, at the cost of the pairs LSH does not propose
+    (see :mod:`samecode.minhash.lsh`)."""
+
+    version = "2"
+    file_tables = ("signatures", "buckets")
+
+    def __init__(self, settings: LSHSettings) -> None:
+        self.settings = settings
+        self.table = BucketTable(settings, "file")
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE signatures (file INTEGER PRIMARY KEY, vals BLOB NOT NULL, "
+            "crc INTEGER NOT NULL)",
+            *self.table.statements(),
+        ]
+
+    def meta(self) -> list[tuple[str, str]]:
+        return [("lsh", json.dumps(self.settings.to_dict(), sort_keys=True))]
+
+    def _values(self, ordered: array[int]) -> bytes:
+        return self.settings.values(self.settings.signature(ordered))
+
+    def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
+        values = self._values(ordered)
+        sql.run(
+            "INSERT INTO signatures VALUES (?, ?, ?)",
+            (file_id, values, zlib.crc32(values, file_id & 0xFFFFFFFF)),
+        )
+        self.table.store(sql.many, file_id, self._buckets(ordered, values))
+
+    def delete(self, sql: Statements, file_id: int) -> None:
+        self.table.delete(sql.run, file_id)
+        sql.run("DELETE FROM signatures WHERE file = ?", (file_id,))
+
+    def _buckets(self, ordered: array[int], values: bytes) -> set[int]:
+        # An empty set matches nothing: it gets no buckets (else all empty files would
+        # share every bucket, and each would be a candidate of every other).
+        return self.table.buckets(values) if ordered else set()
+
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        if not ordered:
+            return set()
+        return self.near(sql, self._values(ordered))
+
+    def near(self, sql: Statements, values: bytes) -> set[int]:
+        """The files that share a bucket with a signature of these values."""
+        return self.table.near(sql.run, values)
+
+    def stored(self, sql: Statements, file_id: int) -> bytes:
+        """A file's stored signature values, checked."""
+        row = sql.run("SELECT vals, crc FROM signatures WHERE file = ?", (file_id,)).fetchone()
+        if (
+            row is None
+            or not isinstance(row[0], bytes)
+            or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
+            or len(row[0]) != self.settings.width
+        ):
+            raise IndexCorruptError(sql.path, f"the signature of file {file_id} is damaged")
+        return bytes(row[0])
+
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        try:
+            values = self.stored(sql, file_id)
+        except IndexCorruptError:
+            return "signature"
+        if values != self._values(ordered):
+            return "signature"
+        if self.table.held(sql.run, file_id) != sorted(self._buckets(ordered, values)):
+            return "LSH buckets"
+        return None
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        rows = self.table.rows(sql.run)
+        return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
+
+
+def candidate_index(lowest: Fraction, lsh: LSHSettings | None) -> CandidateIndex:
+    """Prefixes for ``lowest``, or LSH bands by ``lsh`` where given.
+
+    >>> from fractions import Fraction
+    >>> candidate_index(Fraction(4, 5), None).file_tables
+    ('prefixes',)
+    """
+    return PrefixIndex(lowest) if lsh is None else BandIndex(lsh)

@@ -1,0 +1,213 @@
+"""The ``files`` table of a corpus: one row per stored file, checked by its checksum.
+
+A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
+modification time, SHA-256, token count, shingle count and its ascending shingles as one
+blob of 8-byte little-endian values, and a CRC-32 of all of them: a row that fails it is
+never used. :class:`FileTable` reads and writes these rows; a
+:class:`~samecode.corpus.store.Corpus` is one, with the tables that find candidates and
+fragments beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zlib
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from samecode._validation import describe
+from samecode.corpus.entries import StoredFile
+from samecode.errors import SamecodeTypeError
+from samecode.scan.model import Document
+from samecode.store.file import IndexCorruptError, StoreFile
+
+__all__ = ["FILES_TABLE", "FileTable", "shingles_blob", "str_paths"]
+
+#: Values per ``IN (...)`` list.
+_LOOKUP_VALUES = 900
+#: The statement that makes the table.
+FILES_TABLE = (
+    "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+    "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
+    "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
+    "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
+)
+
+
+def str_paths(paths: Iterable[str]) -> list[str]:
+    """``paths`` as a list, each checked to be a str path.
+
+    :raises TypeError: for a path that is not a str path.
+    """
+    wanted = [os.fspath(path) for path in paths]
+    for path in wanted:
+        if not isinstance(path, str):
+            raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
+    return wanted
+
+
+def shingles_blob(shingles: array[int]) -> bytes:
+    """Ascending shingles as a row holds them: 8-byte little-endian values.
+
+    >>> shingles_blob(array("Q", [1, 2]))[:9]
+    b'\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02'
+    """
+    values = array("Q", shingles)
+    if values.itemsize != 8:  # pragma: no cover - every platform samecode runs on
+        raise OSError("this platform has no 8-byte unsigned array type")
+    if sys.byteorder != "little":
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values.tobytes()
+
+
+def _db_path(path: str) -> str | bytes:
+    """A path as SQLite can hold it: text, or for a name that is not UTF-8 (Python keeps
+    its bytes as lone surrogates) the name's bytes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
+
+
+def _py_path(value: object) -> str:
+    """A stored path back as Python names it (bytes through :func:`os.fsdecode`)."""
+    return os.fsdecode(value) if isinstance(value, bytes) else str(value)
+
+
+def _shingles_of(blob: bytes) -> array[int]:
+    values = array("Q")
+    values.frombytes(blob)
+    if sys.byteorder != "little":
+        values.byteswap()  # pragma: no cover - big-endian machines
+    return values
+
+
+def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: bytes) -> int:
+    head = json.dumps([path, size, mtime_ns, sha256, tokens], ensure_ascii=True).encode()
+    return zlib.crc32(blob, zlib.crc32(head))
+
+
+class FileTable(StoreFile):
+    """A store whose ``files`` table holds a checked row per file (see the module)."""
+
+    def __len__(self) -> int:
+        return int(self._run("SELECT count(*) FROM files").fetchone()[0])
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        row = self._run("SELECT 1 FROM files WHERE path = ?", (_db_path(path),)).fetchone()
+        return row is not None
+
+    def files(self) -> Iterator[StoredFile]:
+        """Iterate over the files held, by path."""
+        rows = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files ORDER BY path"
+        )
+        return (StoredFile(_py_path(row[0]), *row[1:]) for row in rows)
+
+    def stored(self, path: str) -> StoredFile | None:
+        """What the corpus holds of ``path``, or ``None``."""
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count FROM files WHERE path = ?",
+            (_db_path(path),),
+        ).fetchone()
+        return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
+
+    def touch(self, path: str, mtime_ns: int) -> None:
+        """Record a new modification time for a file whose bytes did not change."""
+        self._check_writable()
+        row = self._run(
+            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (_db_path(path),)
+        ).fetchone()
+        if row is None:
+            raise KeyError(path)
+        size, sha256, tokens, blob = row
+        with self._transaction():
+            self._run(
+                "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
+                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), _db_path(path)),
+            )
+
+    def _file_id(self, path: str) -> int | None:
+        """The id of the row stored under exactly ``path``, or ``None``."""
+        row = self._run("SELECT id FROM files WHERE path = ?", (_db_path(path),)).fetchone()
+        return None if row is None else int(row[0])
+
+    def _insert_file(self, document: Document, mtime: int, blob: bytes) -> int:
+        """Insert a file's row (inside a transaction); return its id."""
+        cursor = self._run(
+            "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                _db_path(document.path),
+                document.size,
+                mtime,
+                document.sha256,
+                document.tokens,
+                len(document.shingles),
+                blob,
+                _crc(document.path, document.size, mtime, document.sha256, document.tokens, blob),
+            ),
+        )
+        file_id = cursor.lastrowid
+        if file_id is None:  # pragma: no cover - an INSERT always has a row id
+            raise IndexCorruptError(self._path, "SQLite gave no row id")
+        return file_id
+
+    def fragment_path(self, file_id: int) -> str:
+        """The path stored file ``file_id`` is kept under.
+
+        :raises IndexCorruptError: if there is no such file.
+        """
+        return self._path_of(file_id, "the index")
+
+    def _path_of(self, file_id: int, named_by: str) -> str:
+        """The path of the row ``file_id``, which ``named_by`` names.
+
+        :raises IndexCorruptError: if there is no such row.
+        """
+        row = self._run("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+        if row is None:
+            raise IndexCorruptError(self._path, f"{named_by} names file {file_id}, which is gone")
+        return _py_path(row[0])
+
+    def _load(self, file_id: int) -> tuple[str, array[int]]:
+        row = self._run(
+            "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+            "WHERE id = ?",
+            (file_id,),
+        ).fetchone()
+        if row is None:  # rows of a damaged file
+            raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
+        return self._checked(row)
+
+    def _checked(self, row: Sequence[Any]) -> tuple[str, array[int]]:
+        """A ``files`` row's path and shingles, checked against its checksum."""
+        stored_path, size, mtime, sha256, tokens, count, blob, crc = row
+        path = _py_path(stored_path)
+        if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
+        shingles = _shingles_of(blob)
+        if len(shingles) != count:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
+        return path, shingles
+
+    def _stored_sets(self, ids: Sequence[int]) -> Iterator[tuple[str, array[int]]]:
+        """The path and shingles of each of the stored files ``ids`` (ascending), each
+        checked, read a few hundred at a time."""
+        for start in range(0, len(ids), _LOOKUP_VALUES):
+            chunk = ids[start : start + _LOOKUP_VALUES]
+            rows = self._run(
+                "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+                f"WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
+                chunk,
+            ).fetchall()
+            if len(rows) != len(chunk):
+                raise IndexCorruptError(self._path, "a prefix names a file that is gone")
+            for row in rows:
+                yield self._checked(row)

@@ -1,0 +1,148 @@
+"""The tables a corpus that stores fragments keeps beside its files: each file's fragment
+record (:mod:`samecode.corpus.records`), and the index from fingerprint hash to the files
+that selected it, which finds the stored files a query shares fingerprints with.
+
+``fragments (file, data, crc)`` holds a record per file with its checksum;
+``fragment_index (hash, file)`` a row per distinct fingerprint of each file, its primary
+key ``(hash, file)`` (so a hash finds its files in ``O(log rows)``). Every method is given
+the corpus file's :class:`~samecode.store.file.Statements`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+from samecode.corpus.records import decode
+from samecode.errors import SamecodeValueError
+from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
+
+__all__ = ["FRAGMENT_TABLES", "FragmentTables"]
+
+#: The statements that make the tables.
+FRAGMENT_TABLES = (
+    "CREATE TABLE fragments (file INTEGER PRIMARY KEY, data BLOB NOT NULL, crc INTEGER NOT NULL)",
+    "CREATE TABLE fragment_index (hash INTEGER NOT NULL, file INTEGER NOT NULL, "
+    "PRIMARY KEY (hash, file)) WITHOUT ROWID",
+)
+
+
+class FragmentTables:
+    """A corpus's fragment records and their index.
+
+    :param k: the corpus's k-gram length (records decode with it).
+    """
+
+    #: The tables, each with a ``file`` column naming a row of ``files``.
+    file_tables = ("fragments", "fragment_index")
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def store(self, sql: Statements, file_id: int, record: bytes) -> None:
+        """Store a file's record (inside a transaction; its index rows apart)."""
+        sql.run(
+            "INSERT INTO fragments VALUES (?, ?, ?)",
+            (file_id, record, zlib.crc32(record, file_id & 0xFFFFFFFF)),
+        )
+
+    def index(self, sql: Statements, rows: list[tuple[int, int]]) -> None:
+        """Store index rows ``(hash, file)`` (inside a transaction). In the index's order:
+        the rows land on the pages of the index one after the other, each page read (and
+        written) once."""
+        rows.sort()
+        sql.many("INSERT INTO fragment_index VALUES (?, ?)", rows)
+
+    def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[tuple[int, int]]:
+        """The index rows of a file's distinct fingerprint ``hashes``."""
+        return [(signed64(value), file_id) for value in hashes]
+
+    def delete(self, sql: Statements, file_id: int, path: str) -> None:
+        """Forget a file's record and index rows (inside a transaction): by its record's
+        hashes, or, for a damaged record, by a scan of the index."""
+        try:
+            hashes = set(decode(self.record(sql, file_id), path, self.k).fingerprints)
+        except (IndexCorruptError, SamecodeValueError):
+            sql.run("DELETE FROM fragment_index WHERE file = ?", (file_id,))
+        else:
+            sql.many(
+                "DELETE FROM fragment_index WHERE hash = ? AND file = ?",
+                [(signed64(value), file_id) for value in hashes],
+            )
+        sql.run("DELETE FROM fragments WHERE file = ?", (file_id,))
+
+    def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
+        """For each hash among ``hashes`` that stored files selected, the ids of those
+        files (ascending).
+
+        Runtime complexity: one statement: ``hashes`` into a temporary table, joined with
+        the index (``O(log rows)`` per hash), plus the rows found.
+        """
+        values = sorted({signed64(value) for value in hashes})
+        found: dict[int, list[int]] = {}
+        if not values:
+            return found
+        sql.run("CREATE TEMP TABLE IF NOT EXISTS fragment_probe (value INTEGER)")
+        try:
+            sql.run("BEGIN")
+            sql.many("INSERT INTO temp.fragment_probe VALUES (?)", zip(values))
+            sql.run("COMMIT")
+            # CROSS JOIN: the probe drives, each value looked up in the index (SQLite
+            # would otherwise scan the whole index for a small probe)
+            for value, file_id in sql.run(
+                "SELECT i.hash, i.file FROM temp.fragment_probe q "
+                "CROSS JOIN fragment_index i ON i.hash = q.value"
+            ):
+                found.setdefault(unsigned64(value), []).append(file_id)
+        finally:
+            sql.roll_back_if_open()
+            sql.run("DELETE FROM temp.fragment_probe")
+        for files in found.values():
+            files.sort()
+        return found
+
+    def record(self, sql: Statements, file_id: int) -> bytes:
+        """The record of stored file ``file_id``, checked against its checksum.
+
+        :raises IndexCorruptError: if the record is missing or fails its checksum.
+        """
+        row = sql.run("SELECT data, crc FROM fragments WHERE file = ?", (file_id,)).fetchone()
+        if (
+            row is None
+            or not isinstance(row[0], bytes)
+            or zlib.crc32(row[0], file_id & 0xFFFFFFFF) != row[1]
+        ):
+            raise IndexCorruptError(sql.path, f"the fragments of file {file_id} are damaged")
+        return bytes(row[0])
+
+    def count(self, sql: Statements) -> int:
+        """How many files have records."""
+        return int(sql.run("SELECT count(*) FROM fragments").fetchone()[0])
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        """The records' count and size, and the index's rows."""
+        records, size = sql.run(
+            "SELECT count(*), coalesce(sum(length(data)), 0) FROM fragments"
+        ).fetchone()
+        (rows,) = sql.run("SELECT count(*) FROM fragment_index").fetchone()
+        return {
+            "fragment_records": records,
+            "fragment_record_bytes": size,
+            "fragment_index_rows": rows,
+        }
+
+    def sound(self, sql: Statements, file_id: int, path: str) -> bool:
+        """Whether a file's record decodes and the index holds its fingerprints, no more,
+        no less."""
+        try:
+            found = decode(self.record(sql, file_id), path, self.k)
+        except (IndexCorruptError, SamecodeValueError):
+            return False
+        held = [
+            unsigned64(value)
+            for (value,) in sql.run(
+                "SELECT hash FROM fragment_index WHERE file = ? ORDER BY hash", (file_id,)
+            )
+        ]
+        return sorted(held) == sorted(set(found.fingerprints))
