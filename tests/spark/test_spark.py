@@ -349,7 +349,7 @@ def test_rows_are_read_in_batches_with_the_answer_of_one_machine(spark):
     assert frame.rdd.getNumPartitions() == 1
     options = ScanOptions(threshold=0.7, walk=WalkOptions(min_tokens=5))
     found = scan_dataframe(frame, options, partitions=3).collect()
-    read = read_contents(rows, options.shingling, options.max_size, options.min_tokens)
+    read = read_contents(rows, options.shingling, options.walk.max_size, options.walk.min_tokens)
     local = run_pipeline([d for d in read if isinstance(d, Document)], options)
     assert found.pairs == local
     assert found.compared == len(rows)

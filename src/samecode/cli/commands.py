@@ -31,7 +31,8 @@ from samecode.cli.output import (
 from samecode.cli.parser import KINDS, UsageError, option
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions, engine_for
-from samecode.reports.pairs import FORMATS, corpus_parameters, scan_parameters
+from samecode.reports.fragments import FRAGMENT_FORMATS, FragmentFormat, FragmentReport
+from samecode.reports.pairs import PAIR_FORMATS, Report, corpus_parameters, scan_parameters
 from samecode.scan.model import Pair
 from samecode.scan.pipeline import ScanOptions
 from samecode.sources.skipped import Skipped
@@ -40,6 +41,7 @@ from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
     from samecode.fragments.result import FragmentResult
+    from samecode.reports.format import Format, Formats
 
 __all__ = [
     "COMMANDS",
@@ -186,9 +188,30 @@ def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
     )
 
 
-def run_scan(args: argparse.Namespace) -> int:
-    from samecode.reports.pairs import Report
+def _pair_format(args: argparse.Namespace) -> Format[Report]:
+    """The format of :data:`~samecode.reports.pairs.PAIR_FORMATS` ``--format`` names."""
+    fmt = option(args, "format")
+    if fmt not in PAIR_FORMATS and fmt in FRAGMENT_FORMATS:
+        raise UsageError(f"--format {fmt} needs --fragments")
+    return PAIR_FORMATS.lookup(fmt)
 
+
+def _fragment_format(args: argparse.Namespace) -> FragmentFormat:
+    """The format of :data:`~samecode.reports.fragments.FRAGMENT_FORMATS` ``--format``
+    names."""
+    fmt = option(args, "format")
+    if fmt not in FRAGMENT_FORMATS:
+        raise UsageError(f"--fragments writes --format {', '.join(FRAGMENT_FORMATS)}; got {fmt}")
+    return FRAGMENT_FORMATS[fmt]
+
+
+def _comparison_format(args: argparse.Namespace, formats: Formats[Format[Any]]) -> Format[Any]:
+    """The format of ``formats`` (a comparison's) ``--format`` names; the first for any
+    other name (the configuration's ``format`` is a scan's, which compare does not have)."""
+    return formats.lookup(args.format if args.format in formats else next(iter(formats)))
+
+
+def run_scan(args: argparse.Namespace) -> int:
     _check_roots(args.paths)
     spark = option(args, "engine") == "spark"
     if not spark and (args.spark_master or args.spark_partitions or args.spark_driver_memory):
@@ -201,8 +224,7 @@ def run_scan(args: argparse.Namespace) -> int:
         return run_scan_fragments(args)
     if args.baseline:
         raise UsageError("--baseline needs --fragments")
-    if option(args, "format") not in FORMATS:
-        raise UsageError(f"--format {option(args, 'format')} needs --fragments")
+    chosen = _pair_format(args)
     with Feedback(args.quiet) as feedback:
         found = (_spark_scan if spark else _local_scan)(args, feedback)
     corpus_pairs = found.corpus_pairs or []
@@ -215,7 +237,7 @@ def run_scan(args: argparse.Namespace) -> int:
         corpus_pairs,
         found.options.measure == "containment",
     )
-    emit(report, option(args, "format"), args.output)
+    emit(chosen, report, args.output)
     matches = len(found.pairs) + len(corpus_pairs)
     extra = (
         f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
@@ -231,15 +253,13 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_match(args: argparse.Namespace) -> int:
-    from samecode.reports.pairs import Report
     from samecode.scan.pipeline import read_all
 
     if args.fragments:
         return run_match_fragments(args)
     if args.baseline:
         raise UsageError("--baseline needs --fragments")
-    if option(args, "format") not in FORMATS:
-        raise UsageError(f"--format {option(args, 'format')} needs --fragments")
+    chosen = _pair_format(args)
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
@@ -262,7 +282,7 @@ def run_match(args: argparse.Namespace) -> int:
         pairs,
         options.measure == "containment",
     )
-    emit(report, option(args, "format"), args.output)
+    emit(chosen, report, args.output)
     matched = len({p.a for p in pairs})
     feedback.summary(
         f"matched {files_text(len(documents))} against {db}, {skipped_text(skipped)}; "
@@ -468,31 +488,13 @@ def run_fingerprint(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from samecode.reports.comparison import COMPARISON_FORMATS
     from samecode.scan.comparison import compare_files
 
     if args.fragments:
         return run_compare_fragments(args)
     found = compare_files(args.first, args.second, _shingling(args))
-    if args.format == "json":
-        write(json.dumps(found.to_dict(), ensure_ascii=True), None)
-        return 0
-    lines = [
-        f"{shown(path)}: {tokens:,} tokens, {shingles:,} shingles"
-        for path, tokens, shingles in (
-            (found.a, found.a_tokens, found.a_shingles),
-            (found.b, found.b_tokens, found.b_shingles),
-        )
-    ]
-    if found.jaccard is None or found.containment_a is None or found.containment_b is None:
-        empty = " and ".join(shown(path) for path in found.empty)
-        verb = "has" if len(found.empty) == 1 else "have"
-        lines.append(f"not comparable: {empty} {verb} no shingles (empty)")
-    else:
-        lines.append(
-            f"jaccard {float(found.jaccard):.3f} ({found.shared:,} shared of {found.union:,}); "
-            f"containment {float(found.containment_a):.3f} and {float(found.containment_b):.3f}"
-        )
-    write("\n".join(lines), None)
+    emit(_comparison_format(args, COMPARISON_FORMATS), found, None)
     return 0
 
 
@@ -548,11 +550,8 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
     from samecode.fragments.baseline import only_new, read_baseline
     from samecode.fragments.tree import scan_fragments
-    from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
 
-    fmt = option(args, "format")
-    if fmt not in FRAGMENT_FORMATS:
-        raise UsageError(f"--fragments writes --format {', '.join(FRAGMENT_FORMATS)}; got {fmt}")
+    chosen = _fragment_format(args)
     if args.against:
         raise UsageError("--fragments does not match against a corpus (--against) yet")
     _check_roots(args.paths)
@@ -570,7 +569,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
         result = scan_fragments(args.paths, options, walk, feedback, boilerplate, run=run)
     if baseline is not None:
         result = only_new(result, baseline)
-    _write_fragments(result, parameters, args)
+    emit(chosen, FragmentReport(result, parameters, args.paths), args.output)
     feedback.summary(
         f"compared {files_text(len(result.files))}, {skipped_text(result.skipped)}; "
         f"{counted(len(result.regions), 'region')} in "
@@ -585,15 +584,12 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
 def run_match_fragments(args: argparse.Namespace) -> int:
     """``samecode match --fragments``: which regions of the files match which stored
     files, and where."""
-    from samecode.corpus.fragments import corpus_options, match_fragments, unshown_stored
+    from samecode.corpus.fragments import corpus_options, match_fragments
     from samecode.corpus.store import no_fragments
     from samecode.fragments.baseline import only_new, read_baseline
-    from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
     from samecode.reports.fragments import ignored_text
 
-    fmt = option(args, "format")
-    if fmt not in FRAGMENT_FORMATS:
-        raise UsageError(f"--fragments writes --format {', '.join(FRAGMENT_FORMATS)}; got {fmt}")
+    chosen = _fragment_format(args)
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
@@ -622,11 +618,11 @@ def run_match_fragments(args: argparse.Namespace) -> int:
                 engine=engine,
                 progress=feedback,
             )
-        # the page shows a stored file's lines only while they are the ones stored
-        unshown = unshown_stored(corpus, result) if fmt == "html" else {}
+        # asked of the whole result, before the baseline leaves some of it out
+        unshown = chosen.stored_to_hide(corpus, result)
     if baseline is not None:
         result = only_new(result, baseline)
-    _write_fragments(result, parameters, args, unshown)
+    emit(chosen, FragmentReport(result, parameters, args.paths, unshown), args.output)
     ignored = ignored_text(result)
     feedback.summary(
         f"matched {files_text(len(result.files))} against {db}, "
@@ -639,33 +635,6 @@ def run_match_fragments(args: argparse.Namespace) -> int:
         f"{_baseline_text(result)}"
     )
     return 1 if args.fail_on_match and result.regions else 0
-
-
-def _write_fragments(
-    result: FragmentResult,
-    parameters: dict[str, Any],
-    args: argparse.Namespace,
-    unshown: dict[str, str] | None = None,
-) -> None:
-    """Write a fragments result in the format asked for (SARIF's URIs and the HTML
-    page's paths relative to the paths' common folder)."""
-    from samecode.reports.fragments import jsonl_pieces, to_json, to_text
-    from samecode.reports.sarif import common_root, to_sarif
-
-    fmt = option(args, "format")
-    if fmt == "jsonl":
-        write(jsonl_pieces(result, parameters), args.output)
-    elif fmt == "json":
-        write(to_json(result, parameters), args.output)
-    elif fmt == "sarif":
-        write(to_sarif(result, common_root(args.paths)), args.output)
-    elif fmt == "html":
-        from samecode.reports.html import to_html
-
-        page = to_html(result, parameters, root=common_root(args.paths), unshown=unshown)
-        write(page, args.output)
-    else:
-        write(to_text(result), args.output)
 
 
 def _baseline_text(result: FragmentResult) -> str:
@@ -681,13 +650,13 @@ def _baseline_text(result: FragmentResult) -> str:
 def run_compare_fragments(args: argparse.Namespace) -> int:
     """``samecode compare A B --fragments``: the regions two files share, with the text."""
     from samecode.fragments.tree import compare_fragments
-    from samecode.reports.fragments import comparison_json, comparison_text
+    from samecode.reports.fragments import FRAGMENT_COMPARISON_FORMATS
 
     options = _fragment_options(args)
     found = compare_fragments(
         args.first, args.second, options, boilerplate=_boilerplate_files(args, options)
     )
-    write(comparison_json(found) if args.format == "json" else comparison_text(found), None)
+    emit(_comparison_format(args, FRAGMENT_COMPARISON_FORMATS), found, None)
     return 0
 
 

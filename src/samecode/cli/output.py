@@ -17,13 +17,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from samecode.errors import SamecodeError, SamecodeValueError
+from samecode.reports.format import Format, TextOutput, console
 from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
 __all__ = [
+    "Destination",
     "Feedback",
     "OutputError",
     "console",
@@ -39,6 +41,8 @@ __all__ = [
     "tolerate_any_name",
     "write",
 ]
+
+R = TypeVar("R")
 
 
 def shown(path: str) -> str:
@@ -93,12 +97,6 @@ class Feedback:
         if not self.quiet:
             seconds = time.perf_counter() - self.started
             print(f"samecode: {text}, in {seconds:.1f} s", file=sys.stderr)
-
-
-def console(file: Any) -> Any:
-    from rich.console import Console
-
-    return Console(file=file, highlight=False, soft_wrap=False)
 
 
 def skipped_text(skipped: Sequence[Skipped]) -> str:
@@ -223,44 +221,39 @@ def _write_file(pieces: Iterable[str], output: str) -> None:
         raise
 
 
-def emit(report: Any, fmt: str, output: str | None) -> None:
-    """Write ``report`` in ``fmt`` (the table drawn by ``rich``) to stdout or ``output``."""
-    from samecode.reports.pairs import render, to_table
+class Destination:
+    """The :class:`~samecode.reports.format.Output` of ``--output``: text is written by
+    :func:`write`; a drawing is drawn on stdout (a terminal's width and styles), or into
+    the file as it is drawn where no terminal is.
 
-    if fmt == "table":
-        if output is None:
+    :param output: the file ``--output`` names, or ``None`` for stdout.
+    """
 
-            def table() -> None:
-                console(sys.stdout).print(to_table(report))
+    def __init__(self, output: str | None) -> None:
+        self.output = output
+
+    def text(self, text: str | Iterable[str]) -> None:
+        """Write ``text`` (see :func:`write`)."""
+        write(text, self.output)
+
+    def drawing(self, drawing: Any) -> None:
+        """Draw ``drawing`` on stdout, or write its text to the file."""
+        if self.output is None:
+
+            def draw() -> None:
+                console(sys.stdout).print(drawing)
                 sys.stdout.flush()
 
-            to_stdout(table)
-        else:
-            buffer = _StringIO()
-            console(buffer).print(to_table(report))
-            write(buffer.getvalue().rstrip("\n"), output)
-        return
-    write(render(report, fmt), output)
+            to_stdout(draw)
+            return
+        out = TextOutput()
+        out.drawing(drawing)
+        write(out.getvalue(), self.output)
 
 
-class _StringIO:
-    """A text buffer rich can print to."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def getvalue(self) -> str:
-        return "".join(self.parts)
+def emit(chosen: Format[R], report: R, output: str | None) -> None:
+    """Write ``report`` in the ``chosen`` format to stdout or the file ``output``."""
+    chosen.write(report, Destination(output))
 
 
 def tolerate_any_name() -> None:

@@ -13,7 +13,7 @@ import argparse
 import inspect
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import MISSING, fields
 from fractions import Fraction
 from pathlib import Path
@@ -25,8 +25,9 @@ from samecode.cli.output import to_stdout
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeError, SamecodeTypeError
-from samecode.reports.fragments import FORMATS as FRAGMENT_FORMATS
-from samecode.reports.pairs import FORMATS
+from samecode.reports.comparison import COMPARISON_FORMATS
+from samecode.reports.fragments import FRAGMENT_COMPARISON_FORMATS, FRAGMENT_FORMATS
+from samecode.reports.pairs import PAIR_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.pipeline import ScanOptions
@@ -86,7 +87,7 @@ def _defaults() -> dict[str, Any]:
         "jobs": _cores(),
         "batch_size": scan["batch_size"],
         "chaining": scan["chaining"],
-        "format": FORMATS[0],
+        "format": next(iter(PAIR_FORMATS)),
         "db": "samecode.db",
         "min_threshold": exact_threshold(
             inspect.signature(Corpus.create).parameters["min_threshold"].default
@@ -273,6 +274,12 @@ def _walk_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"files read per task (default {DEFAULTS['batch_size']}); the output is the same",
     )
+
+
+def _names(*registries: Iterable[str]) -> tuple[str, ...]:
+    """The names of the formats of ``registries``, each once, in order: what ``--format``
+    takes of a command whose results are of their kinds."""
+    return tuple(dict.fromkeys(name for registry in registries for name in registry))
 
 
 def _output_options(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
@@ -480,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shingling_options(scan)
     _fragment_options(scan, tree=True)
     _walk_options(scan)
-    _output_options(scan, (*FORMATS, *(f for f in FRAGMENT_FORMATS if f not in FORMATS)))
+    _output_options(scan, _names(PAIR_FORMATS, FRAGMENT_FORMATS))
 
     match = commands.add_parser("match", help="the corpus files each file matches")
     match.add_argument("paths", nargs="+", metavar="PATH")
@@ -489,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shingling_options(match)
     _fragment_options(match, tree=True)
     _walk_options(match)
-    _output_options(match, (*FORMATS, *(f for f in FRAGMENT_FORMATS if f not in FORMATS)))
+    _output_options(match, _names(PAIR_FORMATS, FRAGMENT_FORMATS))
 
     index = commands.add_parser("index", help="a corpus of known files in one SQLite file")
     actions = index.add_subparsers(
@@ -560,7 +567,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="the similarity of two files")
     compare.add_argument("first", metavar="A")
     compare.add_argument("second", metavar="B")
-    compare.add_argument("--format", choices=("text", "json"), help="output format (default text)")
+    formats = _names(COMPARISON_FORMATS, FRAGMENT_COMPARISON_FORMATS)
+    compare.add_argument("--format", choices=formats, help=f"output format (default {formats[0]})")
     _shingling_options(compare)
     _fragment_options(compare, tree=False)
     return parser

@@ -24,6 +24,10 @@ ignored), then one object per region, clone class and skipped file:
 JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
 ``regions``, ``classes``, ``skipped``, ``ignored``. The same files and options give the same bytes.
 
+:data:`FRAGMENT_FORMATS` writes a :class:`FragmentReport` (the result, its parameters and
+the roots scanned) in each format; :data:`FRAGMENT_COMPARISON_FORMATS` writes the regions
+of two files (:func:`~samecode.fragments.tree.compare_fragments`).
+
 >>> from samecode.fragments.options import FragmentOptions
 >>> from samecode.fragments.tree import FragmentResult
 >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
@@ -36,17 +40,28 @@ No shared fragments of 40 tokens or more.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 from samecode.fragments.result import SCHEMA, FragmentResult
 from samecode.fragments.tree import FragmentComparison
+from samecode.reports.format import Format, Formats, TextFormat
+from samecode.reports.html import to_html
+from samecode.reports.sarif import common_root, to_sarif
 from samecode.text.display import visible
+
+if TYPE_CHECKING:
+    from samecode.corpus.store import Corpus
 
 __all__ = [
     "FORMATS",
+    "FRAGMENT_COMPARISON_FORMATS",
+    "FRAGMENT_FORMATS",
+    "FragmentFormat",
+    "FragmentReport",
     "comparison_json",
     "comparison_text",
     "ignored_text",
@@ -56,11 +71,6 @@ __all__ = [
     "to_jsonl",
     "to_text",
 ]
-
-#: The formats of a fragments report: ``table`` (:func:`to_text`), ``json``, ``jsonl``,
-#: ``sarif`` (:mod:`~samecode.reports.sarif`) and ``html``
-#: (:mod:`~samecode.reports.html`).
-FORMATS = ("table", "json", "jsonl", "sarif", "html")
 
 
 def _region_record(
@@ -318,3 +328,102 @@ def comparison_text(comparison: FragmentComparison) -> str:
             lines.append(f"  in {visible(region.b)}:")
             lines += other
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class FragmentReport:
+    """A fragments result and all its formats need to write it.
+
+    :param result: the :class:`~samecode.fragments.result.FragmentResult`.
+    :param parameters: the parameters the report states (JSON, JSON lines, the page).
+    :param roots: the paths scanned: SARIF's URIs and the page's paths are relative to the
+        folder that holds them all (:func:`~samecode.reports.sarif.common_root`).
+    :param unshown: stored files whose text the page must not show, each with why
+        (:meth:`FragmentFormat.stored_to_hide`).
+
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
+    >>> FragmentReport(empty, {}, ["/src/a", "/src/b"]).root
+    '/src'
+    """
+
+    result: FragmentResult
+    parameters: dict[str, Any]
+    roots: Sequence[str]
+    unshown: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def root(self) -> str:
+        """The folder that holds every one of :attr:`roots`, absolute."""
+        return common_root(self.roots)
+
+
+class FragmentFormat(TextFormat[FragmentReport]):
+    """A format of a :class:`FragmentReport`, made by one function of it.
+
+    :param name: the format's name.
+    :param make: the function making the report's text (whole or in pieces).
+    :param shows_text: whether the format shows the files' lines, read again from disk
+        (then :meth:`stored_to_hide` asks the corpus which of them it must not show).
+
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
+    >>> FRAGMENT_FORMATS["table"].render(FragmentReport(empty, {}, ["."]))
+    'No shared fragments of 40 tokens or more.'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        make: Callable[[FragmentReport], str | Iterable[str]],
+        shows_text: bool = False,
+    ) -> None:
+        super().__init__(name, make)
+        self.shows_text = shows_text
+
+    def stored_to_hide(self, corpus: Corpus, result: FragmentResult) -> dict[str, str]:
+        """The stored files of ``result`` (matched against ``corpus``, still open) whose
+        lines this format must not show, each with why: for a format that shows lines,
+        those whose text on disk is not the text stored
+        (:func:`~samecode.corpus.fragments.unshown_stored`); none for the others (at no
+        cost: no file is read).
+
+        >>> FRAGMENT_FORMATS["json"].stored_to_hide(None, None)
+        {}
+        """
+        if not self.shows_text:
+            return {}
+        from samecode.corpus.fragments import unshown_stored
+
+        return unshown_stored(corpus, result)
+
+
+#: The formats of a fragments report (a :class:`FragmentReport`), by name: ``table``
+#: (:func:`to_text`, the default), ``json``, ``jsonl``, ``sarif``
+#: (:mod:`~samecode.reports.sarif`) and ``html`` (:mod:`~samecode.reports.html`).
+FRAGMENT_FORMATS: Formats[FragmentFormat] = Formats(
+    "fragments",
+    [
+        FragmentFormat("table", lambda report: to_text(report.result)),
+        FragmentFormat("json", lambda report: to_json(report.result, report.parameters)),
+        FragmentFormat("jsonl", lambda report: jsonl_pieces(report.result, report.parameters)),
+        FragmentFormat("sarif", lambda report: to_sarif(report.result, report.root)),
+        FragmentFormat(
+            "html",
+            lambda report: to_html(
+                report.result, report.parameters, root=report.root, unshown=report.unshown
+            ),
+            shows_text=True,
+        ),
+    ],
+)
+#: The names of :data:`FRAGMENT_FORMATS`.
+FORMATS = tuple(FRAGMENT_FORMATS)
+
+#: The formats of two files' regions (a
+#: :class:`~samecode.fragments.tree.FragmentComparison`), by name: ``text``
+#: (:func:`comparison_text`, the default) and ``json`` (:func:`comparison_json`).
+FRAGMENT_COMPARISON_FORMATS: Formats[Format[FragmentComparison]] = Formats(
+    "fragment comparison",
+    [TextFormat("text", comparison_text), TextFormat("json", comparison_json)],
+)

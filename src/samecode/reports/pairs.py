@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from samecode.errors import SamecodeValueError
 from samecode.reports._sarif import sarif_log, sarif_uri
+from samecode.reports.format import Format, Formats, Output, TextFormat
 from samecode.scan.model import CloneClass, Pair
 from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "PAIR_FORMATS",
     "Report",
     "corpus_parameters",
     "render",
@@ -57,11 +58,10 @@ __all__ = [
     "to_json",
     "to_jsonl",
     "to_sarif",
+    "to_table",
     "visible",
 ]
 
-#: The formats :func:`render` writes.
-FORMATS = ("table", "json", "jsonl", "csv", "sarif")
 SCHEMA = 1
 
 
@@ -294,12 +294,22 @@ def to_table(report: Report, width: int | None = None) -> Any:
     """The clone classes (and corpus matches) as ``rich`` renderables.
 
     :raises ImportError: without ``rich`` (the ``cli`` extra).
+
+    >>> from samecode.scan.pipeline import Pair, CloneClass
+    >>> report = Report({}, [Pair("src/a.py", "src/b.py", 9, 10, 10)],
+    ...                 [CloneClass(("src/a.py", "src/b.py"), "src/a.py", 0.8, 0.8, 0.8)], [], 2)
+    >>> print(PAIR_FORMATS["table"].render(report))
+    Near-duplicate files, in classes (paths under src)
+    ┏━━━┳━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┓
+    ┃ # ┃ file ┃ shingles ┃ Jaccard with the first ┃
+    ┡━━━╇━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━┩
+    │ 1 │ a.py │       10 │                        │
+    │   │ b.py │       10 │                  0.818 │
+    └───┴──────┴──────────┴────────────────────────┘
     """
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
-    parts: list[Any] = []
     shown = [p for c in report.classes for p in c.members]
     shown += [p for pair in report.corpus_pairs for p in (pair.a, pair.b)]
     base = _common_folder(shown)
@@ -308,43 +318,61 @@ def to_table(report: Report, width: int | None = None) -> Any:
     def short(path: str) -> str:
         return visible(path[len(base) :].lstrip("/\\") if base else path)
 
+    parts: list[Any] = []
     if report.classes:
-        table = Table(
-            title=f"Near-duplicate files, in classes{where}", title_justify="left", expand=False
-        )
-        table.add_column("#", justify="right")
-        table.add_column("file", overflow="fold")
-        table.add_column("shingles", justify="right")
-        table.add_column("Jaccard with the first", justify="right")
-        best: dict[tuple[str, str], float] = {(p.a, p.b): p.jaccard for p in report.pairs}
-        sizes = _sizes(report.pairs)  # once: the table is linear in pairs and members
-        for number, clone in enumerate(report.classes, 1):
-            first = clone.representative
-            rows = [first, *(m for m in clone.members if m != first)]
-            for index, member in enumerate(rows):
-                similarity = "" if member == first else _similarity(best, first, member)
-                table.add_row(
-                    str(number) if index == 0 else "",
-                    Text(short(member), style="bold" if index == 0 else ""),
-                    str(sizes.get(member, "")),
-                    similarity,
-                    end_section=index == len(rows) - 1,
-                )
-        parts.append(table)
+        parts.append(_classes_table(report, short, where))
     noted = [pair for pair in report.pairs if pair.notes]
     if noted:
         parts.append(_notes_table(noted, short, where))
     if report.corpus_pairs:
-        table = Table(title=f"Matches in the corpus{where}", title_justify="left")
-        table.add_column("file", overflow="fold")
-        table.add_column("corpus file", overflow="fold")
-        table.add_column("Jaccard", justify="right")
-        for pair in report.corpus_pairs:
-            table.add_row(Text(short(pair.a)), Text(short(pair.b)), f"{pair.jaccard:.3f}")
-        parts.append(table)
+        parts.append(_corpus_table(report.corpus_pairs, short, where))
     if not parts:
         parts.append(Text("No near-duplicates at this threshold."))
     return Group(*parts)
+
+
+def _classes_table(report: Report, short: Callable[[str], str], where: str) -> Any:
+    """Each clone class, its representative first and bold, each other member with its
+    Jaccard with the representative (``linked`` when only a chain joins them)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(
+        title=f"Near-duplicate files, in classes{where}", title_justify="left", expand=False
+    )
+    table.add_column("#", justify="right")
+    table.add_column("file", overflow="fold")
+    table.add_column("shingles", justify="right")
+    table.add_column("Jaccard with the first", justify="right")
+    best: dict[tuple[str, str], float] = {(p.a, p.b): p.jaccard for p in report.pairs}
+    sizes = _sizes(report.pairs)  # once: the table is linear in pairs and members
+    for number, clone in enumerate(report.classes, 1):
+        first = clone.representative
+        rows = [first, *(m for m in clone.members if m != first)]
+        for index, member in enumerate(rows):
+            similarity = "" if member == first else _similarity(best, first, member)
+            table.add_row(
+                str(number) if index == 0 else "",
+                Text(short(member), style="bold" if index == 0 else ""),
+                str(sizes.get(member, "")),
+                similarity,
+                end_section=index == len(rows) - 1,
+            )
+    return table
+
+
+def _corpus_table(pairs: Sequence[Pair], short: Callable[[str], str], where: str) -> Any:
+    """Each file that matched a stored one, with the stored file and their Jaccard."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"Matches in the corpus{where}", title_justify="left")
+    table.add_column("file", overflow="fold")
+    table.add_column("corpus file", overflow="fold")
+    table.add_column("Jaccard", justify="right")
+    for pair in pairs:
+        table.add_row(Text(short(pair.a)), Text(short(pair.b)), f"{pair.jaccard:.3f}")
+    return table
 
 
 def _notes_table(pairs: Sequence[Pair], short: Callable[[str], str], where: str) -> Any:
@@ -406,13 +434,35 @@ def _similarity(best: dict[tuple[str, str], float], first: str, member: str) -> 
     return "linked" if value is None else f"{value:.3f}"
 
 
-def render(report: Report, format: str) -> str:
-    """The report in a machine format (``json``, ``jsonl``, ``csv`` or ``sarif``).
+class _Table(Format[Report]):
+    """The ``rich`` tables of :func:`to_table`, drawn."""
 
-    :raises ValueError: for another format (``table`` is drawn by :func:`to_table`).
+    def write(self, report: Report, out: Output) -> None:
+        out.drawing(to_table(report))
+
+
+#: The formats of a scan's report, by name: ``table`` (:func:`to_table`, the default),
+#: ``json``, ``jsonl``, ``csv`` and ``sarif``.
+PAIR_FORMATS: Formats[Format[Report]] = Formats(
+    "pairs",
+    [
+        _Table("table"),
+        TextFormat("json", to_json),
+        TextFormat("jsonl", to_jsonl),
+        TextFormat("csv", to_csv),
+        TextFormat("sarif", to_sarif),
+    ],
+)
+#: The names of :data:`PAIR_FORMATS`.
+FORMATS = tuple(PAIR_FORMATS)
+
+
+def render(report: Report, format: str) -> str:
+    """The report in a format of :data:`PAIR_FORMATS` (``table`` needs ``rich``).
+
+    :raises ~samecode.reports.format.UnknownFormatError: for another format.
+
+    >>> render(Report({}, [], [], [], 0), "csv")
+    'a,b,jaccard,shared,a_shingles,b_shingles,class,corpus'
     """
-    writers = {"json": to_json, "jsonl": to_jsonl, "csv": to_csv, "sarif": to_sarif}
-    writer = writers.get(format)
-    if writer is None:
-        raise SamecodeValueError(f"format must be one of {', '.join(writers)}; got {format!r}")
-    return writer(report)
+    return PAIR_FORMATS.lookup(format).render(report)
