@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"text", "store", "chunking"},
     {"hamming", "minhash"},
     {"fingerprints"},
-    {"halohash"},
+    {"halohash", "set_digests"},
     {""},  # the package's own __init__: the names it gathers from the layers below
     {"sources", "engine"},
     {"scan"},

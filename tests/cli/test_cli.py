@@ -267,7 +267,7 @@ def test_interrupted_is_130(monkeypatch, capsys, tree):
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("samecode.scan.pipeline.scan", interrupt)
+    monkeypatch.setattr("samecode.cli.commands.scan", interrupt)
     assert main(["scan", str(tree), "-q"]) == 130
     assert capsys.readouterr().err.strip() == "samecode: interrupted"
 

@@ -16,7 +16,6 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from samecode.cli.output import (
@@ -28,13 +27,18 @@ from samecode.cli.output import (
     skipped_text,
     write,
 )
-from samecode.cli.parser import KINDS, UsageError, option
+from samecode.cli.parser import UsageError, option
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions, engine_for
-from samecode.reports.fragments import FRAGMENT_FORMATS, FragmentFormat, FragmentReport
+from samecode.reports.fragments import (
+    FRAGMENT_FORMATS,
+    FragmentFormat,
+    FragmentReport,
+    fragment_parameters,
+)
 from samecode.reports.pairs import PAIR_FORMATS, Report, corpus_parameters, scan_parameters
-from samecode.scan.model import Pair
-from samecode.scan.pipeline import ScanOptions
+from samecode.scan.model import Findings, Pair
+from samecode.scan.pipeline import ScanOptions, scan
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions, discover
 from samecode.text.shingling import Shingling
@@ -118,20 +122,7 @@ def _open_corpus(path: str, readonly: bool) -> Corpus:
     return Corpus.open(path, readonly=readonly)
 
 
-@dataclass
-class _Found:
-    """What a scan found, whichever engine ran it, and what its report says of it."""
-
-    options: ScanOptions
-    parameters: dict[str, Any]
-    pairs: list[Any]
-    classes: list[Any]
-    skipped: list[Skipped]
-    compared: int
-    corpus_pairs: list[Any] | None = None  # None: no corpus
-
-
-def _spark_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
+def _spark_scan(args: argparse.Namespace) -> tuple[Findings, dict[str, Any]]:
     if args.against:
         raise UsageError("--against needs --engine local (the corpus is a file here)")
     try:
@@ -148,44 +139,19 @@ def _spark_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
         partitions=args.spark_partitions,
         driver_memory=args.spark_driver_memory,
     ).collect()
-    return _Found(
-        options,
-        scan_parameters(options),
-        found.pairs,
-        found.classes,
-        found.skipped,
-        found.compared,
-    )
+    return found, scan_parameters(options)
 
 
-def _local_scan(args: argparse.Namespace, feedback: Feedback) -> _Found:
-    from samecode.scan.pipeline import scan
+def _scan_against(
+    args: argparse.Namespace, feedback: Feedback
+) -> tuple[Findings, dict[str, Any], list[Pair]]:
+    from samecode.corpus.match import scan_against
 
-    corpus = _open_corpus(args.against, True) if args.against else None
-    try:
-        options = _scan_options(args, _shingling(args, corpus.shingling if corpus else None))
-        parameters = scan_parameters(options)
-        if corpus is not None:
-            parameters.update(corpus_parameters(args.against, corpus))
-        result = scan(args.paths, options, feedback)
-        corpus_pairs: list[Pair] | None = None
-        if corpus is not None:
-            with engine_for(options.run.jobs) as engine:
-                corpus_pairs = corpus.match(
-                    result.documents, options.exact_threshold, options.measure, feedback, engine
-                )
-    finally:
-        if corpus is not None:
-            corpus.close()
-    return _Found(
-        options,
-        parameters,
-        result.pairs,
-        result.classes,
-        result.skipped,
-        len(result.documents),
-        corpus_pairs,
-    )
+    with _open_corpus(args.against, True) as corpus:
+        options = _scan_options(args, _shingling(args, corpus.shingling))
+        parameters = {**scan_parameters(options), **corpus_parameters(args.against, corpus)}
+        result, matched = scan_against(corpus, args.paths, options, feedback)
+    return result, parameters, matched
 
 
 def _pair_format(args: argparse.Namespace) -> Format[Report]:
@@ -225,23 +191,20 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.baseline:
         raise UsageError("--baseline needs --fragments")
     chosen = _pair_format(args)
+    corpus_pairs: list[Pair] | None = None
     with Feedback(args.quiet) as feedback:
-        found = (_spark_scan if spark else _local_scan)(args, feedback)
-    corpus_pairs = found.corpus_pairs or []
-    report = Report(
-        found.parameters,
-        found.pairs,
-        found.classes,
-        found.skipped,
-        found.compared,
-        corpus_pairs,
-        found.options.measure == "containment",
-    )
-    emit(chosen, report, args.output)
-    matches = len(found.pairs) + len(corpus_pairs)
+        if spark:
+            found, parameters = _spark_scan(args)
+        elif args.against:
+            found, parameters, corpus_pairs = _scan_against(args, feedback)
+        else:
+            options = _scan_options(args, _shingling(args))
+            found, parameters = scan(args.paths, options, feedback), scan_parameters(options)
+    emit(chosen, Report.of(found, parameters, corpus_pairs or []), args.output)
+    matches = len(found.pairs) + len(corpus_pairs or [])
     extra = (
         f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
-        if found.corpus_pairs is not None
+        if corpus_pairs is not None
         else ""
     )
     feedback.summary(
@@ -340,12 +303,10 @@ def _new_corpus(args: argparse.Namespace, db: str) -> Corpus | None:
     lowest = option(args, "min_threshold")
     lsh = None
     if args.corpus_method == "minhash":
-        from samecode.minhash.lsh import LSHSettings
-        from samecode.scan.candidates import default_lsh_threshold
+        from samecode.corpus.settings import corpus_lsh
 
-        lsh = LSHSettings(
-            num_perm=option(args, "num_perm"),
-            threshold=float(option(args, "lsh_threshold") or default_lsh_threshold(lowest)),
+        lsh = corpus_lsh(
+            lowest, num_perm=option(args, "num_perm"), threshold=option(args, "lsh_threshold")
         )
     elif args.num_perm is not None or args.lsh_threshold is not None:
         raise UsageError("--num-perm and --lsh-threshold need --method minhash")
@@ -444,31 +405,15 @@ def _refusal_text(refused: Any) -> str:
 
 
 def run_fingerprint(args: argparse.Namespace) -> int:
-    from samecode.fingerprints.simhash import compute
-    from samecode.halohash import (
-        BitAverageHaloHash,
-        BucketAverageHaloHash,
-        BucketedBitAverageHaloHash,
-    )
     from samecode.scan.pipeline import read_documents
+    from samecode.set_digests import DIGEST_KINDS, digest_hex
 
     _check_roots(args.paths)
     shingling = _shingling(args)
     walk = _walk_options(args)
-    kinds = args.kind or [KINDS[0]]
+    kinds = args.kind or [DIGEST_KINDS[0]]
     paths, skipped = discover(args.paths, walk)
     lines = [json.dumps({"path": s.path, "skipped": s.reason}, ensure_ascii=True) for s in skipped]
-
-    def features(shingles: Any) -> list[memoryview]:
-        blob = memoryview(shingles.tobytes())
-        return [blob[i : i + 8] for i in range(0, len(blob), 8)]
-
-    makers: dict[str, Callable[[Any], str]] = {
-        "simhash": lambda s: f"{compute(s):016x}",
-        "halo": lambda s: BitAverageHaloHash(features(s), 128).hexdigest().decode(),
-        "bucket": lambda s: BucketAverageHaloHash(features(s), 128).hexdigest().decode(),
-        "bucketed": lambda s: BucketedBitAverageHaloHash(features(s), 128).hexdigest().decode(),
-    }
     for path in paths:
         (item,) = read_documents([path], shingling, walk.max_size, 1)
         if isinstance(item, Skipped):
@@ -481,7 +426,7 @@ def run_fingerprint(args: argparse.Namespace) -> int:
                 "tokens": item.tokens,
                 "shingles": len(item.shingles),
             }
-            record.update({kind: makers[kind](item.shingles) for kind in kinds})
+            record.update({kind: digest_hex(kind, item.shingles) for kind in kinds})
         lines.append(json.dumps(record, ensure_ascii=True))
     write("\n".join(lines), args.output)
     return 0
@@ -539,13 +484,6 @@ def _boilerplate_files(args: argparse.Namespace, options: Any) -> Any:
     return BoilerplateFiles.read(args.boilerplate, options)
 
 
-def _boilerplate_parameter(files: Any) -> dict[str, str]:
-    """What a fragments report's parameters state of the ``--boilerplate`` files: the
-    digest of their k-grams, as ``boilerplate_digest`` (nothing without any), so that a
-    baseline made with others is refused."""
-    return {} if files is None else {"boilerplate_digest": files.digest()}
-
-
 def run_scan_fragments(args: argparse.Namespace) -> int:
     """``samecode scan --fragments``: the regions the files share, and their classes."""
     from samecode.fragments.baseline import only_new, read_baseline
@@ -558,12 +496,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     options = _fragment_options(args)
     walk, run = _walk_options(args), _run_options(args)
     boilerplate = _boilerplate_files(args, options)
-    parameters = {
-        **options.to_dict(),
-        "min_file_tokens": walk.min_tokens,
-        "max_size": walk.max_size,
-        **_boilerplate_parameter(boilerplate),
-    }
+    parameters = fragment_parameters(options, walk, boilerplate)
     baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
     with Feedback(args.quiet) as feedback:
         result = scan_fragments(args.paths, options, walk, feedback, boilerplate, run=run)
@@ -600,10 +533,7 @@ def run_match_fragments(args: argparse.Namespace) -> int:
         walk, run = _walk_options(args), _run_options(args)
         boilerplate = _boilerplate_files(args, options)
         parameters = {
-            **options.to_dict(),
-            "min_file_tokens": walk.min_tokens,
-            "max_size": walk.max_size,
-            **_boilerplate_parameter(boilerplate),
+            **fragment_parameters(options, walk, boilerplate),
             **corpus_parameters(db, corpus),
         }
         baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)

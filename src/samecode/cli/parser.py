@@ -31,13 +31,13 @@ from samecode.reports.pairs import PAIR_FORMATS
 from samecode.scan.candidates import method_names
 from samecode.scan.classes import CHAINING
 from samecode.scan.pipeline import ScanOptions
+from samecode.set_digests import DIGEST_KINDS
 from samecode.similarity import MEASURES, exact_threshold
 from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 
 __all__ = [
     "DEFAULTS",
-    "KINDS",
     "UsageError",
     "apply_config",
     "build_parser",
@@ -46,8 +46,6 @@ __all__ = [
 ]
 
 _SIZES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-#: The fingerprints ``samecode fingerprint`` computes, the first by default.
-KINDS = ("simhash", "halo", "bucket", "bucketed")
 
 
 def _cores() -> int:
@@ -555,8 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
     fingerprint.add_argument(
         "--kind",
         action="append",
-        choices=KINDS,
-        help=f"fingerprints to compute (default {KINDS[0]}); repeatable",
+        choices=DIGEST_KINDS,
+        help=f"fingerprints to compute (default {DIGEST_KINDS[0]}); repeatable",
     )
     _shingling_options(fingerprint)
     _walk_options(fingerprint)

@@ -28,19 +28,23 @@ have the query as ``a`` and the stored file as ``b``, and are sorted.
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from typing import Protocol
 
 from samecode.corpus.entries import identity
-from samecode.engine import Engine
+from samecode.engine import Engine, Progress
+from samecode.errors import SamecodeValueError
 from samecode.scan.candidates import method
 from samecode.scan.join import distinct_sets
 from samecode.scan.model import Document, Pair
-from samecode.scan.pipeline import join_sets
+from samecode.scan.pipeline import ScanOptions, ScanResult, join_sets, scan
 from samecode.similarity import reaches, reaches_stored
+from samecode.text.shingling import Shingling
 
-__all__ = ["JOIN_SHINGLES", "match_by_join", "match_each"]
+__all__ = ["JOIN_SHINGLES", "match_by_join", "match_each", "scan_against"]
 
 #: How many shingles (query or stored) one join holds, about 8 bytes each (and the
 #: join's index): the memory bound of a match.
@@ -48,6 +52,56 @@ JOIN_SHINGLES = 16 << 20
 #: Stored files a :func:`match_each` keeps loaded (those of the queries before are often
 #: those of the next).
 _CACHED_FILES = 4096
+
+
+def scan_against(
+    corpus: Matching,
+    roots: Sequence[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    progress: Progress | None = None,
+) -> tuple[ScanResult, list[Pair]]:
+    """Scan the files under ``roots`` (:func:`~samecode.scan.pipeline.scan`) and match
+    them against ``corpus`` in the same run: what the scan found, and the pairs of a
+    scanned file (``a``) and a stored one (``b``) at or above the scan's threshold, by its
+    measure, on the scan's processes (``options.run``).
+
+    :param corpus: an open corpus (:class:`~samecode.corpus.store.Corpus`).
+    :raises ValueError: if ``options`` shingle otherwise than the corpus, or ask for a
+        threshold below its ``min_threshold`` or a measure it does not answer.
+
+    Runtime complexity: the scan's, then the corpus's
+    :meth:`~samecode.corpus.store.Corpus.match` of the documents scanned.
+    """
+    options = ScanOptions(shingling=corpus.shingling) if options is None else options
+    if options.shingling != corpus.shingling:
+        raise SamecodeValueError(
+            f"options shingle by {options.shingling.to_dict()}; the corpus by "
+            f"{corpus.shingling.to_dict()}"
+        )
+    result = scan(roots, options, progress)
+    with options.run.engine(len(result.documents)) as engine:
+        matched = corpus.match(
+            result.documents, options.exact_threshold, options.measure, progress, engine
+        )
+    return result, matched
+
+
+class Matching(Protocol):
+    """What :func:`scan_against` needs of a corpus."""
+
+    @property
+    def shingling(self) -> Shingling:
+        """The rules its files are shingled by."""
+
+    def match(
+        self,
+        documents: Iterable[Document],
+        threshold: Fraction | float | str | None = None,
+        measure: str = "jaccard",
+        progress: Progress | None = None,
+        engine: Engine | None = None,
+    ) -> list[Pair]:
+        """Every stored file at or above ``threshold`` with each document."""
 
 
 def match_each(

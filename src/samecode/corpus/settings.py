@@ -29,6 +29,7 @@ from samecode.corpus.records import LAYOUT
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
 from samecode.minhash.lsh import LSHSettings
+from samecode.scan.candidates import default_lsh_threshold
 from samecode.similarity import exact_threshold
 from samecode.text.shingling import Shingling
 
@@ -38,6 +39,7 @@ __all__ = [
     "GIVEN_FRAGMENT_KEYS",
     "CorpusSettings",
     "CorpusSettingsError",
+    "corpus_lsh",
     "recorded_fragment_options",
     "recorded_fragments",
 ]
@@ -281,3 +283,27 @@ def recorded_fragment_options(recorded: Any, shingling: Shingling) -> FragmentOp
     if (options.tokens, options.normalize) != (shingling.tokens, shingling.normalize):
         raise SamecodeValueError("its fragments tokenize otherwise than its shingling")
     return options
+
+
+def corpus_lsh(
+    min_threshold: Fraction | float | str,
+    *,
+    num_perm: int | None = None,
+    threshold: float | None = None,
+) -> LSHSettings:
+    """The LSH settings of a new corpus that finds candidates by MinHash signatures:
+    ``num_perm`` values (128 by default), banded for ``threshold``, by default the one
+    the ``minhash`` scan method uses for ``min_threshold``
+    (:func:`~samecode.scan.candidates.default_lsh_threshold`: 0.2 lower), so that the
+    bands propose nearly every pair that reaches it.
+
+    :raises TypeError, ValueError: for a setting :class:`~samecode.minhash.lsh.LSHSettings`
+        refuses.
+
+    >>> settings = corpus_lsh("0.8")
+    >>> settings.num_perm, settings.threshold
+    (128, 0.6)
+    """
+    lowest = exact_threshold(min_threshold)
+    chosen = default_lsh_threshold(lowest) if threshold is None else threshold
+    return LSHSettings(num_perm=128 if num_perm is None else num_perm, threshold=float(chosen))

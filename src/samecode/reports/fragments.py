@@ -44,13 +44,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.classes import FragmentClass
+from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
 from samecode.fragments.result import SCHEMA, FragmentResult
 from samecode.fragments.tree import FragmentComparison
 from samecode.reports.format import Format, Formats, TextFormat
 from samecode.reports.html import to_html
 from samecode.reports.sarif import common_root, to_sarif
+from samecode.sources.walk import WalkOptions
 from samecode.text.display import visible
 
 if TYPE_CHECKING:
@@ -64,6 +67,7 @@ __all__ = [
     "FragmentReport",
     "comparison_json",
     "comparison_text",
+    "fragment_parameters",
     "ignored_text",
     "jsonl_pieces",
     "records",
@@ -71,6 +75,27 @@ __all__ = [
     "to_jsonl",
     "to_text",
 ]
+
+
+def fragment_parameters(
+    options: FragmentOptions, walk: WalkOptions, boilerplate: BoilerplateFiles | None = None
+) -> dict[str, Any]:
+    """What a fragments report's parameters state: the fragment options, the walk's
+    ``min_tokens`` (as ``min_file_tokens``) and ``max_size``, and the digest of the
+    ``boilerplate`` files' k-grams (``boilerplate_digest``, none without any), so that a
+    baseline made with other ones is refused
+    (:mod:`~samecode.fragments.baseline`).
+
+    >>> parameters = fragment_parameters(FragmentOptions(), WalkOptions())
+    >>> parameters["k"], parameters["min_file_tokens"], "boilerplate_digest" in parameters
+    (12, 10, False)
+    """
+    return {
+        **options.to_dict(),
+        "min_file_tokens": walk.min_tokens,
+        "max_size": walk.max_size,
+        **({} if boilerplate is None else {"boilerplate_digest": boilerplate.digest()}),
+    }
 
 
 def _region_record(

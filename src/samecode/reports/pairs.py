@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from samecode.reports._sarif import sarif_log, sarif_uri
 from samecode.reports.format import Format, Formats, Output, TextFormat
-from samecode.scan.model import CloneClass, Pair
+from samecode.scan.model import CloneClass, Findings, Pair
 from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
@@ -77,6 +77,32 @@ class Report:
     compared: int
     corpus_pairs: Sequence[Pair] = field(default_factory=list)
     containment: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        found: Findings,
+        parameters: dict[str, Any],
+        corpus_pairs: Sequence[Pair] = (),
+    ) -> Report:
+        """The report of what a scan found, whichever engine ran it, with the pairs it
+        matched in a corpus; its similarity is the parameters' ``measure``.
+
+        >>> from samecode.scan.pipeline import ScanOptions, ScanResult
+        >>> options = ScanOptions()
+        >>> found = ScanResult(options, [], [], [], [])
+        >>> Report.of(found, scan_parameters(options)).summary()["compared"]
+        0
+        """
+        return cls(
+            parameters,
+            found.pairs,
+            found.classes,
+            found.skipped,
+            found.compared,
+            corpus_pairs,
+            parameters.get("measure") == "containment",
+        )
 
     def class_of(self) -> dict[str, int]:
         """Each path in a class, with its class number (from 1)."""

@@ -63,8 +63,6 @@ from typing import Any, ClassVar
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fingerprints.simhash import compute
-from samecode.halohash import BitAverageHaloHash
 from samecode.hamming.allpairs import distinct_groups, near_pairs
 from samecode.hamming.plan import Plan, choose_plan
 from samecode.minhash.lsh import LSHSettings
@@ -77,6 +75,7 @@ from samecode.scan.join import (
     propose_prefix_groups,
     propose_prefix_pairs,
 )
+from samecode.set_digests import digest
 from samecode.similarity import Measure
 
 __all__ = [
@@ -410,7 +409,7 @@ class _SimHash(_Sketched):
     size: ClassVar[int] = 64
 
     def fingerprint(self, shingles: array[int]) -> int:
-        return compute(shingles)
+        return digest("simhash", shingles)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -419,9 +418,7 @@ class _Halo(_Sketched):
     size: ClassVar[int] = 128
 
     def fingerprint(self, shingles: array[int]) -> int:
-        blob = memoryview(shingles.tobytes())
-        features = [blob[i : i + 8] for i in range(0, len(blob), 8)]
-        return BitAverageHaloHash(features, size_in_bits=128).intdigest()
+        return digest("halo", shingles)
 
 
 @dataclasses.dataclass(frozen=True)

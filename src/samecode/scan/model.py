@@ -14,11 +14,12 @@ documents linked by chains of pairs (a path not compared is a
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["CloneClass", "Document", "Pair"]
+__all__ = ["CloneClass", "Document", "Findings", "Pair"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,3 +108,27 @@ class CloneClass:
     min_jaccard: float
     max_jaccard: float
     link_jaccard: float
+
+
+class Findings(Protocol):
+    """What a scan found, whichever engine ran it: the pairs (sorted by paths), the clone
+    classes, the paths skipped and why, and how many files were compared. A local scan's
+    :class:`~samecode.scan.pipeline.ScanResult` is one, and so is a Spark scan's
+    collected answer; a report (:meth:`samecode.reports.pairs.Report.of`) takes either.
+    """
+
+    @property
+    def pairs(self) -> Sequence[Pair]:
+        """The pairs, sorted by paths."""
+
+    @property
+    def classes(self) -> Sequence[CloneClass]:
+        """The clone classes, largest first."""
+
+    @property
+    def skipped(self) -> Sequence[Any]:
+        """The paths not compared, each a :class:`~samecode.sources.skipped.Skipped`."""
+
+    @property
+    def compared(self) -> int:
+        """How many files were compared."""

@@ -203,6 +203,11 @@ class ScanResult:
     classes: list[CloneClass]
     seconds: float = 0.0
 
+    @property
+    def compared(self) -> int:
+        """How many files were compared (:class:`~samecode.scan.model.Findings`)."""
+        return len(self.documents)
+
 
 # -- stages: each a plain function of its arguments, over one batch ----------------------
 

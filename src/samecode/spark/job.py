@@ -36,7 +36,7 @@ The stages, and what each shuffles (``P``: :attr:`partitions`):
    keeps each class's representative and every file in no class.
 
 >>> import pathlib, tempfile
->>> from samecode.scan.pipeline import ScanOptions
+>>> from samecode.scan import ScanOptions, WalkOptions
 >>> root = pathlib.Path(tempfile.mkdtemp())
 >>> body = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(40))
 >>> _ = (root / "a.py").write_text(body)
