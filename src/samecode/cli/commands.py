@@ -309,7 +309,7 @@ def _new_corpus(args: argparse.Namespace, db: str) -> Corpus | None:
     lowest = option(args, "min_threshold")
     lsh = None
     if args.corpus_method == "minhash":
-        from samecode.minhash.lsh import LSHSettings
+        from samecode.minhash.settings import LSHSettings
         from samecode.scan.candidates import default_lsh_threshold
 
         lsh = LSHSettings(

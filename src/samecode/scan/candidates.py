@@ -67,7 +67,7 @@ from samecode.fingerprints.simhash import compute
 from samecode.halohash import BitAverageHaloHash
 from samecode.hamming.allpairs import distinct_groups, near_pairs
 from samecode.hamming.plan import Plan, choose_plan
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.scan.join import (
     PrefixKeys,
     RarityOrder,
