@@ -19,7 +19,8 @@ def load(library):
         from datasketch.lsh import _optimal_param as optimal_param
     else:
         from samecode.minhash import LeanMinHash, MinHash
-        from samecode.minhash.lsh import MinHashLSH, optimal_param
+        from samecode.minhash.lsh import MinHashLSH
+        from samecode.minhash.params import optimal_param
     return MinHash, LeanMinHash, MinHashLSH, optimal_param
 
 
@@ -188,7 +189,7 @@ def sqlite_lsh(out, sketches, keys, threshold, num_perm):
     one key at a time, and bytes on disk per key."""
     import tempfile
 
-    from samecode.minhash.lsh import LSHSettings
+    from samecode.minhash.settings import LSHSettings
     from samecode.minhash.sqlitelsh import SQLiteLSH
 
     settings = LSHSettings("affine32", num_perm=num_perm, threshold=threshold)

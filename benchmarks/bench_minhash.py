@@ -41,7 +41,7 @@ RENSA = "rensa==0.5.0"
 
 
 def speed(args: argparse.Namespace) -> None:
-    from samecode.minhash.lsh import optimal_param
+    from samecode.minhash.params import optimal_param
 
     bands, rows = optimal_param(0.8, args.num_perm)
     request = {
@@ -193,7 +193,7 @@ def corpus(args: argparse.Namespace) -> None:
     import tempfile
 
     from samecode.corpus.store import Corpus
-    from samecode.minhash.lsh import LSHSettings
+    from samecode.minhash.settings import LSHSettings
     from samecode.scan import Document, read_documents
     from samecode.text.shingling import Shingling
 

@@ -139,7 +139,7 @@ def test_str_error_suggests_encoding() -> None:
 
 
 def test_failed_update_is_all_or_nothing_across_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(halohash, "_PENDING_LIMIT", 64)  # a batch of 4 MD5 digests
+    monkeypatch.setattr(halohash, "PENDING_LIMIT", 64)  # a batch of 4 MD5 digests
     h = BitAverageHaloHash([b"start"])
     before = (h.digest(), h.columns, h.elements_count)
     features = [b"f%d" % i for i in range(50)] + ["bad"]
@@ -153,7 +153,7 @@ def test_small_batches_give_the_same_digest(monkeypatch: pytest.MonkeyPatch) -> 
     expected = {
         size: BitAverageHaloHash(features, size_in_bits=size).digest() for size in SIZES_IN_BITS
     }
-    monkeypatch.setattr(halohash, "_PENDING_LIMIT", 200)
+    monkeypatch.setattr(halohash, "PENDING_LIMIT", 200)
     for size in SIZES_IN_BITS:
         assert BitAverageHaloHash(features, size_in_bits=size).digest() == expected[size]
         h = BitAverageHaloHash(size_in_bits=size)
@@ -165,7 +165,7 @@ def test_small_batches_give_the_same_digest(monkeypatch: pytest.MonkeyPatch) -> 
 def test_streaming_memory_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     # 300,000 MD5 digests would need 4.8 MB; with a 64 KiB buffer the hash may use a few
     # times the buffer while it counts, and no more however many features it sees.
-    monkeypatch.setattr(halohash, "_PENDING_LIMIT", 1 << 16)
+    monkeypatch.setattr(halohash, "PENDING_LIMIT", 1 << 16)
     h = BitAverageHaloHash(size_in_bits=128)
     feature = b"x"
     tracemalloc.start()

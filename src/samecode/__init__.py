@@ -42,9 +42,10 @@ from samecode.halohash import (
 from samecode.hamming.index import HammingIndex
 from samecode.hamming.plan import Plan, choose_plan
 from samecode.hamming.sqlite import SQLiteIndex
-from samecode.minhash.lsh import LSHSettings, MinHashLSH
+from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.minhash import LeanMinHash, MinHash
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.settings import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 from samecode.text.tokens import char_shingles, code_tokens, words
 

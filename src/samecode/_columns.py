@@ -21,6 +21,7 @@ from bitarray.util import int2ba
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 
 __all__ = [
+    "PENDING_LIMIT",
     "SIZES_IN_BITS",
     "BytesLike",
     "FeatureHasher",
@@ -33,6 +34,10 @@ __all__ = [
     "planes_above",
     "scale_planes",
 ]
+
+#: A halo hash's digests wait in a buffer of about this many bytes before their bits are
+#: counted, so that memory stays bounded however many features it sees.
+PENDING_LIMIT = 1 << 20
 
 #: Every size, in bits, that a halo hash can have (the sizes SameCode 0.5.1 supports).
 SIZES_IN_BITS: tuple[int, ...] = (32, 64, 128, 160, 256, 384, 512)

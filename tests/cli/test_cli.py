@@ -16,7 +16,7 @@ import pytest
 
 from samecode import cli
 from samecode.cli import main
-from samecode.minhash.lsh import optimal_param
+from samecode.minhash.params import optimal_param
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

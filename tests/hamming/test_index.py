@@ -14,8 +14,9 @@ from samecode.fingerprints.simhash import SimHash, find_all
 from samecode.halohash import BitAverageHaloHash
 from samecode.hamming import allpairs as _allpairs
 from samecode.hamming import plan as plan_module
+from samecode.hamming.covering import covering_tables
 from samecode.hamming.index import HammingIndex, fingerprint_value
-from samecode.hamming.plan import Plan, choose_plan, covering_tables, even_blocks
+from samecode.hamming.plan import Plan, choose_plan, even_blocks
 
 
 def brute_query(items, value, distance):

@@ -13,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from samecode.minhash import MinHash
-from samecode.minhash.lsh import MinHashLSH, optimal_param
+from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.params import optimal_param
 
 from reference import naive_lsh_bands, naive_optimal_param
 
@@ -375,7 +376,7 @@ def test_refusals() -> None:
 
 
 def test_bands_and_rows_are_searched_up_to_1024_permutations_only() -> None:
-    from samecode.minhash.lsh import MAX_OPTIMISED_PERM, optimal_param
+    from samecode.minhash.params import MAX_OPTIMISED_PERM, optimal_param
 
     assert MAX_OPTIMISED_PERM == 1024
     with pytest.raises(ValueError, match=r"up to 1024 .*got 65536: give params=\(b, r\)"):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash import MinHash
-from samecode.minhash.lsh import SKETCHES, LSHSettings
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.settings import SKETCHES, LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 from storefiles import run_sql
 

@@ -10,7 +10,7 @@ import pytest
 from samecode.corpus.store import Corpus
 from samecode.errors import SamecodeValueError
 from samecode.minhash.buckets import BucketTable
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 
 SETTINGS = LSHSettings(num_perm=64, threshold=0.5)

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from samecode.corpus.store import Corpus
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash import MinHash
-from samecode.minhash.lsh import SKETCHES, LSHSettings, MinHashLSH
+from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.settings import SKETCHES, LSHSettings
 from samecode.scan import Document
 from storefiles import run_sql
 

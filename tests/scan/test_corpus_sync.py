@@ -308,7 +308,7 @@ def test_create_or_open_opens_a_corpus_another_process_made_meanwhile(tmp_path, 
 
 def test_create_or_open_refuses_a_corpus_made_otherwise(tmp_path):
     from samecode.fragments.options import FragmentOptions
-    from samecode.minhash.lsh import LSHSettings
+    from samecode.minhash.settings import LSHSettings
 
     path = tmp_path / "c.db"
     Corpus.create(path, Shingling(size=4), fragments=FragmentOptions(k=12)).close()
@@ -346,7 +346,7 @@ def test_create_or_open_refuses_a_corpus_made_otherwise(tmp_path):
 def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
     from samecode.corpus.settings import CorpusSettingsError
     from samecode.fragments.options import FragmentOptions
-    from samecode.minhash.lsh import LSHSettings
+    from samecode.minhash.settings import LSHSettings
 
     with Corpus.create(tmp_path / "plain.db") as plain:
         plain.check_given(min_threshold=0.8, candidates="prefix")  # as it was made

@@ -17,8 +17,8 @@ import pytest
 
 from samecode.corpus.store import Corpus
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError, SQLiteIndex
-from samecode.minhash.lsh import LSHSettings
 from samecode.minhash.minhash import MinHash
+from samecode.minhash.settings import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 from samecode.scan.model import Document
 from samecode.store import file as store_file

@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from samecode.minhash.buckets import BucketTable
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 

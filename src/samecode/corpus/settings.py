@@ -2,7 +2,7 @@
 
 A corpus's settings are fixed when it is made (:meth:`Corpus.create
 <samecode.corpus.store.Corpus.create>`): its shingling, its ``min_threshold``, how it
-finds candidates (prefixes, or LSH bands by :class:`~samecode.minhash.lsh.LSHSettings`)
+finds candidates (prefixes, or LSH bands by :class:`~samecode.minhash.settings.LSHSettings`)
 and, if it stores fragments, their recorded parameters. :class:`CorpusSettings` holds
 them; :meth:`CorpusSettings.check_given` refuses a setting given for the corpus (as on a
 command line: ``index add`` to an existing corpus) and :meth:`CorpusSettings.mismatches`
@@ -28,7 +28,7 @@ from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.records import LAYOUT
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.scan.candidates import default_lsh_threshold
 from samecode.similarity import exact_threshold
 from samecode.text.shingling import Shingling
@@ -297,7 +297,7 @@ def corpus_lsh(
     (:func:`~samecode.scan.candidates.default_lsh_threshold`: 0.2 lower), so that the
     bands propose nearly every pair that reaches it.
 
-    :raises TypeError, ValueError: for a setting :class:`~samecode.minhash.lsh.LSHSettings`
+    :raises TypeError, ValueError: for a setting :class:`~samecode.minhash.settings.LSHSettings`
         refuses.
 
     >>> settings = corpus_lsh("0.8")

@@ -17,7 +17,7 @@ Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 
 the prefix: about 14 bytes per shingle at the default 0.8, some 2 to 4 times the size of
 a source file.
 
-A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.lsh.LSHSettings`, format
+A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.settings.LSHSettings`, format
 version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
 its ``b`` buckets, a fixed few hundred bytes per file instead of the prefix rows, and
 still verifies every candidate exactly; but a pair LSH does not propose is missed, and
@@ -75,7 +75,8 @@ from samecode.corpus.sync import SyncReport, sync_files
 from samecode.engine import Engine, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
-from samecode.minhash.lsh import LSHSettings, Signature
+from samecode.minhash.lsh import Signature
+from samecode.minhash.settings import LSHSettings
 from samecode.scan.model import Document, Pair
 from samecode.similarity import (
     MEASURES,

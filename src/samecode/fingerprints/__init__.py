@@ -5,7 +5,10 @@ inputs are.
   (:class:`Fingerprint`: digests, distance, similarity, copying, pickling).
 * :mod:`samecode.fingerprints.simhash`: Charikar's weighted simhash with simhash-py's
   functions (:class:`SimHash`).
-* The halo hashes stay at :mod:`samecode.halohash`, SameCode's import path.
+* :mod:`samecode.fingerprints.bucketed`: the bucketed halo hashes
+  (:class:`~samecode.halohash.BucketAverageHaloHash`,
+  :class:`~samecode.halohash.BucketedBitAverageHaloHash`).
+* The halo hashes are imported from :mod:`samecode.halohash`, SameCode's import path.
 
 >>> from samecode.fingerprints import SimHash
 >>> SimHash("a b c d e f g h".split()).distance(SimHash("a b c d e f g x".split())) < 32

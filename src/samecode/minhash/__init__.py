@@ -15,9 +15,11 @@
 True
 """
 
-from samecode.minhash.lsh import LSHSettings, MinHashLSH, optimal_param
+from samecode.minhash.lsh import MinHashLSH
 from samecode.minhash.minhash import SCHEMES, LeanMinHash, MinHash, sha1_hash32, sha1_hash64
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.params import optimal_param
+from samecode.minhash.settings import LSHSettings
 from samecode.minhash.sqlitelsh import SQLiteLSH
 
 __all__ = [

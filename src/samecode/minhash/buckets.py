@@ -10,7 +10,7 @@ a bucket with a signature. Each file keeps its own name for the owner column (``
 LSH file, ``file`` in a corpus), so the files it reads are laid out exactly as before.
 
 >>> import sqlite3
->>> from samecode.minhash.lsh import LSHSettings
+>>> from samecode.minhash.settings import LSHSettings
 >>> settings = LSHSettings(num_perm=16, threshold=0.5)
 >>> table = BucketTable(settings, "id")
 >>> db = sqlite3.connect(":memory:")
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from samecode.errors import SamecodeValueError
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.store.file import signed64, unsigned64
 
 __all__ = ["BucketTable", "Many", "Run"]

@@ -4,10 +4,8 @@
 that agree on a whole band share a bucket and become candidates. The chance that a pair
 of Jaccard ``s`` becomes a candidate is ``1 - (1 - s**r)**b``, an S-curve that rises
 around ``(1/b)**(1/r)``. Given a threshold, ``b`` and ``r`` are chosen as datasketch
-chooses them (:func:`optimal_param`: the pair minimising the weighted areas of false
-positives below the threshold and false negatives above it), computed here without scipy
-(the integrands are polynomials of degree ``b * r``, which Gauss-Legendre quadrature with
-``(b * r + 2) // 2`` nodes integrates exactly).
+chooses them (:func:`~samecode.minhash.params.optimal_param`: the pair minimising the
+weighted areas of false positives below the threshold and false negatives above it).
 
 The names are datasketch's (``MinHashLSH(threshold=0.9, num_perm=128, weights=(0.5,
 0.5), params=None)``, ``b``, ``r``, ``insert``, ``query``, ``remove``, ``in``), and more:
@@ -19,7 +17,7 @@ by the exact Jaccard and pairs below the threshold are dropped.
 The bands and rows are those datasketch 2.0.0 chooses (``_optimal_param(0.5, 64, 0.5,
 0.5)`` there is ``(14, 4)``):
 
->>> from samecode.minhash.minhash import SCHEMES, MinHash
+>>> from samecode.minhash.minhash import MinHash
 >>> lsh = MinHashLSH(threshold=0.5, num_perm=64)
 >>> lsh.b, lsh.r
 (14, 4)
@@ -34,132 +32,30 @@ The bands and rows are those datasketch 2.0.0 chooses (``_optimal_param(0.5, 64,
 
 from __future__ import annotations
 
-import hashlib
-import math
-import sys
-from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
-from functools import cache, lru_cache
 from itertools import combinations
-from operator import eq
 from typing import Any, TypeVar
 
 from samecode._groups import Links
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.minhash.minhash import SCHEMES, MinHash
+from samecode.minhash._values import agreement, value_bytes
+from samecode.minhash.minhash import MinHash
 from samecode.minhash.oph import OnePermutationMinHash
+from samecode.minhash.params import optimal_param
 from samecode.similarity import set_jaccard
 
 __all__ = [
-    "MAX_OPTIMISED_PERM",
-    "SKETCHES",
-    "SKETCH_VERSION",
-    "LSHSettings",
     "MinHashLSH",
     "MinHashLSHDeletionSession",
     "MinHashLSHInsertionSession",
     "Signature",
-    "optimal_param",
 ]
 
 _NONE = object()
 
 #: The signatures an index takes (one scheme, seed and size at a time).
 Signature = MinHash | OnePermutationMinHash
-
-
-@cache
-def _legendre(m: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Gauss-Legendre nodes and weights of order ``m`` on ``[-1, 1]`` (Newton iteration
-    on the three-term recurrence)."""
-    nodes: list[float] = []
-    weights: list[float] = []
-    for i in range(1, (m + 1) // 2 + 1):
-        x = math.cos(math.pi * (i - 0.25) / (m + 0.5))
-        for _ in range(100):
-            p0, p1 = 1.0, x
-            for k in range(2, m + 1):
-                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-            step = p1 / (m * (x * p1 - p0) / (x * x - 1))
-            x -= step
-            if abs(step) < 1e-16:
-                break
-        p0, p1 = 1.0, x
-        for k in range(2, m + 1):
-            p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-        slope = m * (x * p1 - p0) / (x * x - 1)
-        weight = 2 / ((1 - x * x) * slope * slope)
-        nodes += [x, -x]
-        weights += [weight, weight]
-    if m % 2:  # the middle node, 0, was counted twice
-        nodes.pop()
-        weights.pop()
-    return tuple(nodes), tuple(weights)
-
-
-def _integral(f: Callable[[float], float], low: float, high: float, degree: int) -> float:
-    """The integral of a polynomial ``f`` of at most ``degree`` over ``[low, high]``."""
-    nodes, weights = _legendre(max(4, (degree + 2) // 2))
-    half, middle = (high - low) / 2, (high + low) / 2
-    return half * math.fsum(w * f(middle + half * x) for x, w in zip(nodes, weights))
-
-
-#: The largest ``num_perm`` :func:`optimal_param` searches (about 9 s).
-MAX_OPTIMISED_PERM = 1024
-
-
-@lru_cache(maxsize=1024)
-def optimal_param(
-    threshold: float,
-    num_perm: int,
-    false_positive_weight: float = 0.5,
-    false_negative_weight: float = 0.5,
-) -> tuple[int, int]:
-    """The bands and rows ``(b, r)``, ``b * r <= num_perm``, that datasketch chooses.
-
-    For every ``b`` from 1 and ``r`` from 1 with ``b * r <= num_perm``, the error is
-    ``false_positive_weight * fp + false_negative_weight * fn`` with ``fp`` the area under
-    ``1 - (1 - s**r)**b`` from 0 to the threshold and ``fn`` the area under ``(1 -
-    s**r)**b`` from the threshold to 1; the first pair of least error wins, as in
-    datasketch. A cross-check (``benchmarks/compat_datasketch.py``) compares every
-    threshold from 0.05 to 0.95 by 0.05 and every ``num_perm`` from 16 to 512.
-
-    Runtime complexity: ``O(num_perm * log(num_perm))`` pairs, each two integrals of
-    about ``b * r / 2`` points, so about ``num_perm**3`` in all: 0.2 s at 256, 1 s at
-    512, 9 s at 1,024 (:data:`MAX_OPTIMISED_PERM`, the most it takes; give ``(b, r)``
-    yourself above it); remembered for the last thousand arguments.
-
-    :raises ValueError: for ``num_perm`` above :data:`MAX_OPTIMISED_PERM`.
-
-    >>> optimal_param(0.8, 128)
-    (9, 13)
-    """
-    if check_int(num_perm, "num_perm") > MAX_OPTIMISED_PERM:
-        raise SamecodeValueError(
-            f"bands and rows are chosen for num_perm up to {MAX_OPTIMISED_PERM} (the search "
-            f"grows as num_perm**3); got {num_perm}: give params=(b, r) instead"
-        )
-    best = math.inf
-    choice = (0, 0)
-    for b in range(1, num_perm + 1):
-        for r in range(1, num_perm // b + 1):
-            degree = b * r
-
-            def candidate(s: float, r: int = r, b: int = b) -> float:
-                return 1 - (1 - s**r) ** b
-
-            def missed(s: float, r: int = r, b: int = b) -> float:
-                return (1 - s**r) ** b
-
-            fp = _integral(candidate, 0.0, threshold, degree)
-            fn = _integral(missed, threshold, 1.0, degree)
-            error = fp * false_positive_weight + fn * false_negative_weight
-            if error < best:
-                best = error
-                choice = (b, r)
-    return choice
 
 
 def _check_param(
@@ -277,7 +173,7 @@ class MinHashLSH:
                 f"this index holds MinHash of scheme {self._scheme[0]!r} and seed "
                 f"{self._scheme[1]}; got scheme {kind[0]!r} and seed {kind[1]}"
             )
-        raw = _value_bytes(minhash)  # bands are dict keys
+        raw = value_bytes(minhash)  # bands are dict keys
         return raw, self._split(raw)
 
     def _split(self, raw: bytes) -> list[bytes]:
@@ -629,7 +525,7 @@ class MinHashLSH:
 
     def _estimate(self, first: bytes, second: bytes) -> float:
         """The share of equal values of two signatures held as bytes."""
-        return _agreement(first, second, "I" if len(first) == 4 * self.h else "Q", self.h)
+        return agreement(first, second, "I" if len(first) == 4 * self.h else "Q", self.h)
 
 
 _S = TypeVar("_S", bound="_Session")
@@ -686,214 +582,6 @@ class MinHashLSHDeletionSession(_Session):
 def _check_buffer_size(buffer_size: object) -> None:
     if check_int(buffer_size, "buffer_size") < 1:
         raise SamecodeValueError(f"buffer_size must be >= 1; got {buffer_size}")
-
-
-#: The sketches :class:`LSHSettings` makes: samecode's one-permutation scheme and
-#: datasketch's three.
-SKETCHES = (OnePermutationMinHash.scheme, *SCHEMES)
-#: The version of how :class:`LSHSettings` makes signatures (from 64-bit hashes) and
-#: buckets; stored settings of another version are refused, never silently misread.
-SKETCH_VERSION = 1
-
-
-@dataclass(frozen=True)
-class LSHSettings:
-    """Everything that fixes an LSH index's answers, to store with it: the sketch's
-    scheme, seed and size, the threshold it was tuned for, and its bands and rows.
-
-    A store (such as :class:`~samecode.corpus.store.Corpus`) keeps these and refuses a signature
-    made otherwise. Signatures are made from 64-bit shingle hashes: ``update_hashes`` for
-    the one-permutation scheme, and for datasketch's schemes ``update_batch`` of each hash
-    as 8 little-endian bytes (so datasketch makes the same signature from the same hashes).
-
-    :param scheme: one of :data:`SKETCHES` (``"one-permutation"`` by default).
-    :param num_perm: the signature's size.
-    :param seed: the sketch's seed.
-    :param threshold: the Jaccard similarity the bands are tuned for.
-    :param bands: ``b``; with ``rows``, instead of datasketch's choice for ``threshold``.
-    :param rows: ``r``.
-    :raises TypeError, ValueError: for a parameter of the wrong type or out of range.
-
-    >>> settings = LSHSettings(threshold=0.6)
-    >>> settings.bands, settings.rows
-    (18, 7)
-    >>> a = settings.signature(range(1000, 1300))
-    >>> b = settings.signature(range(1010, 1300))
-    >>> settings.estimate(settings.values(a), settings.values(b)) > 0.8
-    True
-    >>> settings.width == len(settings.values(a)) == 4 * 128
-    True
-    >>> LSHSettings.from_dict(settings.to_dict()) == settings
-    True
-    """
-
-    scheme: str = OnePermutationMinHash.scheme
-    num_perm: int = 128
-    seed: int = 1
-    threshold: float = 0.6
-    bands: int = 0
-    rows: int = 0
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.scheme, str) or self.scheme not in SKETCHES:
-            raise SamecodeValueError(
-                f"scheme must be one of {', '.join(SKETCHES)}; got {self.scheme!r}"
-            )
-        index = MinHashLSH(
-            self.threshold,
-            self.num_perm,
-            params=(self.bands, self.rows) if self.bands or self.rows else None,
-        )
-        self.sketch()  # checks the seed for the scheme
-        object.__setattr__(self, "threshold", index.threshold)
-        object.__setattr__(self, "bands", index.b)
-        object.__setattr__(self, "rows", index.r)
-
-    def sketch(self) -> Signature:
-        """An empty signature of this scheme, seed and size."""
-        if self.scheme == OnePermutationMinHash.scheme:
-            return OnePermutationMinHash(self.num_perm, self.seed)
-        return MinHash(self.num_perm, self.seed, scheme=self.scheme)
-
-    def signature(self, hashes: Iterable[int]) -> Signature:
-        """The signature of a set of 64-bit hashes (see the class).
-
-        Runtime complexity: that of the scheme's update over ``n`` hashes.
-
-        :raises TypeError: for something that is not an iterable of ints.
-        :raises ValueError: for an int outside ``[0, 2**64)``.
-        """
-        values = _hash_array(hashes)
-        sketch = self.sketch()
-        if isinstance(sketch, OnePermutationMinHash):
-            sketch.update_hashes(values)
-        else:
-            if sys.byteorder != "little":
-                values.byteswap()  # pragma: no cover - big-endian machines
-            blob = values.tobytes()
-            sketch.update_batch([blob[i : i + 8] for i in range(0, len(blob), 8)])
-        return sketch
-
-    def index(self) -> MinHashLSH:
-        """An empty in-memory index with these bands and rows."""
-        return MinHashLSH(self.threshold, self.num_perm, params=(self.bands, self.rows))
-
-    def values(self, signature: Signature) -> bytes:
-        """A signature's values, little-endian (4 bytes each; 8 for ``"affine64"``).
-
-        :raises TypeError, ValueError: for a signature of another scheme, seed or size.
-        """
-        if not isinstance(signature, (MinHash, OnePermutationMinHash)):
-            raise SamecodeTypeError(
-                f"expected a MinHash or OnePermutationMinHash; got {describe(signature)}"
-            )
-        made = (signature.scheme, signature.seed, len(signature))
-        if made != (self.scheme, self.seed, self.num_perm):
-            raise SamecodeValueError(
-                f"these LSH settings take signatures of scheme {self.scheme!r}, seed "
-                f"{self.seed} and num_perm {self.num_perm}; got scheme {made[0]!r}, seed "
-                f"{made[1]} and num_perm {made[2]}"
-            )
-        return _value_bytes(signature)
-
-    @property
-    def width(self) -> int:
-        """The length of a signature's :meth:`values`, in bytes."""
-        return self.num_perm * array(_value_code(self.scheme)).itemsize
-
-    def buckets(self, values: bytes) -> list[int]:
-        """The ``b`` buckets of a signature's :meth:`values`, as unsigned 64-bit ints
-        (BLAKE2b of the band's number and bytes), for a store's index of bands.
-
-        Two signatures share bucket ``i`` when they agree on band ``i`` (and, with
-        probability about ``2**-64`` per band, by chance: a store verifies candidates).
-        """
-        step = self.rows * len(values) // self.num_perm
-        return [
-            int.from_bytes(
-                hashlib.blake2b(
-                    values[band * step : (band + 1) * step],
-                    digest_size=8,
-                    salt=band.to_bytes(16, "little"),
-                ).digest(),
-                "little",
-            )
-            for band in range(self.bands)
-        ]
-
-    def estimate(self, first: bytes, second: bytes) -> float:
-        """The share of equal values of two signatures' :meth:`values`."""
-        return _agreement(first, second, _value_code(self.scheme), self.num_perm)
-
-    def to_dict(self) -> dict[str, Any]:
-        """These settings as a JSON-ready dict (:meth:`from_dict` reads it), with the
-        version of the sketches' definition (:data:`SKETCH_VERSION`)."""
-        return {
-            "version": SKETCH_VERSION,
-            "scheme": self.scheme,
-            "num_perm": self.num_perm,
-            "seed": self.seed,
-            "threshold": self.threshold,
-            "bands": self.bands,
-            "rows": self.rows,
-        }
-
-    @classmethod
-    def from_dict(cls, data: object) -> LSHSettings:
-        """Read :meth:`to_dict`'s output.
-
-        :raises TypeError, ValueError: for anything else, or settings of sketches defined
-            otherwise (another :data:`SKETCH_VERSION`).
-        """
-        names = ("version", "scheme", "num_perm", "seed", "threshold", "bands", "rows")
-        if not isinstance(data, dict) or set(data) != set(names):
-            raise SamecodeValueError(
-                f"LSH settings must be a dict of {', '.join(names)}; got {data!r}"
-            )
-        if data["version"] != SKETCH_VERSION:
-            raise SamecodeValueError(
-                f"LSH settings for sketches of definition version {data['version']!r}; this "
-                f"samecode makes version {SKETCH_VERSION}"
-            )
-        settings = cls(**{name: data[name] for name in names[1:]})
-        if (settings.bands, settings.rows) != (data["bands"], data["rows"]):
-            raise SamecodeValueError(f"LSH settings refused: {data!r}")  # pragma: no cover
-        return settings
-
-
-def _value_code(scheme: str) -> str:
-    """The array type of a scheme's values: 4 bytes, or 8 for ``"affine64"``."""
-    return "Q" if scheme == "affine64" else "I"
-
-
-def _value_bytes(signature: Signature) -> bytes:
-    """A signature's values, little-endian, as wide as its scheme's values."""
-    values = array(_value_code(signature.scheme), signature.hashvalues)
-    if sys.byteorder != "little":
-        values.byteswap()  # pragma: no cover - big-endian machines
-    return values.tobytes()
-
-
-def _agreement(first: bytes, second: bytes, code: str, count: int) -> float:
-    """The share of equal values of two signatures' bytes (values of type ``code``)."""
-    same: int = sum(map(eq, array(code, first), array(code, second)))
-    return same / count
-
-
-def _hash_array(hashes: object) -> array[int]:
-    """64-bit hashes as an ``array("Q")``, checked."""
-    if isinstance(hashes, array) and hashes.typecode == "Q":
-        return hashes
-    if isinstance(hashes, (str, bytes, bytearray, memoryview)) or not isinstance(hashes, Iterable):
-        raise SamecodeTypeError(f"hashes must be an iterable of ints; got {describe(hashes)}")
-    values = list(hashes)
-    if not set(map(type, values)) <= {int}:
-        for value in values:
-            check_int(value, "a hash")
-    try:
-        return array("Q", values)
-    except OverflowError:
-        raise SamecodeValueError("a hash must be an int from 0 to 2**64 - 1") from None
 
 
 def _once_each(verify: Callable[[Hashable], Iterable[Any]]) -> Callable[[Hashable], frozenset[Any]]:

@@ -4,7 +4,7 @@
 keeps in Redis or Cassandra, in a single file and with the safety rules of
 :mod:`samecode.hamming.sqlite` (a file is vetted read-only before anything is written, WAL mode,
 a transaction per batch, a checksum per row, :class:`~samecode.hamming.sqlite.IndexFileError`
-for a file that cannot be used). Its :class:`~samecode.minhash.lsh.LSHSettings` (scheme, seed,
+for a file that cannot be used). Its :class:`~samecode.minhash.settings.LSHSettings` (scheme, seed,
 size, threshold, bands and rows) are stored in the file, and a signature made any other
 way is refused: signatures of different schemes never meet.
 
@@ -16,7 +16,7 @@ Cost: a key's row holds its signature (``4 * num_perm`` bytes, 8 for ``"affine64
 ``b`` bucket rows of about 48 bytes with their indexes.
 
 >>> import os, tempfile
->>> from samecode.minhash.lsh import LSHSettings
+>>> from samecode.minhash.settings import LSHSettings
 >>> from samecode.minhash.oph import OnePermutationMinHash
 >>> path = os.path.join(tempfile.mkdtemp(), "lsh.db")
 >>> settings = LSHSettings(num_perm=64, threshold=0.5)
@@ -45,7 +45,8 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.minhash.buckets import BucketTable
-from samecode.minhash.lsh import LSHSettings, Signature
+from samecode.minhash.lsh import Signature
+from samecode.minhash.settings import LSHSettings
 from samecode.store.file import (
     IndexCorruptError,
     StoreFile,
@@ -97,7 +98,7 @@ class SQLiteLSH(StoreFile):
         :param settings: the sketches it takes and its bands and rows.
         :param timeout: how many seconds a change waits for another writer's lock.
         :raises FileExistsError: if ``path`` exists.
-        :raises TypeError: if ``settings`` is not :class:`~samecode.minhash.lsh.LSHSettings`.
+        :raises TypeError: if ``settings`` is not :class:`~samecode.minhash.settings.LSHSettings`.
         :raises IndexFileError: if the file cannot be made.
         """
         path = os.fspath(path)

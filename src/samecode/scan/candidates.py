@@ -65,7 +65,7 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.hamming.allpairs import distinct_groups, near_pairs
 from samecode.hamming.plan import Plan, choose_plan
-from samecode.minhash.lsh import LSHSettings
+from samecode.minhash.settings import LSHSettings
 from samecode.scan.join import (
     PrefixKeys,
     RarityOrder,

@@ -449,7 +449,7 @@ def _propose(
     ``None``, else between the two blocks of one group."""
     jaccard = measure == "jaccard"
     num, den = threshold.numerator, threshold.denominator
-    a, b = (num, den + num) if jaccard else (num, den)
+    rule = (num, den, *((num, den + num) if jaccard else (num, den)), jaccard)
     cache = {} if cache is None else cache
     found: list[tuple[int, int]] = []
     for members, others in work:
@@ -461,33 +461,46 @@ def _propose(
             # the smaller of a pair must have the key among its first keys: members
             # without are paired with the other block's members that have it, only
             firsts = [e for e in right if e[2] < table[e[1]][3]]
-        for i, (nx, x, ix) in enumerate(left):
-            lx = table[x][3]
+        for i, entry in enumerate(left):
+            first = entry[2] < table[entry[1]][3]
             if others is None:
-                if ix >= lx:
+                if not first:
                     continue  # x sorts first, so it is the smaller of its pairs: none
                 later = right[i + 1 :]
             else:
-                later = right if ix < lx else firsts
-            for ny, y, iy in later:
-                if jaccard and (ny * num > nx * den or nx * num > ny * den):
-                    if ny > nx:
-                        break  # |y| > |x| / t, and so are the next ones
-                    continue  # |y| < t * |x|
-                small, big = (
-                    ((nx, x, ix), (ny, y, iy)) if (nx, x) < (ny, y) else ((ny, y, iy), (nx, x, ix))
-                )
-                if small[2] >= table[small[1]][3]:
-                    continue  # the key must be among the smaller set's first keys
-                keys_s, _, us, _, es = table[small[1]]
-                set_s = cache.get(small[1])
-                if set_s is None:
-                    set_s = cache[small[1]] = frozenset(keys_s)
-                if _judge(
-                    small[2], small[0], us, es, keys_s, set_s, big[2], table[big[1]], a, b, jaccard
-                ):
-                    found.append((x, y) if x < y else (y, x))
+                later = right if first else firsts
+            _propose_for(entry, later, table, cache, rule, found)
     return found
+
+
+def _propose_for(
+    entry: tuple[int, int, int],
+    later: list[tuple[int, int, int]],
+    table: Mapping[int, PrefixKeys],
+    cache: dict[int, frozenset[int]],
+    rule: tuple[int, int, int, int, bool],
+    found: list[tuple[int, int]],
+) -> None:
+    """Add to ``found`` the pairs of one member ``(size, id, index)`` with each of
+    ``later`` (sorted by size) that :func:`_judge` proposes; ``rule`` is the threshold's
+    ``(numerator, denominator, a, b, jaccard)``, the overlap needed being ``a / b`` of the
+    sizes' sum (Jaccard) or of the smaller size (containment)."""
+    num, den, a, b, jaccard = rule
+    nx, x, _ = entry
+    for ny, y, iy in later:
+        if jaccard and (ny * num > nx * den or nx * num > ny * den):
+            if ny > nx:
+                break  # |y| > |x| / t, and so are the next ones
+            continue  # |y| < t * |x|
+        small, big = (entry, (ny, y, iy)) if (nx, x) < (ny, y) else ((ny, y, iy), entry)
+        if small[2] >= table[small[1]][3]:
+            continue  # the key must be among the smaller set's first keys
+        keys_s, _, us, _, es = table[small[1]]
+        set_s = cache.get(small[1])
+        if set_s is None:
+            set_s = cache[small[1]] = frozenset(keys_s)
+        if _judge(small[2], small[0], us, es, keys_s, set_s, big[2], table[big[1]], a, b, jaccard):
+            found.append((x, y) if x < y else (y, x))
 
 
 def prefix_candidates(
