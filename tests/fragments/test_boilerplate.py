@@ -4,17 +4,25 @@ is, and the report's account of it."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions, engine_for
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, FragmentResult, compare_fragments, scan_fragments
-from samecode.fragments.boilerplate import BoilerplateFiles, import_blocks, licence_header
+from samecode.fragments.boilerplate import (
+    LICENCE_WORDS,
+    BoilerplateFiles,
+    import_blocks,
+    licence_header,
+)
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
 from samecode.sources.walk import WalkOptions
@@ -63,6 +71,29 @@ def own_lines(rng: random.Random, tag: str, count: int = 12) -> list[str]:
 )
 def test_a_licence_header_is_the_leading_comment_block_with_licence_words(lines, path, expected):
     assert licence_header(lines, path) == expected
+
+
+HASH_LINES = ["", "  ", "#!/usr/bin/env python", "# Copyright 2024", "# a note", "x = 1  # licence"]
+
+
+def _hash_header_by_definition(lines: list[str]) -> tuple[int, int] | None:
+    """A licence header of ``#`` comments, as the rule states it: after blank lines and
+    a first ``#!`` line, the comment lines that follow each other (blank lines between
+    them included), when they hold a licence word."""
+    first = next(
+        (n for n, line in enumerate(lines) if line.strip() and not (n == 0 and line[:2] == "#!")),
+        len(lines),
+    )
+    block = itertools.takewhile(lambda line: line.strip()[:1] in ("", "#"), lines[first:])
+    comments = [first + n for n, line in enumerate(block) if line.strip()]
+    if not comments or not LICENCE_WORDS.search("\n".join(lines[first : comments[-1] + 1])):
+        return None
+    return first + 1, comments[-1] + 1
+
+
+@given(st.lists(st.sampled_from(HASH_LINES), max_size=8))
+def test_a_header_of_line_comments_is_the_one_the_rule_states(lines):
+    assert licence_header(lines, "a.py") == _hash_header_by_definition(lines)
 
 
 @pytest.mark.parametrize(

@@ -163,29 +163,13 @@ def match_files(
     decoded (``O(n)``, once per batch) and, per query it is a candidate of,
     :func:`~samecode.fragments.regions.find_regions`.
     """
-
     out = Matched()
-    queries: list[FileFingerprints] = []
-    for item in fingerprint_files(paths, options, max_size, min_tokens, boilerplate):
-        if isinstance(item, Skipped):
-            out.skipped.append(item)
-        else:
-            queries.append(item)
-            out.files.append(item.path)
-            out.ignored += item.ignored
+    queries = _read_queries(paths, options, boilerplate, max_size, min_tokens, out)
     if not queries:
         return out
     with Corpus.open(db, readonly=True) as corpus:
         selected = [query.kgrams.fingerprints() for query in queries]
-        where = corpus.fragment_files(set().union(*selected))
-        counts = {value: len(files) for value, files in where.items()}
-        wanted: dict[int, list[int]] = {}  # stored file -> the queries it is a candidate of
-        for number, (query, hashes) in enumerate(zip(queries, selected)):
-            common = {value for value in hashes if counts.get(value, 0) > limit}
-            out.boilerplate |= common
-            out.occurrences += sum(query.kgrams.hashes[p] in common for p in query.kgrams.selected)
-            for file_id in sorted({f for v in hashes - common for f in where.get(v, ())}):
-                wanted.setdefault(file_id, []).append(number)
+        counts, wanted = _candidates(corpus, queries, selected, limit, out)
         for file_id in sorted(wanted):
             path = corpus.fragment_path(file_id)
             stored = decode(corpus.fragment_record(file_id), path, options.k)
@@ -194,13 +178,7 @@ def match_files(
                 query = queries[number]
                 if path in (query.path, identity(query.path)):
                     continue  # a file does not match its own entry
-                met = mine.intersection(query.kgrams.hashes)
-                unknown = [value for value in met if value not in counts]
-                counts.update(
-                    {value: len(f) for value, f in corpus.fragment_files(unknown).items()}
-                )
-                common = {value for value in met if counts.get(value, 0) > limit}
-                common |= {value for value in selected[number] if counts.get(value, 0) > limit}
+                common = _common_hashes(corpus, mine, query, selected[number], counts, limit)
                 out.boilerplate |= common
                 regions, repetitive = find_regions(
                     query.tokens,
@@ -210,15 +188,93 @@ def match_files(
                     ignored=frozenset(common),
                     kgrams=(query.kgrams, stored.kgrams),
                 )
-                out.regions += regions
-                out.repetitive += repetitive
-                if regions:
-                    out.query_ids[query.path] = query.tokens.ids
-                    out.query_sha256[query.path] = query.sha256
-                    out.stored_ids[path] = stored.tokens.ids
-                    if query.ignored:
-                        out.query_masked[query.path] = query.masked
+                _record(out, query, path, stored.tokens.ids, regions, repetitive)
     return out
+
+
+def _read_queries(
+    paths: Sequence[str],
+    options: FragmentOptions,
+    boilerplate: BoilerplateFiles | None,
+    max_size: int | None,
+    min_tokens: int,
+    out: Matched,
+) -> list[FileFingerprints]:
+    """The fingerprints of the query files under ``paths``, each noted in ``out`` as a
+    file compared (with its lines ignored) or skipped."""
+    queries: list[FileFingerprints] = []
+    for item in fingerprint_files(paths, options, max_size, min_tokens, boilerplate):
+        if isinstance(item, Skipped):
+            out.skipped.append(item)
+        else:
+            queries.append(item)
+            out.files.append(item.path)
+            out.ignored += item.ignored
+    return queries
+
+
+def _candidates(
+    corpus: Corpus,
+    queries: list[FileFingerprints],
+    selected: list[set[int]],
+    limit: int,
+    out: Matched,
+) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """How many stored files select each hash the ``queries`` select (their fingerprints
+    ``selected``, looked up once for the batch), and the stored files that are
+    candidates, each with the queries it is a candidate of: those sharing a fingerprint
+    that at most ``limit`` stored files select. The others are boilerplate, noted in
+    ``out`` with how many times the queries select them."""
+    where = corpus.fragment_files(set().union(*selected))
+    counts = {value: len(files) for value, files in where.items()}
+    wanted: dict[int, list[int]] = {}  # stored file -> the queries it is a candidate of
+    for number, (query, hashes) in enumerate(zip(queries, selected)):
+        common = {value for value in hashes if counts.get(value, 0) > limit}
+        out.boilerplate |= common
+        out.occurrences += sum(query.kgrams.hashes[p] in common for p in query.kgrams.selected)
+        for file_id in sorted({f for v in hashes - common for f in where.get(v, ())}):
+            wanted.setdefault(file_id, []).append(number)
+    return counts, wanted
+
+
+def _common_hashes(
+    corpus: Corpus,
+    stored: set[int],
+    query: FileFingerprints,
+    selected: set[int],
+    counts: dict[int, int],
+    limit: int,
+) -> set[int]:
+    """The boilerplate of a query and a stored file: the hashes that more than ``limit``
+    stored files select, among the query's fingerprints (``selected``) and the stored
+    file's fingerprints (``stored``) that are k-grams of the query; the latter counted
+    in the corpus once, into ``counts``, as they are met."""
+    met = stored.intersection(query.kgrams.hashes)
+    unknown = [value for value in met if value not in counts]
+    counts.update({value: len(f) for value, f in corpus.fragment_files(unknown).items()})
+    common = {value for value in met if counts.get(value, 0) > limit}
+    return common | {value for value in selected if counts.get(value, 0) > limit}
+
+
+def _record(
+    out: Matched,
+    query: FileFingerprints,
+    path: str,
+    stored_ids: array[int],
+    regions: list[Region],
+    repetitive: int,
+) -> None:
+    """Add to ``out`` the regions of ``query`` and the stored file at ``path`` and the
+    repetitive fingerprints, and, if there are regions, the two files' token ids (with
+    the query's masked tokens and SHA-256) for their digests."""
+    out.regions += regions
+    out.repetitive += repetitive
+    if regions:
+        out.query_ids[query.path] = query.tokens.ids
+        out.query_sha256[query.path] = query.sha256
+        out.stored_ids[path] = stored_ids
+        if query.ignored:
+            out.query_masked[query.path] = query.masked
 
 
 def _match_some(

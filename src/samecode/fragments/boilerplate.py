@@ -50,7 +50,7 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
-from samecode.text.languages import language_of
+from samecode.text.languages import Language, language_of
 from samecode.text.shingling import kgram_hashes
 
 __all__ = [
@@ -138,12 +138,28 @@ def licence_header(lines: Sequence[str], path: str) -> tuple[int, int] | None:
     True
     """
     language = language_of(path)
-    python = language.name == "python"
-    i, n = 0, len(lines)
-    while i < n and (not lines[i].strip() or (i == 0 and lines[i].startswith("#!"))):
+    first = _after_preamble(lines)
+    last = _comment_block_end(lines, first, language)
+    if last < first or not LICENCE_WORDS.search("\n".join(lines[first : last + 1])):
+        return None
+    return first + 1, last + 1
+
+
+def _after_preamble(lines: Sequence[str]) -> int:
+    """The first line (from 0) after the leading blank lines and a ``#!`` line: where a
+    licence header may start."""
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or (i == 0 and lines[i].startswith("#!"))):
         i += 1
-    first, last = i, -1
-    while i < n:
+    return i
+
+
+def _comment_block_end(lines: Sequence[str], i: int, language: Language) -> int:
+    """The last line (from 0) of the comment lines of ``language`` that follow each
+    other from line ``i`` on (blank lines between them included), or -1 if there are
+    none."""
+    last = -1
+    while i < len(lines):
         line = lines[i].strip()
         if not line:
             i += 1
@@ -152,26 +168,35 @@ def licence_header(lines: Sequence[str], path: str) -> tuple[int, int] | None:
             last = i
             i += 1
             continue
-        closing = next((c for o, c in language.block_comments if line.startswith(o)), None)
-        quote = line.lstrip("rRuU")[:3] if python else ""
-        if closing is None and quote in ('"""', "'''") and last < 0:
-            closing = quote
-            line = line.lstrip("rRuU")
-        if closing is None:
+        # a Python string opens a licence header only as its first comment (a docstring)
+        end = _block_comment_end(lines, i, line, language, language.name == "python" and last < 0)
+        if end is None:
             break
-        opened = len(closing) if closing in ('"""', "'''") else 2
-        j = i
-        rest = line[opened:]
-        while closing not in rest and j + 1 < n:
-            j += 1
-            rest = lines[j]
-        last = i = j
+        last = i = end
         i += 1
-    if last < first:
+    return last
+
+
+def _block_comment_end(
+    lines: Sequence[str], i: int, line: str, language: Language, docstring: bool
+) -> int | None:
+    """The last line (from 0) of the block comment of ``language`` opening line ``i``
+    (stripped: ``line``), or of the ``\"\"\"`` or ``'''`` string opening it if
+    ``docstring``; ``None`` if it opens neither."""
+    closing = next((c for o, c in language.block_comments if line.startswith(o)), None)
+    if closing is None and docstring:
+        unprefixed = line.lstrip("rRuU")
+        if unprefixed[:3] in ('"""', "'''"):
+            closing, line = unprefixed[:3], unprefixed
+    if closing is None:
         return None
-    if not LICENCE_WORDS.search("\n".join(lines[first : last + 1])):
-        return None
-    return first + 1, last + 1
+    opened = len(closing) if closing in ('"""', "'''") else 2
+    j = i
+    rest = line[opened:]
+    while closing not in rest and j + 1 < len(lines):
+        j += 1
+        rest = lines[j]
+    return j
 
 
 _PY_IMPORT = re.compile(r"\s*(import\s+[\w.]|from\s+[\w.]+\s+import\b)")

@@ -63,7 +63,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 
 from samecode.fragments._extend import common_prefix, common_suffix
@@ -137,76 +137,128 @@ def exact_matches(
         first = Kgrams.of(a, k, window)
         kgrams = (first, first if same else Kgrams.of(b, k, window))
     mine, theirs = kgrams
-    repetitive = 0
     # Seeds come in the order of their places in the seeding text, so on a diagonal in
     # the order of a: the matches found from a's fingerprints are appended to a sorted
     # list, and a seed from b's lies in one of them (a binary search) or in the last
     # match found from b's on its diagonal, if in any.
-    found: dict[int, list[tuple[int, int]]] = {}  # diagonal -> matches from a's, sorted
-    later: dict[int, tuple[int, int]] = {}  # diagonal -> the last match from b's
-    matches: list[Match] = []
-    # A fingerprint inside the last match found or met, whose k-gram the other text has
-    # only there, would seed that match again: it is passed over without a look-up.
-    # (Against itself a text has such a k-gram twice, and with max_repeats 0 no match
-    # is ever found: neither ever passes a fingerprint over.)
+    seeds = _Seeds(a, b, k, max_repeats, same, ignored)
     # a's fingerprints among b's k-grams, then (for two texts) b's among a's
-    for seeding, other, flip in ((mine, theirs, False), (theirs, mine, True)):
-        if flip and same:
+    repetitive = _seed_from(seeds, mine, theirs, False)
+    if not same:
+        repetitive += _seed_from(seeds, theirs, mine, True)
+    seeds.matches.sort(key=lambda m: (m.a_start, m.b_start))
+    return seeds.matches, repetitive
+
+
+@dataclass(slots=True)
+class _Seeds:
+    """What :func:`exact_matches` knows while it seeds: the texts and its parameters,
+    the matches found on each diagonal (to skip the seeds inside them), and the matches."""
+
+    a: array[int]
+    b: array[int]
+    k: int
+    max_repeats: int | None
+    same: bool
+    ignored: frozenset[int]
+    #: diagonal -> the spans in ``a`` of the matches a's fingerprints found there, sorted
+    found: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    #: diagonal -> the span in ``a`` of the last match b's fingerprints found there
+    later: dict[int, tuple[int, int]] = field(default_factory=dict)
+    matches: list[Match] = field(default_factory=list)
+
+
+def _seed_from(seeds: _Seeds, seeding: Kgrams, other: Kgrams, flip: bool) -> int:
+    """Seed matches from the fingerprints of ``seeding`` looked up among the k-grams of
+    ``other`` (``flip``: ``seeding`` is ``b``); return how many were repetitive.
+
+    A fingerprint inside the last match found or met, whose k-gram the other text has
+    only there, would seed that match again: it is passed over without a look-up.
+    (Against itself a text has such a k-gram twice, and with max_repeats 0 no match is
+    ever found: neither ever passes a fingerprint over.)
+    """
+    k, ignored, max_repeats = seeds.k, seeds.ignored, seeds.max_repeats
+    hashes, theirs_hashes = seeding.hashes, other.hashes
+    sieve = other.sieve  # most hashes the other text lacks fail here (Kgrams.may_have)
+    mask = len(sieve) - 1
+    repeats = other.repeats  # most hashes it has once fail here (Kgrams.may_repeat)
+    once = len(repeats) - 1
+    repetitive = 0
+    shift, low, high = 0, 0, -1  # the last match: seeding - other position, its span
+    for at in seeding.selected:
+        value = hashes[at]
+        if not sieve[value & mask] or value in ignored:
+            continue
+        if (
+            low <= at <= high - k
+            and theirs_hashes[at - shift] == value
+            and not repeats[(value >> 32) & once]
+        ):
+            continue
+        places = other.where(value, max_repeats)
+        if places is None:
+            repetitive += 1
+            continue
+        last = _follow_seeds(seeds, at, places, flip)
+        if last is not None:
+            shift, low, high = last
+    return repetitive
+
+
+def _follow_seeds(
+    seeds: _Seeds, at: int, places: Sequence[int], flip: bool
+) -> tuple[int, int, int] | None:
+    """Find the matches through the seeds of the fingerprint at ``at`` at each of
+    ``places`` in the other text; return the last match found or met, as ``(seeding -
+    other position, its span in the seeding text)``, or ``None`` if none."""
+    same, found, later = seeds.same, seeds.found, seeds.later
+    last = None
+    for place in places:
+        p, q = (place, at) if flip else (at, place)
+        if same and q >= p:
             break
-        hashes, theirs_hashes = seeding.hashes, other.hashes
-        sieve = other.sieve  # most hashes the other text lacks fail here (Kgrams.may_have)
-        mask = len(sieve) - 1
-        repeats = other.repeats  # most hashes it has once fail here (Kgrams.may_repeat)
-        once = len(repeats) - 1
-        shift, low, high = 0, 0, -1  # the last match: seeding - other position, its span
-        for at in seeding.selected:
-            value = hashes[at]
-            if not sieve[value & mask] or value in ignored:
-                continue
-            if (
-                low <= at <= high - k
-                and theirs_hashes[at - shift] == value
-                and not repeats[(value >> 32) & once]
-            ):
-                continue
-            places = other.where(value, max_repeats)
-            if places is None:
-                repetitive += 1
-                continue
-            for place in places:
-                p, q = (place, at) if flip else (at, place)
-                if same and q >= p:
-                    break
-                diagonal = p - q
-                spans = found.get(diagonal)
+        diagonal = p - q
+        spans = found.get(diagonal)
+        start = -1
+        if spans is not None:
+            after = bisect_right(spans, (p, _PAST))
+            if after and p < spans[after - 1][1]:
+                start, stop = spans[after - 1]  # inside a match found already
+        if start < 0 and flip and diagonal in later:
+            start, stop = later[diagonal]
+            if not start <= p < stop:
                 start = -1
-                if spans is not None:
-                    after = bisect_right(spans, (p, _PAST))
-                    if after and p < spans[after - 1][1]:
-                        start, stop = spans[after - 1]  # inside a match found already
-                if start < 0 and flip and diagonal in later:
-                    start, stop = later[diagonal]
-                    if not start <= p < stop:
-                        start = -1
-                if start < 0:
-                    if a[p : p + k] != b[q : q + k]:
-                        continue  # a hash collision
-                    start = p - common_suffix(a, b, p, q)
-                    stop = p + k + common_prefix(a, b, p + k, q + k)
-                    if flip:
-                        later[diagonal] = (start, stop)
-                    elif spans is None:
-                        found[diagonal] = [(start, stop)]
-                    else:
-                        spans.append((start, stop))
-                    if not same or stop - start <= diagonal:  # not a tandem repeat
-                        matches.append(Match(start, start - diagonal, stop - start))
-                if flip:
-                    shift, low, high = -diagonal, start - diagonal, stop - diagonal
-                else:
-                    shift, low, high = diagonal, start, stop
-    matches.sort(key=lambda m: (m.a_start, m.b_start))
-    return matches, repetitive
+        if start < 0:
+            run = _new_match(seeds, p, q, spans, flip)
+            if run is None:
+                continue  # a hash collision
+            start, stop = run
+        last = (-diagonal, start - diagonal, stop - diagonal) if flip else (diagonal, start, stop)
+    return last
+
+
+def _new_match(
+    seeds: _Seeds, p: int, q: int, spans: list[tuple[int, int]] | None, flip: bool
+) -> tuple[int, int] | None:
+    """The maximal run of equal tokens through ``a[p : p + k]`` and ``b[q : q + k]``, a
+    seed in no match found yet, as its span in ``a``, recorded on its diagonal (among
+    ``spans``, those of a's seeds there, or as the last of b's) and as a match (unless
+    a tandem repeat within one text); ``None`` if the k-grams differ (a hash collision)."""
+    a, b, k = seeds.a, seeds.b, seeds.k
+    if a[p : p + k] != b[q : q + k]:
+        return None
+    diagonal = p - q
+    start = p - common_suffix(a, b, p, q)
+    stop = p + k + common_prefix(a, b, p + k, q + k)
+    if flip:
+        seeds.later[diagonal] = (start, stop)
+    elif spans is None:
+        seeds.found[diagonal] = [(start, stop)]
+    else:
+        spans.append((start, stop))
+    if not seeds.same or stop - start <= diagonal:  # not a tandem repeat
+        seeds.matches.append(Match(start, start - diagonal, stop - start))
+    return start, stop
 
 
 def chain_matches(matches: Sequence[Match], gap: int) -> list[list[Match]]:
@@ -493,32 +545,34 @@ def grow_chain(
     >>> [(m.a_start, m.b_start, m.length) for m in chain]
     [(0, 0, 3), (4, 4, 4)]
     """
-
-    def fits(length: int, run: tuple[int, int], skipped: tuple[int, int, int, int]) -> bool:
-        if length >= least:
-            return True
-        if spans is None:
-            return False
-        for text, first, start, stop in zip(spans, run, skipped[::2], skipped[1::2]):
-            long_enough = (
-                length >= _LINE or text.ends[first + length - 1] - text.starts[first] >= _CHARS
-            )
-            if not long_enough or not text.holds_a_line(first, first + length):
-                return False
-            if start != stop and len(set(text.lines(start, stop))) != 1:
-                return False
-        return True
-
     # A run shorter than least and _LINE fits only if it spans _CHARS characters in a:
-    # told here, before a call, for the many runs of a token or two.
-    a_starts, a_ends = (spans[0].starts, spans[0].ends) if spans is not None else ((), ())
+    # told before a call to _run_fits, for the many runs of a token or two.
     short = min(least, _LINE) if spans is not None else least
+    before = _longest_run_before(chain[0], a, b, gap, least, short, spans)
+    if before is not None:
+        chain.insert(0, before)
+    after = _longest_run_after(chain[-1], a, b, gap, least, short, spans)
+    if after is not None:
+        chain.append(after)
 
-    a_start, b_start = chain[0].a_start, chain[0].b_start
+
+def _longest_run_before(
+    first: Match,
+    a: array[int],
+    b: array[int],
+    gap: int,
+    least: int,
+    short: int,
+    spans: tuple[TokenSpans, TokenSpans] | None,
+) -> Match | None:
+    """The run :func:`grow_chain` adds before the chain's ``first`` match, if any: the
+    longest (then the nearest) ending within ``gap`` tokens before it in both texts that
+    :func:`_run_fits` (runs shorter than ``short`` tokens and :data:`_CHARS` characters
+    in ``a`` are passed over without a call)."""
+    a_start, b_start = first.a_start, first.b_start
+    a_starts, a_ends = (spans[0].starts, spans[0].ends) if spans is not None else ((), ())
     # the runs ending just before i in a and j in b: i = a_start - da, j = b_start - db
-    near: dict[int, list[int]] = {}
-    for db in range(min(gap, b_start - 1) + 1):
-        near.setdefault(b[b_start - db - 1], []).append(db)
+    near = _offsets_by_token(b, b_start - 1, -1, min(gap, b_start - 1) + 1)
     best = (0, 0, 0, 0)  # length, -skipped, i, j
     for da in range(min(gap, a_start - 1) + 1):
         i = a_start - da
@@ -534,18 +588,30 @@ def grow_chain(
                     spans is None or a_ends[i - 1] - a_starts[i - length] < _CHARS
                 ):
                     continue
-                if (length, -(da + db)) > best[:2] and fits(
-                    length, (i - length, j - length), (i, a_start, j, b_start)
+                if (length, -(da + db)) > best[:2] and _run_fits(
+                    length, (i - length, j - length), (i, a_start, j, b_start), least, spans
                 ):
                     best = (length, -(da + db), i, j)
     length, _, i, j = best
-    if length:
-        chain.insert(0, Match(i - length, j - length, length))
-    a_stop, b_stop = chain[-1].a_stop, chain[-1].b_stop
-    near = {}
-    for db in range(min(gap, len(b) - b_stop - 1) + 1):
-        near.setdefault(b[b_stop + db], []).append(db)
-    best = (0, 0, 0, 0)
+    return Match(i - length, j - length, length) if length else None
+
+
+def _longest_run_after(
+    last: Match,
+    a: array[int],
+    b: array[int],
+    gap: int,
+    least: int,
+    short: int,
+    spans: tuple[TokenSpans, TokenSpans] | None,
+) -> Match | None:
+    """The run :func:`grow_chain` adds after the chain's ``last`` match, if any: as
+    :func:`_longest_run_before`, mirrored."""
+    a_stop, b_stop = last.a_stop, last.b_stop
+    a_starts, a_ends = (spans[0].starts, spans[0].ends) if spans is not None else ((), ())
+    # the runs starting at i = a_stop + da in a and j = b_stop + db in b
+    near = _offsets_by_token(b, b_stop, 1, min(gap, len(b) - b_stop - 1) + 1)
+    best = (0, 0, 0, 0)  # length, -skipped, i, j
     for da in range(min(gap, len(a) - a_stop - 1) + 1):
         i = a_stop + da
         for db in near.get(a[i], ()):
@@ -559,11 +625,50 @@ def grow_chain(
                     spans is None or a_ends[i + length - 1] - a_starts[i] < _CHARS
                 ):
                     continue
-                if (length, -(da + db)) > best[:2] and fits(length, (i, j), (a_stop, i, b_stop, j)):
+                if (length, -(da + db)) > best[:2] and _run_fits(
+                    length, (i, j), (a_stop, i, b_stop, j), least, spans
+                ):
                     best = (length, -(da + db), i, j)
     length, _, i, j = best
-    if length:
-        chain.append(Match(i, j, length))
+    return Match(i, j, length) if length else None
+
+
+def _offsets_by_token(
+    tokens: array[int], start: int, step: int, count: int
+) -> dict[int, list[int]]:
+    """For each token at ``start + step * d`` with ``0 <= d < count``, its offsets ``d``
+    (ascending): where a run may end (or start) near a chain, by the token there."""
+    near: dict[int, list[int]] = {}
+    for offset in range(count):
+        near.setdefault(tokens[start + step * offset], []).append(offset)
+    return near
+
+
+def _run_fits(
+    length: int,
+    run: tuple[int, int],
+    skipped: tuple[int, int, int, int],
+    least: int,
+    spans: tuple[TokenSpans, TokenSpans] | None,
+) -> bool:
+    """Whether the run of ``length`` equal tokens from ``run`` (its first token in ``a``
+    and ``b``), apart from the chain by the tokens ``skipped`` (``start, stop`` in ``a``,
+    then in ``b``), may grow it: ``least`` tokens long, or, given the ``spans``, a whole
+    line in both texts of :data:`_LINE` tokens or :data:`_CHARS` characters, with the
+    tokens skipped on one line in each."""
+    if length >= least:
+        return True
+    if spans is None:
+        return False
+    for text, first, start, stop in zip(spans, run, skipped[::2], skipped[1::2]):
+        long_enough = (
+            length >= _LINE or text.ends[first + length - 1] - text.starts[first] >= _CHARS
+        )
+        if not long_enough or not text.holds_a_line(first, first + length):
+            return False
+        if start != stop and len(set(text.lines(start, stop))) != 1:
+            return False
+    return True
 
 
 def _largest(chains: list[list[Match]]) -> list[list[Match]]:
