@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from samecode._validation import describe
-from samecode.engine import Progress, RunOptions, progress_counter
+from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.boilerplate import (
     BoilerplateFiles,
@@ -322,53 +322,20 @@ def scan_fragments(
     options = FragmentOptions() if options is None else options
     walk = WalkOptions() if walk is None else walk
     run = RunOptions() if run is None else run
-    if not isinstance(options, FragmentOptions):
-        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
-    if not isinstance(walk, WalkOptions):
-        raise SamecodeTypeError(f"walk must be WalkOptions; got {describe(walk)}")
-    if not isinstance(run, RunOptions):
-        raise SamecodeTypeError(f"run must be RunOptions; got {describe(run)}")
-    if isinstance(roots, (str, bytes, os.PathLike)):
-        raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
+    _check_scan_arguments(roots, options, walk, run)
     started = time.perf_counter()
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
-    files: list[ReadFile] = []
-    regions: list[Region] = []
-    digests: list[tuple[str, str]] = []
-    repetitive = 0
     with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
         with run.engine(len(paths)) as engine:
-            reads = [(batch, options, walk.max_size, walk.min_tokens, folder)
-                     for batch in run.batches(paths)]  # fmt: skip
-            tick = progress_counter(progress, "read", len(paths))
-            index = FingerprintIndex()  # filled as batches come, while the workers read on
-            # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
-            batches = engine.map_shared(_read_some, boilerplate, reads)
-            for batch, read in zip(batches, reads):
-                tick(len(read[0]))
-                for item in batch:
-                    if isinstance(item, Skipped):
-                        skipped.append(item)
-                    else:
-                        index.add(len(files), item.fingerprints)
-                        files.append(replace(item, fingerprints=_NONE))  # the index holds them
+            files, index = _read_into_index(
+                engine, paths, options, walk, run, folder, boilerplate, skipped, progress
+            )
             limit = options.boilerplate_limit(len(files))
             ignored = index.boilerplate(limit)
-            pairs = index.candidate_pairs(ignored)
-            sizes = [read.tokens for read in files]
-            tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
-            tick = progress_counter(progress, "compare", len(pairs))
-            shared = (files, options, ignored)  # tasks name files by number
-            for (found_regions, skipped_seeds, found_digests), (chunk,) in zip(
-                engine.map_shared(_pair_regions_of, shared, tasks), tasks
-            ):
-                regions += found_regions
-                digests += found_digests
-                repetitive += skipped_seeds
-                tick(len(chunk))
+            found = _compare_candidates(engine, files, index, options, ignored, progress)
         # the workers have ended; the class digests still read the scratch files
-        order = sorted(range(len(regions)), key=lambda n: region_order(regions[n]))
-        regions = [regions[n] for n in order]
+        order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
+        regions = [found.regions[n] for n in order]
         classes, region_class = region_classes(regions)
         masked = {read.path: read.masked for read in files if read.ignored}
         found_classes = class_digests(classes, _ScratchIds(files), masked)
@@ -383,13 +350,92 @@ def scan_fragments(
         len(ignored),
         index.occurrences(ignored),
         limit,
-        repetitive,
+        found.repetitive,
         time.perf_counter() - started,
         found_classes,
-        [digests[n] for n in order],
+        [found.digests[n] for n in order],
         ignored=[item for read in files for item in read.ignored],
         sha256={read.path: read.sha256 for read in files if read.path in inside},
     )
+
+
+def _check_scan_arguments(roots: object, options: object, walk: object, run: object) -> None:
+    """:raises TypeError: for an argument of :func:`scan_fragments` of the wrong type."""
+    if not isinstance(options, FragmentOptions):
+        raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
+    if not isinstance(walk, WalkOptions):
+        raise SamecodeTypeError(f"walk must be WalkOptions; got {describe(walk)}")
+    if not isinstance(run, RunOptions):
+        raise SamecodeTypeError(f"run must be RunOptions; got {describe(run)}")
+    if isinstance(roots, (str, bytes, os.PathLike)):
+        raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
+
+
+def _read_into_index(
+    engine: Engine,
+    paths: Sequence[str],
+    options: FragmentOptions,
+    walk: WalkOptions,
+    run: RunOptions,
+    folder: str,
+    boilerplate: BoilerplateFiles | None,
+    skipped: list[Skipped],
+    progress: Progress | None,
+) -> tuple[list[ReadFile], FingerprintIndex]:
+    """Read ``paths`` into scratch files in ``folder`` (on ``engine``, a batch a task),
+    noting the files skipped; return the files read, in order, and the index of their
+    fingerprints, filled as batches come while the workers read on (the files keep none)."""
+    reads = [(batch, options, walk.max_size, walk.min_tokens, folder)
+             for batch in run.batches(paths)]  # fmt: skip
+    tick = progress_counter(progress, "read", len(paths))
+    files: list[ReadFile] = []
+    index = FingerprintIndex()
+    # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
+    for batch, read in zip(engine.map_shared(_read_some, boilerplate, reads), reads):
+        tick(len(read[0]))
+        for item in batch:
+            if isinstance(item, Skipped):
+                skipped.append(item)
+            else:
+                index.add(len(files), item.fingerprints)
+                files.append(replace(item, fingerprints=_NONE))  # the index holds them
+    return files, index
+
+
+@dataclass
+class _Compared:
+    """What the candidate pairs gave: their regions and the regions' digests (in the
+    order of the tasks), and the seeds skipped as repetitive."""
+
+    regions: list[Region] = field(default_factory=list)
+    digests: list[tuple[str, str]] = field(default_factory=list)
+    repetitive: int = 0
+
+
+def _compare_candidates(
+    engine: Engine,
+    files: list[ReadFile],
+    index: FingerprintIndex,
+    options: FragmentOptions,
+    ignored: frozenset[int],
+    progress: Progress | None,
+) -> _Compared:
+    """The regions of every pair of files that share a fingerprint not ``ignored``, in
+    tasks of about equal cost on ``engine`` (the tasks name files by number)."""
+    pairs = index.candidate_pairs(ignored)
+    sizes = [read.tokens for read in files]
+    tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
+    tick = progress_counter(progress, "compare", len(pairs))
+    found = _Compared()
+    shared = (files, options, ignored)
+    for (regions, skipped_seeds, digests), (chunk,) in zip(
+        engine.map_shared(_pair_regions_of, shared, tasks), tasks
+    ):
+        found.regions += regions
+        found.digests += digests
+        found.repetitive += skipped_seeds
+        tick(len(chunk))
+    return found
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,13 @@ documents linked by chains of pairs (a path not compared is a
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import combinations
 from typing import Any, Protocol
 
-__all__ = ["CloneClass", "Document", "Findings", "Pair"]
+__all__ = ["CloneClass", "Document", "Findings", "Pair", "pairs_across", "pairs_within"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,39 @@ class CloneClass:
     min_jaccard: float
     max_jaccard: float
     link_jaccard: float
+
+
+def pairs_across(
+    first: Iterable[str],
+    first_shingles: int,
+    second: Iterable[str],
+    second_shingles: int,
+    shared: int,
+    notes: tuple[tuple[str, Any], ...] = (),
+) -> Iterator[Pair]:
+    """The pairs one verified pair of representatives stands for: every member of the
+    first's identical set (all of ``first_shingles``) with every member of the second's,
+    each sharing ``shared`` shingles. Every engine expands its verified pairs here.
+
+    >>> [(p.a, p.b) for p in pairs_across(["a", "c"], 5, ["b"], 4, 3)]
+    [('a', 'b'), ('b', 'c')]
+    """
+    seconds = list(second)
+    for a in first:
+        for b in seconds:
+            yield Pair.ordered(a, first_shingles, b, second_shingles, shared, notes)
+
+
+def pairs_within(
+    members: Sequence[str], shingles: int, notes: tuple[tuple[str, Any], ...] = ()
+) -> Iterator[Pair]:
+    """The pairs inside one identical set: every two members, sharing all ``shingles``.
+
+    >>> [(p.a, p.b, p.jaccard) for p in pairs_within(["b", "a"], 4)]
+    [('a', 'b', 1.0)]
+    """
+    for a, b in combinations(members, 2):
+        yield Pair.ordered(a, shingles, b, shingles, shingles, notes)
 
 
 class Findings(Protocol):

@@ -55,7 +55,6 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations
 from typing import Any, TypeAlias
 
 from samecode._validation import check_int, describe
@@ -64,7 +63,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import CHAINING, clone_classes
 from samecode.scan.join import ShingleCounts, distinct_sets, verify
-from samecode.scan.model import CloneClass, Document, Pair
+from samecode.scan.model import CloneClass, Document, Pair, pairs_across, pairs_within
 from samecode.similarity import MEASURES, Measure, exact_threshold
 from samecode.sources.reading import Text, decode_text, read_text
 from samecode.sources.skipped import Skipped, SkipReason, too_few_tokens
@@ -460,23 +459,47 @@ def join_sets(
     # or more where that bounds what each process holds at once; their number never
     # changes the answer.
     batches = _balanced(ids, weights, _parts(engine, total, _TASK_SHINGLES, 2))
-    counts = None
-    if chosen.needs_counts:
-        bits = ShingleCounts.for_total(total).bits
-        tick = progress_counter(progress, "count", len(ids))
-        for number, part in enumerate(
-            engine.map_shared(_count_some, sets, [(b, bits) for b in batches])
-        ):
-            counts = part if counts is None else counts.merge(part)
-            tick(len(batches[number]))
-        if counts is None:
-            counts = ShingleCounts(bits)
+    counts = _count_stage(engine, sets, batches, total, progress) if chosen.needs_counts else None
     prepared = chosen.prepare(threshold, measure, counts=counts, documents=len(ids))
-
     partitions = _parts(engine, total, _PARTITION_SHINGLES)
+    table, records = _key_stage(engine, prepared, sets, batches, partitions, progress)
+    candidates = _join_stage(engine, prepared, records, table, partitions, keep, progress)
+    del table, records
+    return _verify_stage(engine, sets, candidates, threshold, measure, progress)
+
+
+def _count_stage(
+    engine: Engine,
+    sets: Mapping[int, array[int]],
+    batches: list[Sequence[int]],
+    total: int,
+    progress: Progress | None,
+) -> ShingleCounts:
+    """The count stage: how many sets hold each shingle, counted per batch and merged."""
+    bits = ShingleCounts.for_total(total).bits
+    tick = progress_counter(progress, "count", sum(map(len, batches)))
+    counts = None
+    for number, part in enumerate(
+        engine.map_shared(_count_some, sets, [(b, bits) for b in batches])
+    ):
+        counts = part if counts is None else counts.merge(part)
+        tick(len(batches[number]))
+    return ShingleCounts(bits) if counts is None else counts
+
+
+def _key_stage(
+    engine: Engine,
+    prepared: Method,
+    sets: Mapping[int, array[int]],
+    batches: list[Sequence[int]],
+    partitions: int,
+    progress: Progress | None,
+) -> tuple[dict[int, Keyed], list[Records]]:
+    """The key stage: each set's keys, sent to the partition of each key; the batches'
+    records merged in the order of the batches."""
     table: dict[int, Keyed] = {}
     records: list[Records] = []
-    tick = progress_counter(progress, "key", len(ids))
+    tick = progress_counter(progress, "key", sum(map(len, batches)))
     key_tasks = [(b, partitions) for b in batches]
     for number, (keyed, parts) in enumerate(
         engine.map_shared(_key_some, (prepared, sets), key_tasks)
@@ -490,16 +513,40 @@ def join_sets(
                     column.extend(more)
         tick(len(batches[number]))
     records = records or [(array("Q"), array("q"), array("q")) for _ in range(partitions)]
+    return table, records
 
+
+def _join_stage(
+    engine: Engine,
+    prepared: Method,
+    records: list[Records],
+    table: dict[int, Keyed],
+    partitions: int,
+    keep: Callable[[int, int], bool] | None,
+    progress: Progress | None,
+) -> list[tuple[int, int]]:
+    """The join stage: each partition's groups of keys propose their pairs; those
+    ``keep`` keeps, sorted."""
     tick = progress_counter(progress, "join", partitions)
     candidates: list[tuple[int, int]] = []
     proposing = (prepared, records, table)
     for found in engine.map_shared(_propose_one, proposing, [(n,) for n in range(partitions)]):
         candidates += found if keep is None else [pair for pair in found if keep(*pair)]
         tick(1)
-    del table, records, proposing
     candidates.sort()
+    return candidates
 
+
+def _verify_stage(
+    engine: Engine,
+    sets: Mapping[int, array[int]],
+    candidates: list[tuple[int, int]],
+    threshold: Fraction,
+    measure: Measure,
+    progress: Progress | None,
+) -> list[tuple[int, int, int]]:
+    """The verify stage: the exact intersection of each candidate pair, in tasks of
+    about equal weight; the pairs that reach ``threshold``, in the candidates' order."""
     tick = progress_counter(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
     pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
@@ -546,17 +593,13 @@ def run_pipeline(
     else:
         notes = [() for _ in verified]
         copies = ()
-    members = {group[0]: group for group in groups}
+    paths = {group[0]: [documents[member].path for member in group] for group in groups}
     pairs: list[Pair] = []
     for (i, j, shared), note in zip(verified, notes):
-        for a in members[i]:
-            for b in members[j]:
-                pairs.append(_pair(documents[a], documents[b], shared, note))
+        size_i, size_j = len(sets[i]), len(sets[j])
+        pairs += pairs_across(paths[i], size_i, paths[j], size_j, shared, note)
     for group in groups:
-        size_of = len(documents[group[0]].shingles)
-        pairs += [
-            _pair(documents[a], documents[b], size_of, copies) for a, b in combinations(group, 2)
-        ]
+        pairs += pairs_within(paths[group[0]], len(sets[group[0]]), copies)
     pairs.sort(key=lambda p: (p.a, p.b))
     return pairs
 
@@ -582,14 +625,6 @@ def compare(
         threshold=threshold, measure=measure, method=method_name, **dict(settings or {})
     )
     return run_pipeline(documents, options)
-
-
-def _pair(
-    first: Document, second: Document, shared: int, notes: tuple[tuple[str, Any], ...] = ()
-) -> Pair:
-    return Pair.ordered(
-        first.path, len(first.shingles), second.path, len(second.shingles), shared, notes
-    )
 
 
 # -- the whole job -----------------------------------------------------------------------

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Iterable, Iterator
-from itertools import combinations
 from typing import Any
 
 from samecode.scan.candidates import Keyed, Member, Method
 from samecode.scan.classes import clone_classes
-from samecode.scan.model import CloneClass, Pair
+from samecode.scan.model import CloneClass, Pair, pairs_across, pairs_within
 from samecode.scan.pipeline import ScanOptions, key_documents, propose_partition, verify_pairs
 from samecode.similarity import Measure
 from samecode.spark.components import connected_components
@@ -212,14 +211,10 @@ def pair_rows(
     def expand(item: Any) -> Iterator[tuple[Any, ...]]:
         _, ((found, (first, _)), (second, _)) = item
         _, _, shared, size_a, size_b, notes = found
-        for a in first:
-            for b in second:
-                yield _row(Pair.ordered(a, size_a, b, size_b, shared, notes))
+        return map(_row, pairs_across(first, size_a, second, size_b, shared, notes))
 
     def inside(rep: Any) -> Iterator[tuple[Any, ...]]:
-        size = len(rep[1])
-        for a, b in combinations(rep[2], 2):
-            yield _row(Pair.ordered(a, size, b, size, size, copies))
+        return map(_row, pairs_within(rep[2], len(rep[1]), copies))
 
     across = (
         verified.map(lambda v: (v[0], v))
