@@ -28,6 +28,7 @@ from samecode.cli.output import (
     write,
 )
 from samecode.cli.parser import UsageError, option
+from samecode.corpus.match import MATCH_WALK
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions, engine_for
 from samecode.reports.fragments import (
@@ -40,7 +41,7 @@ from samecode.reports.pairs import PAIR_FORMATS, Report, corpus_parameters, scan
 from samecode.scan.model import Findings, Pair
 from samecode.scan.pipeline import ScanOptions, scan
 from samecode.sources.skipped import Skipped
-from samecode.sources.walk import WalkOptions, discover
+from samecode.sources.walk import WalkOptions, discover, left_out_code
 from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:
@@ -81,12 +82,18 @@ def _shingling(args: argparse.Namespace, stored: Shingling | None = None) -> Shi
     )
 
 
-def _walk_options(args: argparse.Namespace) -> WalkOptions:
+def _walk_options(args: argparse.Namespace, matching: bool = False) -> WalkOptions:
+    """Which files the options ask for; for files ``matching`` a corpus, vendored folders
+    are walked unless ``--default-excludes`` is given
+    (:data:`~samecode.corpus.match.MATCH_WALK`)."""
+    excludes = getattr(args, "default_excludes", None)
+    if excludes is None:
+        excludes = MATCH_WALK.default_excludes if matching else option(args, "default_excludes")
     return WalkOptions(
         include=tuple(option(args, "include")),
         exclude=tuple(option(args, "exclude")),
         gitignore=option(args, "gitignore"),
-        default_excludes=option(args, "default_excludes"),
+        default_excludes=excludes,
         follow_symlinks=option(args, "follow_symlinks"),
         max_size=option(args, "max_size") or None,  # 0: no limit
         min_tokens=option(args, "min_tokens"),
@@ -97,7 +104,9 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
     return RunOptions(jobs=option(args, "jobs"), batch_size=option(args, "batch_size"))
 
 
-def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions:
+def _scan_options(
+    args: argparse.Namespace, shingling: Shingling, matching: bool = False
+) -> ScanOptions:
     return ScanOptions(
         threshold=option(args, "threshold"),
         measure="containment" if option(args, "containment") else "jaccard",
@@ -106,7 +115,7 @@ def _scan_options(args: argparse.Namespace, shingling: Shingling) -> ScanOptions
         lsh_threshold=option(args, "lsh_threshold"),
         shingling=shingling,
         chaining=option(args, "chaining"),
-        walk=_walk_options(args),
+        walk=_walk_options(args, matching),
         run=_run_options(args),
     )
 
@@ -148,10 +157,25 @@ def _scan_against(
     from samecode.corpus.match import scan_against
 
     with _open_corpus(args.against, True) as corpus:
-        options = _scan_options(args, _shingling(args, corpus.shingling))
+        options = _scan_options(args, _shingling(args, corpus.shingling), matching=True)
         parameters = {**scan_parameters(options), **corpus_parameters(args.against, corpus)}
         result, matched = scan_against(corpus, args.paths, options, feedback)
     return result, parameters, matched
+
+
+def _say_left_out(skipped: Sequence[Skipped]) -> None:
+    """Say on stderr, even with ``-q``, which folders of other people's code the walk left
+    out by default and how many files they hold: a scan's silence about them is no
+    all-clear (:func:`~samecode.sources.walk.left_out_code`)."""
+    left_out = left_out_code(skipped)
+    if not left_out:
+        return
+    folders = ", ".join(f"{shown(path)} ({files_text(count)})" for path, count in left_out)
+    print(
+        f"samecode: left out {counted(len(left_out), 'folder')} of vendored or installed "
+        f"code: {folders}; --no-default-excludes walks them",
+        file=sys.stderr,
+    )
 
 
 def _pair_format(args: argparse.Namespace) -> Format[Report]:
@@ -201,6 +225,7 @@ def run_scan(args: argparse.Namespace) -> int:
             options = _scan_options(args, _shingling(args))
             found, parameters = scan(args.paths, options, feedback), scan_parameters(options)
     emit(chosen, Report.of(found, parameters, corpus_pairs or []), args.output)
+    _say_left_out(found.skipped)
     matches = len(found.pairs) + len(corpus_pairs or [])
     extra = (
         f", {counted(len(corpus_pairs), 'corpus match', 'corpus matches')}"
@@ -226,7 +251,7 @@ def run_match(args: argparse.Namespace) -> int:
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
-        options = _scan_options(args, _shingling(args, corpus.shingling))
+        options = _scan_options(args, _shingling(args, corpus.shingling), matching=True)
         parameters = {**scan_parameters(options), **corpus_parameters(db, corpus)}
         with Feedback(args.quiet) as feedback:
             paths, walk_skipped = discover(args.paths, options.walk)
@@ -503,6 +528,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     if baseline is not None:
         result = only_new(result, baseline)
     emit(chosen, FragmentReport(result, parameters, args.paths), args.output)
+    _say_left_out(result.skipped)
     feedback.summary(
         f"compared {files_text(len(result.files))}, {skipped_text(result.skipped)}; "
         f"{counted(len(result.regions), 'region')} in "
@@ -530,7 +556,7 @@ def run_match_fragments(args: argparse.Namespace) -> int:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
-        walk, run = _walk_options(args), _run_options(args)
+        walk, run = _walk_options(args, matching=True), _run_options(args)
         boilerplate = _boilerplate_files(args, options)
         parameters = {
             **fragment_parameters(options, walk, boilerplate),

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 
 from samecode._validation import describe
 from samecode.corpus.entries import identity
+from samecode.corpus.match import MATCH_WALK
 from samecode.corpus.records import decode
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
@@ -341,7 +342,8 @@ def match_fragments(
     :param options: the corpus's stored parameters and the query's own (``min_tokens``,
         ``gap``, ``max_repeats``, ``boilerplate_share``, ``boilerplate_files``); the
         stored ones by default.
-    :param walk: which files, as for a scan (:class:`~samecode.sources.walk.WalkOptions`).
+    :param walk: which files, as for a scan (:class:`~samecode.sources.walk.WalkOptions`;
+        by default :data:`~samecode.corpus.match.MATCH_WALK`: vendored folders included).
     :param run: the files a task matches, and the processes that run the tasks when no
         ``engine`` is given (:class:`~samecode.engine.RunOptions`).
     :param boilerplate: files whose text is ignored in the queries (and so in every
@@ -362,7 +364,7 @@ def match_fragments(
     if corpus.fragments is None:
         raise no_fragments(corpus.path, corpus.format_version)
     options = corpus_options(corpus.fragments, options)
-    walk = WalkOptions() if walk is None else walk
+    walk = MATCH_WALK if walk is None else walk
     run = RunOptions() if run is None else run
     if not isinstance(walk, WalkOptions):
         raise SamecodeTypeError(f"walk must be WalkOptions; got {describe(walk)}")

@@ -42,13 +42,26 @@ from samecode.scan.join import distinct_sets
 from samecode.scan.model import Document, Pair
 from samecode.scan.pipeline import ScanOptions, ScanResult, join_sets, scan
 from samecode.similarity import reaches, reaches_stored
+from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling
 
-__all__ = ["JOIN_SHINGLES", "match_by_join", "match_each", "scan_against"]
+__all__ = [
+    "JOIN_SHINGLES",
+    "MATCH_WALK",
+    "Matching",
+    "match_by_join",
+    "match_each",
+    "scan_against",
+]
 
 #: How many shingles (query or stored) one join holds, about 8 bytes each (and the
 #: join's index): the memory bound of a match.
 JOIN_SHINGLES = 16 << 20
+#: How files matched against a corpus are walked unless a walk is given: every folder,
+#: vendored and third-party ones included (``default_excludes=False``). Provenance is a
+#: corpus's job, and vendored copies are what it looks for: a match that left them out
+#: would say "no match" of a tree that holds one.
+MATCH_WALK = WalkOptions(default_excludes=False)
 #: Stored files a :func:`match_each` keeps loaded (those of the queries before are often
 #: those of the next).
 _CACHED_FILES = 4096
@@ -66,13 +79,17 @@ def scan_against(
     measure, on the scan's processes (``options.run``).
 
     :param corpus: an open corpus (:class:`~samecode.corpus.store.Corpus`).
+    :param options: what to compare, which files and how; by default the corpus's
+        shingling and the other defaults, walked by :data:`MATCH_WALK` (vendored folders
+        included).
     :raises ValueError: if ``options`` shingle otherwise than the corpus, or ask for a
         threshold below its ``min_threshold`` or a measure it does not answer.
 
     Runtime complexity: the scan's, then the corpus's
     :meth:`~samecode.corpus.store.Corpus.match` of the documents scanned.
     """
-    options = ScanOptions(shingling=corpus.shingling) if options is None else options
+    if options is None:
+        options = ScanOptions(shingling=corpus.shingling, walk=MATCH_WALK)
     if options.shingling != corpus.shingling:
         raise SamecodeValueError(
             f"options shingle by {options.shingling.to_dict()}; the corpus by "

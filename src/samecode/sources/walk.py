@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,14 @@ from samecode.sources.skipped import (
     skipped_unreachable,
 )
 
-__all__ = ["DEFAULT_EXCLUDES", "WalkOptions", "discover", "find_files"]
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "OTHERS_CODE",
+    "WalkOptions",
+    "discover",
+    "find_files",
+    "left_out_code",
+]
 
 
 #: Folders left out of every walk unless asked for: version control, vendored packages
@@ -57,6 +64,23 @@ DEFAULT_EXCLUDES = (
     ".ruff_cache",
     "site-packages",
     ".eggs",
+)
+
+
+#: The default rules that leave out folders of other people's code (vendored packages,
+#: installed dependencies, virtual environments), as a skipped folder's detail names
+#: them: what a scan says it left out, for a copy there is not looked at
+#: (:func:`left_out_code`). The others are version control and caches.
+OTHERS_CODE = frozenset(
+    {
+        "node_modules",
+        "bower_components",
+        "vendor",
+        "third_party",
+        "site-packages",
+        ".eggs",
+        "virtual environment (pyvenv.cfg)",
+    }
 )
 
 
@@ -354,3 +378,48 @@ class _Walk:
             return skipped_for_error(folder, error)
         open_keys.add(key)
         return relative, rules, iter(entries), key
+
+
+def left_out_code(skipped: Iterable[Skipped]) -> list[tuple[str, int]]:
+    """The folders of other people's code a walk left out by default (:data:`OTHERS_CODE`)
+    among ``skipped``, each with how many files it holds (links not followed): what a
+    scan says it did not look at, so that no one takes its silence for an all-clear.
+
+    Runtime complexity: one listing of every folder under each folder left out.
+
+    >>> import os, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> os.makedirs(os.path.join(root, "vendor", "lib"))
+    >>> for name in ("a.py", "lib/b.py"):
+    ...     with open(os.path.join(root, "vendor", name), "w") as file:
+    ...         _ = file.write("x = 1")
+    >>> _, skipped = discover([root], WalkOptions())
+    >>> [(os.path.basename(path), files) for path, files in left_out_code(skipped)]
+    [('vendor', 2)]
+    """
+    out: list[tuple[str, int]] = []
+    for item in skipped:
+        if item.kind is SkipReason.EXCLUDED_FOLDER and item.detail in OTHERS_CODE:
+            out.append((item.path, _files_under(item.path)))
+    return out
+
+
+def _files_under(folder: str) -> int:
+    """How many files (not folders; links counted, not followed) are under ``folder``; a
+    folder that cannot be listed counts none."""
+    count = 0
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        else:
+                            count += 1
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return count
