@@ -349,7 +349,7 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
     from samecode.minhash.settings import LSHSettings
 
     with Corpus.create(tmp_path / "plain.db") as plain:
-        plain.check_given(min_threshold=0.8, candidates="prefix")  # as it was made
+        plain.settings.check_given(min_threshold=0.8, candidates="prefix")  # as it was made
         for given, setting in [
             ({"fragments": True}, "fragments"),
             ({"window": 4}, "fragments"),
@@ -359,13 +359,13 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
             ({"fragments": True, "min_threshold": 0.5}, "fragments"),  # in that order
         ]:
             with pytest.raises(CorpusSettingsError) as caught:
-                plain.check_given(**given)
+                plain.settings.check_given(**given)
             assert caught.value.setting == setting, given
         with pytest.raises(SamecodeTypeError, match="gap"):
-            plain.check_given(gap=3)
+            plain.settings.check_given(gap=3)
     made = {"fragments": FragmentOptions(window=6), "lsh": LSHSettings(threshold=0.6)}
     with Corpus.create(tmp_path / "both.db", min_threshold=0.8, **made) as both:
-        both.check_given(window=6, k=FragmentOptions().k, num_perm=128, lsh_threshold=0.6)
+        both.settings.check_given(window=6, k=FragmentOptions().k, num_perm=128, lsh_threshold=0.6)
         for given, refused in [
             ({"window": 7}, ("window", 6, 7)),
             ({"keep_imports": True}, ("keep_imports", False, True)),
@@ -374,7 +374,7 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
             ({"candidates": "prefix"}, ("candidates", "lsh", "prefix")),
         ]:
             with pytest.raises(CorpusSettingsError) as caught:
-                both.check_given(**given)
+                both.settings.check_given(**given)
             error = caught.value
             assert (error.setting, error.stored, error.given) == refused
             assert isinstance(error, ValueError)

@@ -379,7 +379,8 @@ _FLAGS = {
 
 def _corpus_refusal(args: argparse.Namespace, corpus: Corpus) -> str:
     """Why options given for a new corpus do not fit an existing one ("" if they do): the
-    library's rule (:meth:`Corpus.check_given`), said with the command's flags."""
+    library's rule (:meth:`~samecode.corpus.settings.CorpusSettings.check_given`), said
+    with the command's flags."""
     from samecode.corpus.settings import CorpusSettingsError
 
     flags = _stored_fragment_flags(args)
@@ -389,7 +390,7 @@ def _corpus_refusal(args: argparse.Namespace, corpus: Corpus) -> str:
         names = {flag: name for name, flag in _FLAGS.items()}
         given = {names[flag]: getattr(asked, names[flag]) for flag in flags}
     try:
-        corpus.check_given(
+        corpus.settings.check_given(
             min_threshold=args.min_threshold,
             candidates={"exact": "prefix", "minhash": "lsh", None: None}[args.corpus_method],
             num_perm=args.num_perm,

@@ -272,7 +272,7 @@ class Corpus(FileTable):
             pass  # made before or meanwhile: opened below, settings checked
         corpus = cls.open(path, timeout=timeout)
         try:
-            differ = corpus.mismatches(
+            differ = corpus.settings.mismatches(
                 shingling, min_threshold=min_threshold, lsh=lsh, fragments=fragments
             )
         except BaseException:
@@ -289,60 +289,6 @@ class Corpus(FileTable):
     def settings(self) -> CorpusSettings:
         """What the corpus was made with (:class:`~samecode.corpus.settings.CorpusSettings`)."""
         return CorpusSettings(self._shingling, self._min_threshold, self._lsh, self._fragments)
-
-    def check_given(
-        self,
-        *,
-        min_threshold: Fraction | float | str | None = None,
-        candidates: str | None = None,
-        num_perm: int | None = None,
-        lsh_threshold: float | None = None,
-        fragments: bool = False,
-        **stored_fragments: object,
-    ) -> None:
-        """Refuse settings given for this corpus that it was made otherwise
-        (:meth:`CorpusSettings.check_given <samecode.corpus.settings.CorpusSettings.check_given>`).
-
-        :raises CorpusSettingsError: naming the first setting that differs.
-        :raises TypeError: for a name that is no setting a corpus stores.
-
-        >>> import os, tempfile
-        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
-        ...     corpus.check_given(num_perm=64)
-        Traceback (most recent call last):
-        ...
-        samecode.corpus.settings.CorpusSettingsError: the corpus was made with lsh none; ...
-        """
-        self.settings.check_given(
-            min_threshold=min_threshold,
-            candidates=candidates,
-            num_perm=num_perm,
-            lsh_threshold=lsh_threshold,
-            fragments=fragments,
-            **stored_fragments,
-        )
-
-    def mismatches(
-        self,
-        shingling: Shingling | None = None,
-        *,
-        min_threshold: Fraction | float | str = Fraction(4, 5),
-        lsh: LSHSettings | None = None,
-        fragments: FragmentOptions | None = None,
-    ) -> list[str]:
-        """How the settings :meth:`create` would be given differ from this corpus's
-        (:meth:`CorpusSettings.mismatches <samecode.corpus.settings.CorpusSettings.mismatches>`).
-
-        :raises TypeError, ValueError: for a setting :meth:`create` would refuse.
-
-        >>> import os, tempfile
-        >>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
-        ...     corpus.mismatches(Shingling(size=3))
-        ['shingling size is 5 there, 3 here']
-        """
-        return self.settings.mismatches(
-            shingling, min_threshold=min_threshold, lsh=lsh, fragments=fragments
-        )
 
     @classmethod
     def open(
