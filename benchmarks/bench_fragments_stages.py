@@ -58,9 +58,8 @@ from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import chain_matches, exact_matches, find_regions, region_order
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
-from samecode.scan.pipeline import discover
 from samecode.sources.reading import read_text
-from samecode.sources.walk import WalkOptions
+from samecode.sources.walk import WalkOptions, discover
 from samecode.text.shingling import kgram_hashes
 
 STEPS = [
