@@ -76,7 +76,7 @@ def find_tree(name: str) -> tuple[Path, list[str]] | None:
     if name in DJANGO:
         # Its translation catalogues (the same msgids in some 100 files) and its tests
         # take fragments an hour a build; their code is what the layers moved.
-        return django_tree(DJANGO[name]), ["--exclude=locale/", "--exclude=tests/"]
+        return django_tree(DJANGO[name]), ["locale/", "tests/"]
     minor = STDLIB[name]
     root = os.environ.get("PYENV_ROOT", "")
     if not root and shutil.which("pyenv"):
