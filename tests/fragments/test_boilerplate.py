@@ -152,21 +152,54 @@ def test_the_keep_options_match_them_again(tmp_path):
     both = compare_fragments(a, b, FragmentOptions(keep_licenses=True, keep_imports=True))
     assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in both.regions] == [(1, 15, 1, 15)]
     assert both.ignored == ()
+    # what is kept seeds a match, which grows on through the masked text both hold alike
     licences = compare_fragments(a, b, FragmentOptions(keep_licenses=True))
-    assert [(r.a_start, r.a_end) for r in licences.regions] == [(1, 7)]
+    assert [(r.a_start, r.a_end) for r in licences.regions] == [(1, 15)]
     assert {i.reason for i in licences.ignored} == {"import block"}
     imports = compare_fragments(a, b, FragmentOptions(keep_imports=True))
-    assert [(r.a_start, r.a_end) for r in imports.regions] == [(9, 15)]
+    assert [(r.a_start, r.a_end) for r in imports.regions] == [(1, 15)]
+    assert {i.reason for i in imports.ignored} == {"licence header"}
 
 
-def test_a_copy_next_to_a_licence_header_stops_at_it(tmp_path):
+def test_a_copy_next_to_a_licence_header_takes_it_in(tmp_path):
     rng = random.Random(2)
     shared = own_lines(rng, "shared", 10)
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("\n".join(MIT + shared + own_lines(rng, "a")) + "\n")
     b.write_text("\n".join(MIT + shared + own_lines(rng, "b")) + "\n")
     (region,) = compare_fragments(a, b).regions
-    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (8, 17, 8, 17)
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (1, 17, 1, 17)
+    # another licence header above the same copy: the region starts at the copy
+    b.write_text("\n".join(["# Copyright 1999 Someone Else", *shared, *own_lines(rng, "b")]))
+    (region,) = compare_fragments(a, b).regions
+    assert (region.a_start, region.a_end, region.b_start, region.b_end) == (8, 17, 2, 11)
+
+
+def test_a_copied_block_keeps_its_inner_imports(tmp_path):
+    rng = random.Random(3)
+    top, bottom = own_lines(rng, "top", 8), own_lines(rng, "bottom", 8)
+    block = [*top, "import os", "from sys import argv", *bottom]
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("\n".join(own_lines(rng, "a", 5) + block + own_lines(rng, "a2", 5)) + "\n")
+    b.write_text("\n".join(own_lines(rng, "b", 3) + block) + "\n")
+    found = compare_fragments(a, b)
+    assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in found.regions] == [(6, 23, 4, 21)]
+    assert [(i.path == str(a), i.start, i.end) for i in found.ignored] == [
+        (True, 14, 15),
+        (False, 12, 13),
+    ]
+
+
+def test_an_identical_file_with_a_header_and_imports_is_one_region(tmp_path):
+    rng = random.Random(4)
+    text = "\n".join([*MIT, "", *IMPORTS, "", *own_lines(rng, "own", 12)]) + "\n"
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text(text)
+    b.write_text(text)
+    found = compare_fragments(a, b)
+    last = text.count("\n")
+    assert [(r.a_start, r.a_end, r.b_start, r.b_end) for r in found.regions] == [(1, last, 1, last)]
+    assert found.regions[0].a_share == found.regions[0].b_share == 1.0
 
 
 def test_a_boilerplate_file_copied_into_two_files_yields_no_region(tmp_path):

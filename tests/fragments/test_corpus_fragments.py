@@ -259,17 +259,23 @@ def test_a_damaged_record_is_reported(tmp_path):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.sampled_from(["a", "b", "c = 1", "d(e)", "", "  f", "x\ty", "é"]), max_size=60),
+    st.lists(
+        st.sampled_from(
+            ["a", "b", "c = 1", "d(e)", "", "  f", "x\ty", "é", "import os", "# Copyright x"]
+        ),
+        max_size=60,
+    ),
     st.integers(1, 6),
     st.integers(1, 6),
 )
 def test_a_record_decodes_to_the_same_tokens_lines_and_fingerprints(lines, k, window):
     text = "\n".join(lines)
-    found = fingerprint_text("a.txt", text, FragmentOptions(k=k, window=window, min_tokens=k))
-    back = decode(encode(found), "a.txt", k)
+    found = fingerprint_text("a.py", text, FragmentOptions(k=k, window=window, min_tokens=k))
+    back = decode(encode(found), "a.py", k)
     assert back.tokens.ids == found.tokens.ids
-    assert back.kgrams.hashes == found.kgrams.hashes
+    assert back.kgrams.hashes == found.kgrams.hashes  # masked k-grams masked again
     assert back.kgrams.selected == found.kgrams.selected
+    assert back.ignored == found.ignored  # reasons, lines, tokens
     n = len(found.tokens)
     for first in range(n):
         for stop in range(first + 1, min(n, first + 8) + 1):
@@ -281,18 +287,31 @@ def test_a_damaged_record_does_not_decode():
     found = fingerprint_text("a.txt", "a b c d e f g h", FragmentOptions(k=2, min_tokens=2))
     record = encode(found)
     body = zlib.decompress(record)
-    at = 17 + 8 * len(set(found.tokens.ids))  # the head, the table of ids, then their numbers
+    # the head, the count of masked ranges (none), the table of ids, then their numbers
+    at = 17 + 4 + 8 * len(set(found.tokens.ids))
     for bad in (
         b"",
         b"not zlib",
         record[:-3],
         b"\x00" + record[1:],
-        zlib.compress(b"SCF2" + body[4:]),  # another layout
+        zlib.compress(b"SCF3" + body[4:]),  # another layout
+        zlib.compress(b"SCF1" + body[4:]),  # the first layout has no count of ranges
         zlib.compress(body[:-1]),  # a value short
         zlib.compress(body[:at] + b"\xff" + body[at + 1 :]),  # a number past the id table
     ):
         with pytest.raises(SamecodeValueError, match="damaged"):
             decode(bad, "a.txt", 2)
+
+
+def test_a_record_of_the_first_layout_still_decodes():
+    # SCF1 (before 2026-11-27): no count of masked ranges; masked tokens were kept as 0
+    found = fingerprint_text("a.txt", "a b c d e f g h", FragmentOptions(k=2, min_tokens=2))
+    body = zlib.decompress(encode(found))
+    old = zlib.compress(b"SCF1" + body[4:17] + body[21:])
+    back = decode(old, "a.txt", 2)
+    assert back.tokens.ids == found.tokens.ids
+    assert back.kgrams.selected == found.kgrams.selected
+    assert back.ignored == ()
 
 
 HEADED_LINES = [
@@ -313,7 +332,7 @@ HEADED_LINES = [
 def test_a_read_file_knows_the_fingerprints_its_record_decodes_to(lines, k, window):
     # sync stores the fingerprints the workers found with each record, without decoding
     # it: they must be those the record gives back (masked licence headers and imports
-    # included, whose tokens the record keeps as the id 0)
+    # included, whose k-grams the record masks again)
     import tempfile
 
     options = FragmentOptions(k=k, window=window, min_tokens=k)
@@ -337,7 +356,7 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
     root = Path(os.path.realpath(tmp_path))
     (root / "tree").mkdir()
     files = make_files(root / "tree", 5, 12)
-    for path in files[:4]:  # licence headers and imports: masked, kept as the id 0
+    for path in files[:4]:  # licence headers and imports: masked ranges in the records
         path.write_text("# Copyright 2024 Example\nimport os\nimport sys\n" + path.read_text())
     decoded: list[str] = []
     real_decode = stored.decode

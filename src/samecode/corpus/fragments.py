@@ -62,7 +62,7 @@ from samecode.corpus.records import decode
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, path_free_ids
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
@@ -189,7 +189,7 @@ def match_files(
                     ignored=frozenset(common),
                     kgrams=(query.kgrams, stored.kgrams),
                 )
-                _record(out, query, path, stored.tokens.ids, regions, repetitive)
+                _record(out, query, stored, regions, repetitive)
     return out
 
 
@@ -260,20 +260,19 @@ def _common_hashes(
 def _record(
     out: Matched,
     query: FileFingerprints,
-    path: str,
-    stored_ids: array[int],
+    stored: FileFingerprints,
     regions: list[Region],
     repetitive: int,
 ) -> None:
-    """Add to ``out`` the regions of ``query`` and the stored file at ``path`` and the
-    repetitive fingerprints, and, if there are regions, the two files' token ids (with
-    the query's masked tokens and SHA-256) for their digests."""
+    """Add to ``out`` the regions of ``query`` and the ``stored`` file and the repetitive
+    fingerprints, and, if there are regions, the two files' token ids (with the query's
+    masked tokens and SHA-256; the stored file's masked tokens as 0) for their digests."""
     out.regions += regions
     out.repetitive += repetitive
     if regions:
         out.query_ids[query.path] = query.tokens.ids
         out.query_sha256[query.path] = query.sha256
-        out.stored_ids[path] = stored_ids
+        out.stored_ids[stored.path] = path_free_ids(stored.tokens.ids, stored.masked)
         if query.ignored:
             out.query_masked[query.path] = query.masked
 

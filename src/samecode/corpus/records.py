@@ -5,11 +5,12 @@ A record (:func:`encode`, :func:`decode`) holds the file's tokens, the lines eac
 starts and ends on, and the positions of its fingerprints (the k-grams robust winnowing
 selected); not its text, and no columns. Token ids are kept as a table of the file's
 distinct ids (8 bytes each) and, per token, its number in that table (1, 2 or 4 bytes);
-lines as differences; the whole compressed with zlib. Tokens masked as boilerplate
-(:mod:`~samecode.fragments.boilerplate`) are kept as the id 0: their ids in the file are
-made from its path, and a stored file's digests must not depend on the folder it was
-indexed from (0 is no token's id, and a query's masked tokens have ids of their own, so
-they still match nothing; records written before 2026-11-26 keep the ids they had). Decoded, it is a
+lines as differences; the masked ranges (tokens masked as boilerplate,
+:mod:`~samecode.fragments.boilerplate`: their first and stop token and their reason); the
+whole compressed with zlib. Masked tokens keep their ids, so a region grows through them as
+between two files on disk, and their k-grams seed nothing. (Records of the first layout,
+``SCF1``, written before 2026-11-27, keep masked tokens as the id 0 and no ranges: their
+regions stop at masked text, as they did then.) Decoded, it is a
 :class:`~samecode.fragments.tree.FileFingerprints` whose
 :class:`~samecode.fragments.tokens.TokenSpans` places every line ``L`` at offset
 ``(L - 1) * (n + 1)`` of a virtual text (so each token's lines are its own, and the
@@ -41,8 +42,8 @@ from itertools import accumulate
 
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, path_free_ids
-from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, masked_ranges
+from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.tree import FileFingerprints, fingerprint_text
@@ -65,8 +66,10 @@ __all__ = [
 
 #: The version of a record's layout (its first bytes say it).
 LAYOUT = 1
-_MAGIC = b"SCF1"
+_MAGIC = b"SCF2"
+_MAGIC_1 = b"SCF1"  # no masked ranges: masked tokens stored as the id 0
 _HEAD = struct.Struct("<4sIIIB")  # magic, tokens, distinct ids, fingerprints, id width
+_MASKS = struct.Struct("<I")  # masked ranges, after the head in SCF2
 _WIDTHS = {1: "B", 2: "H", 4: "I"}
 
 
@@ -98,8 +101,7 @@ def encode(found: FileFingerprints) -> bytes:
     """
     tokens = found.tokens
     table: dict[int, int] = {}
-    ids = path_free_ids(tokens.ids, found.masked)  # not the ids made from the path
-    numbers = [table.setdefault(value, len(table)) for value in ids]
+    numbers = [table.setdefault(value, len(table)) for value in tokens.ids]
     width = 1 if len(table) <= 1 << 8 else 2 if len(table) <= 1 << 16 else 4
     line_of = partial(bisect_right, tokens.line_starts)
     starts = list(map(line_of, tokens.starts))
@@ -107,9 +109,14 @@ def encode(found: FileFingerprints) -> bytes:
     steps = [line - before for line, before in zip(starts, [1, *starts])]
     selected = found.kgrams.selected
     u32 = _uint32()
+    masked = found.ignored
     body = b"".join(
         [
             _HEAD.pack(_MAGIC, len(numbers), len(table), len(selected), width),
+            _MASKS.pack(len(masked)),
+            _packed([REASONS.index(item.reason) for item in masked], "B"),
+            _packed([item.first for item in masked], u32),
+            _packed([item.stop for item in masked], u32),
             _packed(list(table), "Q"),
             _packed(numbers, _WIDTHS[width]),
             _packed(steps, u32),
@@ -134,16 +141,25 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
     except (zlib.error, struct.error, TypeError) as error:
         raise SamecodeValueError(f"a fragment record of {path!r} is damaged: {error}") from None
     u32 = _uint32()
-    sizes = [8 * distinct, width * count, 4 * count, 4 * count, 4 * chosen]
-    if magic != _MAGIC or width not in _WIDTHS or len(body) != _HEAD.size + sum(sizes):
+    at = _HEAD.size
+    ranges = 0
+    if magic == _MAGIC and len(body) >= at + _MASKS.size:
+        (ranges,) = _MASKS.unpack_from(body, at)
+        at += _MASKS.size
+    sizes = [ranges, 4 * ranges, 4 * ranges]
+    sizes += [8 * distinct, width * count, 4 * count, 4 * count, 4 * chosen]
+    if magic not in (_MAGIC, _MAGIC_1) or width not in _WIDTHS or len(body) != at + sum(sizes):
         raise SamecodeValueError(f"a fragment record of {path!r} is damaged or of another layout")
     parts = []
-    at = _HEAD.size
-    for size, code in zip(sizes, ("Q", _WIDTHS[width], u32, u32, u32)):
+    for size, code in zip(sizes, ("B", u32, u32, "Q", _WIDTHS[width], u32, u32, u32)):
         parts.append(_unpacked(body[at : at + size], code))
         at += size
-    table, numbers, steps, spans, gaps = parts
-    if any(number >= distinct for number in numbers):
+    reasons, firsts, stops, table, numbers, steps, spans, gaps = parts
+    if (
+        any(number >= distinct for number in numbers)
+        or any(reason >= len(REASONS) for reason in reasons)
+        or any(not 0 <= first < stop <= count for first, stop in zip(firsts, stops))
+    ):
         raise SamecodeValueError(f"a fragment record of {path!r} is damaged")
     ids = array("Q", map(table.__getitem__, numbers))
     starts = list(accumulate(steps, initial=1))[1:]
@@ -161,7 +177,13 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
     hashes = array("Q", kgram_hashes(ids, k))
     if selected and (selected[-1] >= len(hashes) or any(g == 0 for g in gaps[1:])):
         raise SamecodeValueError(f"a fragment record of {path!r} is damaged")
-    return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected))
+    ignored = tuple(
+        Ignored(path, REASONS[reason], *tokens.lines(first, stop), stop - first, first, stop)
+        for reason, first, stop in zip(reasons, firsts, stops)
+    )
+    if ignored:
+        mask_kgrams(hashes, masked_ranges(ignored), k, count)
+    return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected), ignored)
 
 
 class StoredDocument(tuple[Document, bytes, "array[int]"]):

@@ -1,14 +1,14 @@
 """Boilerplate: the text fragments ignore, and why: licence headers, import blocks, and the
 text of files named as boilerplate.
 
-Every file's tokens on such lines are *masked* before its k-grams are hashed: each is
-given an id of its own (from the file's path and the token's place), equal to no other
-token anywhere, so no exact match crosses it (a region may span it between two matches:
-its digest counts it as 0, :mod:`~samecode.fragments.digest`); and no fingerprint
-holds it (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes the
-masked ranges: the k-grams over them take no part in winnowing, so the fingerprints
-chosen elsewhere do not depend on the file's path). What was masked is reported, as
-:class:`Ignored` ranges of lines with their reason and token count.
+Such tokens are *masked*: they keep their ids, but no k-gram over any of them is a
+fingerprint or is looked up (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>`
+takes the masked ranges and gives those k-grams a hash no other has), so boilerplate
+never *seeds* a match, on either side. A match seeded elsewhere still runs on through
+masked tokens that both texts hold alike: a copied block keeps its imports, and a copied
+file its licence header (a digest counts masked tokens as 0,
+:mod:`~samecode.fragments.digest`). What was masked is reported, as :class:`Ignored`
+ranges of lines with their reason and token count.
 
 The rules (:func:`licence_header`, :func:`import_blocks`):
 
@@ -73,7 +73,6 @@ LICENCE_WORDS = re.compile(
 )
 #: Why a range is ignored, in the order reports give them.
 REASONS = ("licence header", "import block", "boilerplate file")
-_MASK = (1 << 64) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +105,8 @@ def path_free_ids(
     ids: array[int], masked: Iterable[tuple[int, int]], first: int = 0, stop: int | None = None
 ) -> array[int]:
     """``ids[first:stop]`` with the masked tokens (``masked``, :func:`masked_ranges`, in
-    any order) as the id 0: the ids of a file as they are wherever the file is (masked
-    ids are made from its path, :func:`mask`).
+    any order) as the id 0: what a digest reads, so that it does not depend on the
+    boilerplate (:mod:`~samecode.fragments.digest`).
 
     Runtime complexity: ``O(stop - first)`` in C, and a step for each masked range.
 
@@ -328,12 +327,6 @@ class BoilerplateFiles:
         return hashlib.sha256(packed.tobytes()).hexdigest()[:32]
 
 
-def _salt(path: str) -> int:
-    return int.from_bytes(
-        hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
-    )
-
-
 def mask(
     path: str,
     text: str,
@@ -343,12 +336,11 @@ def mask(
     keep_licenses: bool = False,
     keep_imports: bool = False,
     files: BoilerplateFiles | None = None,
-) -> tuple[TokenSpans, list[Ignored]]:
-    """The tokens of a file with its boilerplate masked (see the module's description),
-    and what was ignored, by reason then line.
+) -> list[Ignored]:
+    """What of a file's tokens is boilerplate, to be masked (see the module's
+    description), by reason then line.
 
-    :param path: the file's path (its extension names its language; its name salts the
-        masked ids).
+    :param path: the file's path (its extension names its language).
     :param text: its text.
     :param tokens: its tokens.
     :param k: tokens per k-gram (for ``files``).
@@ -363,11 +355,9 @@ def mask(
     >>> from samecode.text.shingling import Shingling
     >>> text = "# Copyright 2024 Example\\nimport os\\nx = os.sep\\n"
     >>> spans = TokenSpans.of(text, Shingling(tokens="code"), "a.py")
-    >>> masked, ignored = mask("a.py", text, spans, 3)
-    >>> [(i.reason, i.start, i.end, i.tokens) for i in ignored]
-    [('import block', 2, 2, 2)]
-    >>> masked.ids[:2] != spans.ids[:2], masked.ids[2:] == spans.ids[2:]
-    (True, True)
+    >>> [(i.reason, i.start, i.end, i.tokens, i.first, i.stop)
+    ...  for i in mask("a.py", text, spans, 3)]
+    [('import block', 2, 2, 2, 0, 2)]
 
     (With ``--tokens code`` comments are no tokens, so the licence header holds none and
     is not reported.)
@@ -392,17 +382,10 @@ def mask(
                 else:
                     found.append((REASONS[2], position, position + k))
                 stop = position + k
-    found = [item for item in found if item[2] > item[1]]
-    if not found:
-        return tokens, []
-    ids = array("Q", tokens.ids)
-    salt = _salt(path)
-    for _, first, stop in found:
-        for place in range(first, stop):
-            ids[place] = hash((salt, place)) & _MASK
     ignored = [
         Ignored(path, reason, *tokens.lines(first, stop), stop - first, first, stop)
         for reason, first, stop in found
+        if stop > first
     ]
     ignored.sort(key=lambda item: (REASONS.index(item.reason), item.start, item.end))
-    return TokenSpans(ids, tokens.starts, tokens.ends, tokens.line_starts), ignored
+    return ignored

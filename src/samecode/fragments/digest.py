@@ -10,9 +10,9 @@ when lines are added above it, when its indentation or line breaks change, and (
 and SARIF's ``primaryLocationLineHash`` (:mod:`~samecode.reports.sarif`) use it.
 
 Tokens masked as boilerplate (:mod:`~samecode.fragments.boilerplate`) that a region spans
-between two matches count as the id 0 when the masked ranges are given: their ids are
-made from the file's path, and a digest must not change when a tree is scanned from
-another folder.
+count as the id 0 when the masked ranges are given: a digest does not change with what
+was masked, and it is the one made before 2026-11-27, when masked tokens had ids made from
+the file's path and regions stopped at them.
 
 >>> from array import array
 >>> ids = array("Q", [7, 8, 9, 7, 8, 9])

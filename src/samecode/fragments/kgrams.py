@@ -32,7 +32,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.winnowing import winnow
 from samecode.text.shingling import kgram_hashes
 
-__all__ = ["Kgrams"]
+__all__ = ["Kgrams", "mask_kgrams"]
 
 _MASKED = 2**64 - 1  # the hash of a k-gram over masked tokens
 
@@ -60,6 +60,34 @@ def _sieve(values: Collection[int]) -> bitarray:
     mask = len(sieve) - 1
     sieve[[value & mask for value in values]] = 1
     return sieve
+
+
+def mask_kgrams(
+    hashes: array[int], masked: Sequence[tuple[int, int]], k: int, tokens: int
+) -> bitarray:
+    """Give each k-gram of ``hashes`` (those of a text of ``tokens`` tokens, ``k`` each)
+    that holds a masked token (``masked``: ``(first, stop)`` ranges of tokens, as for
+    :meth:`Kgrams.of`) the hash ``2**64 - 1``, in place; return which they are (a bit per
+    k-gram). No fingerprint is such a k-gram, so none is ever found there: masked text
+    seeds no match.
+
+    :raises TypeError, ValueError: for a bad range.
+
+    Runtime complexity: ``O(n)`` in C, and a step for each range.
+
+    >>> hashes = array("Q", [10, 11, 12, 13])
+    >>> mask_kgrams(hashes, [(4, 5)], 2, 5).tolist(), hashes.tolist() == [10, 11, 12, 2**64 - 1]
+    ([0, 0, 0, 1], True)
+    """
+    blocked = bitarray(len(hashes))
+    blocked.setall(0)
+    for item in masked:
+        first, stop = _check_range(item, tokens)
+        low, high = max(0, first - k + 1), min(stop, len(hashes))
+        if first < stop and low < high:
+            hashes[low:high] = array("Q", [_MASKED]) * (high - low)
+            blocked[low:high] = 1
+    return blocked
 
 
 @dataclass(frozen=True)
@@ -112,14 +140,7 @@ class Kgrams:
         hashes = array("Q", kgram_hashes(ids, k))
         if not masked:
             return cls.selecting(hashes, array("q", winnow(hashes, window)))
-        blocked = bitarray(len(hashes))
-        blocked.setall(0)
-        for item in masked:
-            first, stop = _check_range(item, len(ids))
-            low, high = max(0, first - k + 1), min(stop, len(hashes))
-            if first < stop and low < high:
-                hashes[low:high] = array("Q", [_MASKED]) * (high - low)
-                blocked[low:high] = 1
+        blocked = mask_kgrams(hashes, masked, k, len(ids))
         selected = [at for at in winnow(hashes, window) if not blocked[at]]
         return cls.selecting(hashes, array("q", selected))
 

@@ -106,10 +106,11 @@ def fingerprint_text(
     >>> len(found.tokens), [(i.reason, i.start, i.end) for i in found.ignored]
     (7, [('import block', 1, 1)])
     """
-    tokens, ignored = mask(
+    tokens = TokenSpans.of(text, options.shingling, path)
+    ignored = mask(
         path,
         text,
-        TokenSpans.of(text, options.shingling, path),
+        tokens,
         options.k,
         keep_licenses=options.keep_licenses,
         keep_imports=options.keep_imports,
