@@ -63,42 +63,102 @@ LINKS = st.lists(
 )
 
 
-@given(LINKS, st.randoms())
-def test_classes_are_the_linked_unions_of_overlapping_places(links, random):
-    regions = [region(a, (i, i + n), b, (j, j + n)) for a, i, b, j, n in links]
-    classes, numbers = region_classes(regions)
-    shuffled = regions[:]
-    random.shuffle(shuffled)
-    assert fragment_classes(shuffled) == classes
-    # brute force: ranges linked by regions or by overlapping in one file
-    ranges = [(r.a, r.a_first, r.a_stop) for r in regions]
-    ranges += [(r.b, r.b_first, r.b_stop) for r in regions]
-    group = list(range(len(ranges)))
+def brute_force_classes(regions, gap):
+    """Classes by the definition, pair by pair: alike ends (one file, firsts and stops at
+    most gap apart) are one occurrence; regions link occurrences."""
+    ends = sorted({(r.a, r.a_first, r.a_stop) for r in regions} |
+                  {(r.b, r.b_first, r.b_stop) for r in regions})  # fmt: skip
+    group = {end: end for end in ends}
 
     def root(x):
         while group[x] != x:
             x = group[x]
         return x
 
-    def join(x, y):
-        group[root(x)] = root(y)
+    for x in ends:
+        for y in ends:
+            if x[0] == y[0] and abs(x[1] - y[1]) <= gap and abs(x[2] - y[2]) <= gap:
+                group[root(x)] = root(y)
+    occurrence = {end: root(end) for end in ends}
+    members = {}
+    for end in ends:
+        members.setdefault(occurrence[end], []).append(end)
+    span = {key: (key[0], min(e[1] for e in found), max(e[2] for e in found))
+            for key, found in members.items()}  # fmt: skip
+    links = {key: key for key in members}
 
-    for n in range(len(regions)):
-        join(n, n + len(regions))
-    for x, (p, s, e) in enumerate(ranges):
-        for y, (q, t, f) in enumerate(ranges):
-            if p == q and s < f and t < e:
-                join(x, y)
-    for n, number in enumerate(numbers):
-        for m, other in enumerate(numbers):
-            if number is not None and number == other:
-                assert root(n) == root(m)
+    def top(x):
+        while links[x] != x:
+            x = links[x]
+        return x
+
+    for r in regions:
+        links[top(occurrence[(r.a, r.a_first, r.a_stop)])] = top(
+            occurrence[(r.b, r.b_first, r.b_stop)]
+        )
+    classes = {}
+    for key in members:
+        classes.setdefault(top(key), set()).add(span[key])
+    found = sorted(sorted(c) for c in classes.values() if len(c) > 1)
+    return found, occurrence, top
+
+
+@given(LINKS, st.integers(0, 6), st.randoms())
+def test_classes_are_those_of_the_definition(links, gap, random):
+    regions = [region(a, (i, i + n), b, (j, j + n)) for a, i, b, j, n in links]
+    classes, numbers = region_classes(regions, gap)
+    shuffled = regions[:]
+    random.shuffle(shuffled)
+    assert fragment_classes(shuffled, gap) == classes
+    expected, occurrence, top = brute_force_classes(regions, gap)
+    assert sorted(sorted((o.path, o.first, o.stop) for o in c.occurrences) for c in classes) == (
+        expected
+    )
+    for r, number in zip(regions, numbers):
+        a, b = occurrence[(r.a, r.a_first, r.a_stop)], occurrence[(r.b, r.b_first, r.b_stop)]
+        if a == b:  # within one occurrence
+            assert number is None
+        else:
+            clone = classes[number - 1]
+            places = {(o.path, o.first) for o in clone.occurrences}
+            assert {(r.a, a[1]), (r.b, b[1])} <= places or top(a) == top(b)
     for clone in classes:
         assert len(clone.occurrences) >= 2
         keys = [(o.path, o.first) for o in clone.occurrences]
         assert keys == sorted(keys)
+        assert clone.regions == sum(1 for n in numbers if n == classes.index(clone) + 1)
     sizes = [len(c.occurrences) for c in classes]
     assert sizes == sorted(sizes, reverse=True)
+
+
+def test_a_large_place_does_not_chain_the_small_texts_it_overlaps():
+    # big.py shares all of itself with its copy, and a few lines with each of three
+    # unrelated files: four classes, not one
+    regions = [region("big.py", (0, 3000), "copy.py", (0, 3000))]
+    regions += [region("big.py", (500 * n, 500 * n + 60), f"s{n}.py", (10, 70)) for n in (1, 2, 3)]
+    classes = fragment_classes(regions)
+    assert sorted(sorted((o.path, o.stop - o.first) for o in c.occurrences) for c in classes) == [
+        [("big.py", 60), ("s1.py", 60)],
+        [("big.py", 60), ("s2.py", 60)],
+        [("big.py", 60), ("s3.py", 60)],
+        [("big.py", 3000), ("copy.py", 3000)],
+    ]
+
+
+def test_ends_a_gap_apart_are_one_occurrence():
+    # one text copied three times, the regions' ends a few tokens apart (an edit near an end)
+    regions = [
+        region("x.py", (0, 100), "y.py", (0, 100)),
+        region("x.py", (3, 100), "z.py", (0, 97)),
+        region("y.py", (3, 100), "z.py", (0, 97)),
+    ]
+    (clone,) = fragment_classes(regions, gap=5)
+    assert [(o.path, o.first, o.stop) for o in clone.occurrences] == [
+        ("x.py", 0, 100),
+        ("y.py", 0, 100),
+        ("z.py", 0, 97),
+    ]
+    assert len(fragment_classes(regions, gap=2)) == 2  # not within 2 tokens: two texts
 
 
 def test_the_index_ignores_boilerplate_and_pairs_the_rest():

@@ -388,7 +388,7 @@ def match_fragments(
     else:
         total = _match_tasks(engine, tasks, boilerplate, tick)
     regions = sorted(total.regions, key=region_order)
-    classes, region_class, digests, ends = _classes(regions, total)
+    classes, region_class, digests, ends = _classes(regions, total, options.gap)
     return FragmentResult(
         options,
         total.files,
@@ -415,14 +415,14 @@ _STORED_SIDE = "\0stored\0"
 
 
 def _classes(
-    regions: list[Region], total: Matched
+    regions: list[Region], total: Matched, gap: int
 ) -> tuple[list[FragmentClass], list[int | None], list[tuple[str, ...]], list[tuple[str, str]]]:
     """The regions' clone classes, each region's class, and the digests of the classes'
     occurrences and of the regions' ends, the query and the stored side of a path kept
     apart (the order as :func:`~samecode.fragments.classes.region_classes` gives it)."""
     keyed = [dataclasses.replace(r, b=_STORED_SIDE + r.b) for r in regions]
     ids = {**total.query_ids, **{_STORED_SIDE + p: v for p, v in total.stored_ids.items()}}
-    found, of_region = region_classes(keyed)
+    found, of_region = region_classes(keyed, gap)
     digests = class_digests(found, ids, total.query_masked)
     named = []
     for clone, made in zip(found, digests):

@@ -1,13 +1,21 @@
 """Clone classes of regions: the same text in N places is one class of N occurrences.
 
-Regions link places two at a time. In each file, the places that regions mark and that
-overlap are one *occurrence* (their union); occurrences linked by chains of regions are
-one :class:`FragmentClass`. Text copied into N places gives N occurrences in one class,
-however many of its ``N * (N - 1) / 2`` pairs were found as regions.
+Regions link places two at a time. In each file, the ends of regions that mark *the same
+text*, up to the edits a region allows (their first tokens at most ``gap`` tokens apart,
+and their stops too), are one *occurrence*: the span from the first of them to the last;
+occurrences linked by chains of regions are one :class:`FragmentClass`. Text copied into
+N places gives N occurrences in one class, however many of its ``N * (N - 1) / 2`` pairs
+were found as regions. A large place that overlaps many small ones (a file of 29,000
+tokens that shares a few lines with each of many files) is not their occurrence: it is
+another text, so it does not chain unrelated texts into one class.
 
-The order is fixed by the input alone: occurrences by path, then first token; classes by
-decreasing number of occurrences, then their first occurrence. Regions given in any
-order give the same classes.
+Formally: two region ends ``(path, first, stop)`` are *alike* when they are in one file
+with ``|first - first'| <= gap`` and ``|stop - stop'| <= gap``; occurrences are the groups
+that chains of alike ends make; classes are the groups of occurrences that chains of
+regions make (a region links the occurrences of its two ends). The order is fixed by the
+input alone: occurrences by path, then first token; classes by decreasing number of
+occurrences, then their first occurrence. Regions given in any order give the same
+classes.
 
 >>> from samecode.fragments.regions import Region
 >>> def region(a, a_range, b, b_range):
@@ -21,11 +29,11 @@ order give the same classes.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from samecode._groups import linked_groups
+from samecode._groups import Links, linked_groups
+from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
 
 __all__ = ["FragmentClass", "Occurrence", "fragment_classes", "region_classes"]
@@ -57,69 +65,96 @@ class FragmentClass:
     regions: int
 
 
-def _places(regions: Sequence[Region]) -> dict[str, list[list[int]]]:
-    """Per file, the unions of overlapping token ranges that regions mark there, sorted:
-    ``[first, stop, start_line, end_line]`` each."""
-    ranges: dict[str, list[tuple[int, int, int, int]]] = {}
+def _occurrences(
+    regions: Sequence[Region], gap: int
+) -> tuple[list[Occurrence], list[tuple[int, int]]]:
+    """The occurrences the regions' ends make (see the module's description), and for
+    each region the numbers of the occurrences of its two ends.
+
+    Each file's distinct ends are sorted by first token, then stop; an end is compared
+    with the earlier ones whose first token is within ``gap`` of its own."""
+    ends: dict[tuple[str, int, int], list[int]] = {}  # (path, first, stop) -> start, end
     for region in regions:
-        ranges.setdefault(region.a, []).append(
-            (region.a_first, region.a_stop, region.a_start, region.a_end)
-        )
-        ranges.setdefault(region.b, []).append(
-            (region.b_first, region.b_stop, region.b_start, region.b_end)
-        )
-    places: dict[str, list[list[int]]] = {}
-    for path, found in ranges.items():
-        found.sort()
-        merged: list[list[int]] = []
-        for first, stop, start, end in found:
-            if merged and first < merged[-1][1]:
-                last = merged[-1]
-                last[1], last[3] = max(last[1], stop), max(last[3], end)
+        for path, first, stop, start, end in (
+            (region.a, region.a_first, region.a_stop, region.a_start, region.a_end),
+            (region.b, region.b_first, region.b_stop, region.b_start, region.b_end),
+        ):
+            lines = ends.get((path, first, stop))
+            if lines is None:
+                ends[(path, first, stop)] = [start, end]
             else:
-                merged.append([first, stop, start, end])
-        places[path] = merged
-    return places
+                lines[0], lines[1] = min(lines[0], start), max(lines[1], end)
+    order = sorted(ends)
+    links: Links[int] = Links(range(len(order)))
+    low = 0
+    for n, (path, first, stop) in enumerate(order):
+        while order[low][0] != path or order[low][1] < first - gap:
+            low += 1
+        for m in range(low, n):
+            if abs(order[m][2] - stop) <= gap:
+                links.link(m, n)
+    occurrences = []
+    number: dict[tuple[str, int, int], int] = {}
+    for group in links.groups():
+        members = [order[m] for m in group]
+        path = members[0][0]
+        occurrences.append(
+            Occurrence(
+                path,
+                min(ends[member][0] for member in members),
+                max(ends[member][1] for member in members),
+                min(member[1] for member in members),
+                max(member[2] for member in members),
+            )
+        )
+        for member in members:
+            number[member] = len(occurrences) - 1
+    pairs = [
+        (number[(r.a, r.a_first, r.a_stop)], number[(r.b, r.b_first, r.b_stop)]) for r in regions
+    ]
+    return occurrences, pairs
 
 
-def region_classes(regions: Sequence[Region]) -> tuple[list[FragmentClass], list[int | None]]:
+def region_classes(
+    regions: Sequence[Region], gap: int = FragmentOptions.gap
+) -> tuple[list[FragmentClass], list[int | None]]:
     """Return :func:`fragment_classes` and, for each region (in the order given), the
     number of its class (from 1; ``None`` for a region within one occurrence: a text
-    repeated within one file where overlapping regions made one place of its copies).
+    repeated within one file, its copies nearer than ``gap`` tokens).
 
-    Runtime complexity: ``O(r log r)`` for ``r`` regions.
+    :param regions: the regions.
+    :param gap: the most tokens the firsts (and the stops) of two ends of one occurrence
+        are apart (the regions' ``gap``).
+
+    Runtime complexity: ``O(r log r)`` for ``r`` regions, and for each end a look at the
+    distinct ends of its file whose first token is at most ``gap`` before its own.
     """
-    places = _places(regions)
-    firsts = {path: [place[0] for place in found] for path, found in places.items()}
-
-    def place_of(path: str, first: int) -> tuple[str, int]:
-        return path, bisect_right(firsts[path], first) - 1
-
-    links = [(place_of(r.a, r.a_first), place_of(r.b, r.b_first)) for r in regions]
-    groups = [sorted(group) for group in linked_groups(links) if len(group) > 1]
-    groups.sort(key=lambda group: (-len(group), group[0]))
+    occurrences, links = _occurrences(regions, gap)
+    key = {n: (o.path, o.first, o.stop, o.start, o.end) for n, o in enumerate(occurrences)}
+    groups = [sorted(group, key=key.__getitem__) for group in linked_groups(links)]
+    groups = [group for group in groups if len(group) > 1]
+    groups.sort(key=lambda group: (-len(group), key[group[0]]))
     number = {place: n for n, group in enumerate(groups, 1) for place in group}
     counts = [0] * len(groups)
     of_region: list[int | None] = []
-    for a_place, _ in links:
-        found = number.get(a_place)
+    for a_place, b_place in links:
+        found = number.get(a_place) if a_place != b_place else None
         of_region.append(found)
         if found is not None:
             counts[found - 1] += 1
-    classes = []
-    for group, count in zip(groups, counts):
-        occurrences = []
-        for path, index in group:
-            first, stop, start, end = places[path][index]
-            occurrences.append(Occurrence(path, start, end, first, stop))
-        classes.append(FragmentClass(tuple(occurrences), count))
+    classes = [
+        FragmentClass(tuple(occurrences[n] for n in group), count)
+        for group, count in zip(groups, counts)
+    ]
     return classes, of_region
 
 
-def fragment_classes(regions: Iterable[Region]) -> list[FragmentClass]:
+def fragment_classes(
+    regions: Iterable[Region], gap: int = FragmentOptions.gap
+) -> list[FragmentClass]:
     """Group the places ``regions`` link into clone classes (see the module's
     description): the most occurrences first, then by first occurrence.
 
-    Runtime complexity: ``O(r log r)`` for ``r`` regions (union-find, then sorting).
+    Runtime complexity: that of :func:`region_classes`.
     """
-    return region_classes(list(regions))[0]
+    return region_classes(list(regions), gap)[0]

@@ -337,7 +337,7 @@ def scan_fragments(
         # the workers have ended; the class digests still read the scratch files
         order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
         regions = [found.regions[n] for n in order]
-        classes, region_class = region_classes(regions)
+        classes, region_class = region_classes(regions, options.gap)
         masked = {read.path: read.masked for read in files if read.ignored}
         found_classes = class_digests(classes, _ScratchIds(files), masked)
     inside = {path for region in regions for path in (region.a, region.b)}
