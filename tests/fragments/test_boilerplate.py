@@ -283,3 +283,47 @@ def test_boilerplate_files_go_to_each_worker_once_not_with_every_batch(
     assert spread.summary() == one.summary()
     assert spread.regions == one.regions != []
     assert {i.reason for i in spread.ignored} == {"boilerplate file"}
+
+
+def test_identical_files_are_one_whole_region_whatever_their_size(tmp_path):
+    # a file of imports alone (all masked: no fingerprint) and a file of five tokens, each
+    # copied: every copy is one region with the other, all of both; a different file
+    # of the same imports is no region
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    imports = "\n".join(IMPORTS) + "\n"
+    for name in ("a", "b"):
+        (tree / f"{name}_init.py").write_text(imports)
+        (tree / f"{name}_version.py").write_text("__version__ = '3.7'\n")
+    (tree / "c_init.py").write_text(imports + "x = 1\n")
+    walk = WalkOptions(gitignore=False, min_tokens=1)
+    found = scan_fragments([str(tree)], FragmentOptions(), walk)
+    whole = [(Path(r.a).name, Path(r.b).name, r.a_start, r.a_end, r.a_share, r.b_share)
+             for r in found.regions]  # fmt: skip
+    assert whole == [
+        ("a_init.py", "b_init.py", 1, len(IMPORTS), 1.0, 1.0),
+        ("a_version.py", "b_version.py", 1, 1, 1.0, 1.0),
+    ]
+    assert [len(c.occurrences) for c in found.classes] == [2, 2]
+    compared = compare_fragments(tree / "a_version.py", tree / "b_version.py")
+    tokens = len(TokenSpans.of("__version__ = '3.7'\n", FragmentOptions().shingling))
+    assert [(r.a_start, r.a_end, r.tokens) for r in compared.regions] == [(1, 1, tokens)]
+
+
+def test_a_query_identical_to_a_stored_file_is_one_whole_region(tmp_path):
+    known, new = tmp_path / "known", tmp_path / "new"
+    known.mkdir()
+    new.mkdir()
+    imports = "\n".join(IMPORTS) + "\n"
+    for folder in (known, new):
+        (folder / "init.py").write_text(imports)
+        (folder / "version.py").write_text("__version__ = '3.7'\n")
+    walk = WalkOptions(gitignore=False, min_tokens=1)
+    with Corpus.create(tmp_path / "c.db", fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(known)], walk)
+        found = match_fragments(corpus, [str(new)], walk=walk)
+    assert [(Path(r.a).name, Path(r.b).parent.name, r.a_start, r.a_end, r.a_share)
+            for r in found.regions] == [
+        ("init.py", "known", 1, len(IMPORTS), 1.0),
+        ("version.py", "known", 1, 1, 1.0),
+    ]  # fmt: skip

@@ -224,8 +224,9 @@ def _candidates(
     """How many stored files select each hash the ``queries`` select (their fingerprints
     ``selected``, looked up once for the batch), and the stored files that are
     candidates, each with the queries it is a candidate of: those sharing a fingerprint
-    that at most ``limit`` stored files select. The others are boilerplate, noted in
-    ``out`` with how many times the queries select them."""
+    that at most ``limit`` stored files select, and those of a query's bytes. The other
+    fingerprints are boilerplate, noted in ``out`` with how many times the queries select
+    them."""
     where = corpus.fragment_files(set().union(*selected))
     counts = {value: len(files) for value, files in where.items()}
     wanted: dict[int, list[int]] = {}  # stored file -> the queries it is a candidate of
@@ -235,6 +236,12 @@ def _candidates(
         out.occurrences += sum(query.kgrams.hashes[p] in common for p in query.kgrams.selected)
         for file_id in sorted({f for v in hashes - common for f in where.get(v, ())}):
             wanted.setdefault(file_id, []).append(number)
+    # a stored file of the query's bytes is one region with it, fingerprints shared or not
+    same = corpus.same_bytes(query.sha256 for query in queries if query.sha256 and query.tokens)
+    for number, query in enumerate(queries):
+        for file_id in same.get(query.sha256, ()):
+            if number not in wanted.setdefault(file_id, []):
+                wanted[file_id].append(number)
     return counts, wanted
 
 

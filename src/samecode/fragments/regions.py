@@ -30,6 +30,10 @@ Matching two token sequences ``a`` and ``b`` (:func:`exact_matches`):
    its edge, too short to hold a fingerprint (not with ``normalize``, where short runs of
    placeholders match anywhere; nor within one text).
 
+**Identical texts.** Two texts of the same tokens (a byte-identical file, say) share one
+region, all of both, whatever their size, ``min_tokens`` and boilerplate: no seed is
+needed (the tokens are compared first, in C).
+
 **The guarantee** (with no fingerprint repetitive or ignored as boilerplate): every
 maximal run of at least ``window + k - 1`` equal tokens shared by ``a`` and ``b`` is one of
 the exact matches, exactly. The run holds a whole window of ``a``, whose selected k-gram
@@ -458,6 +462,8 @@ def find_regions(
     The eight lines of seven tokens, lines 3 to 10 of ``a`` and 1 to 8 of ``b``.
     """
     options = FragmentOptions() if options is None else options
+    if a is not b and len(a) and a.ids == b.ids:
+        return [_whole(a, b, paths)], 0
     matches, repetitive = exact_matches(
         a.ids,
         b.ids,
@@ -509,6 +515,17 @@ def find_regions(
             )
         )
     return regions, repetitive
+
+
+def _whole(a: TokenSpans, b: TokenSpans, paths: tuple[str, str]) -> Region:
+    """The one region of two texts of the same tokens: all of both, whatever their size
+    (a byte-identical file is reported whole, its boilerplate and all)."""
+    n = len(a)
+    match = Match(0, 0, n)
+    return Region(
+        paths[0], paths[1], *a.whole_lines(0, n), *b.whole_lines(0, n), n, 1.0, 1.0,
+        0, n, 0, n, (match,),
+    )  # fmt: skip
 
 
 #: The fewest tokens a piece added at a region's edge holds (or ``k``, if fewer)...

@@ -32,6 +32,7 @@ import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 from samecode._validation import describe
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
@@ -423,7 +424,7 @@ def _compare_candidates(
 ) -> _Compared:
     """The regions of every pair of files that share a fingerprint not ``ignored``, in
     tasks of about equal cost on ``engine`` (the tasks name files by number)."""
-    pairs = index.candidate_pairs(ignored)
+    pairs = sorted(set(index.candidate_pairs(ignored)) | _identical_pairs(files))
     sizes = [read.tokens for read in files]
     tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
     tick = progress_counter(progress, "compare", len(pairs))
@@ -437,6 +438,16 @@ def _compare_candidates(
         found.repetitive += skipped_seeds
         tick(len(chunk))
     return found
+
+
+def _identical_pairs(files: Sequence[ReadFile]) -> set[tuple[int, int]]:
+    """The pairs of files (by number) of the same bytes: one region each, all of both
+    (:func:`~samecode.fragments.regions.find_regions`), shared fingerprints or not."""
+    alike: dict[str, list[int]] = {}
+    for number, read in enumerate(files):
+        if read.sha256 and read.tokens:
+            alike.setdefault(read.sha256, []).append(number)
+    return {(i, j) for group in alike.values() for i, j in combinations(group, 2)}
 
 
 @dataclass(frozen=True)
