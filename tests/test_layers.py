@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"sources", "engine"},
     {"scan"},
     {"fragments"},
+    {"profiles"},
     {"corpus"},
     {"reports"},
     {"spark"},

@@ -61,7 +61,13 @@ from samecode.cli.output import (
     to_stdout,
     tolerate_any_name,
 )
-from samecode.cli.parser import UsageError, apply_config, build_parser, load_config
+from samecode.cli.parser import (
+    UsageError,
+    apply_config,
+    apply_profile,
+    build_parser,
+    load_config,
+)
 from samecode.engine import terminate_on_sigterm
 from samecode.errors import SamecodeError
 
@@ -128,6 +134,7 @@ def _main(argv: Sequence[str] | None) -> int:
         raise UsageError(_EXTRA)
     config, where = load_config(Path.cwd())
     apply_config(args, config, where)
+    apply_profile(args)
     return COMMANDS[args.command](args)
 
 

@@ -27,7 +27,13 @@ from samecode.cli.output import (
     skipped_text,
     write,
 )
-from samecode.cli.parser import UsageError, option
+from samecode.cli.parser import (
+    CORPUS_FIXED,
+    PROFILE_OPTIONS,
+    UsageError,
+    apply_profile,
+    option,
+)
 from samecode.corpus.match import MATCH_WALK
 from samecode.corpus.store import Corpus
 from samecode.engine import RunOptions, engine_for
@@ -120,6 +126,40 @@ def _scan_options(
     )
 
 
+def _profile_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """The profile a report's options come from and what it set (the options given or
+    configured are not among these: they won)."""
+    return {"profile": args.profile or "duplicates", "profile_set": args.profile_set}
+
+
+def _take_corpus_profile(args: argparse.Namespace, corpus: Corpus) -> None:
+    """Against an existing corpus: refuse a ``--profile`` other than the one it was made
+    with; its own settings (:data:`~samecode.cli.parser.CORPUS_FIXED`) are the corpus's,
+    whatever a profile says; without ``--profile``, the corpus's profile sets the rest.
+
+    :raises UsageError: for another profile than the corpus's.
+    """
+    recorded = corpus.settings.profile
+    given = args.profile
+    if given is not None and given != (recorded or "duplicates"):
+        made = recorded or "duplicates (it names none)"
+        raise UsageError(
+            f"the corpus was made with --profile {made}; got --profile {given} (leave "
+            "--profile out to use the corpus's; a profile is set when a corpus is made)"
+        )
+    for group in list(args.profile_set):
+        for field in list(args.profile_set[group]):
+            attribute = PROFILE_OPTIONS[(group, field)]
+            if attribute in CORPUS_FIXED:
+                setattr(args, attribute, None)
+                del args.profile_set[group][field]
+        if not args.profile_set[group]:
+            del args.profile_set[group]
+    if given is None and recorded is not None:
+        args.profile = recorded
+        apply_profile(args, recorded, leave=CORPUS_FIXED)
+
+
 def _check_roots(paths: Sequence[str]) -> None:
     """A path named on the command line must exist: a typo is a usage error."""
     for path in paths:
@@ -148,7 +188,7 @@ def _spark_scan(args: argparse.Namespace) -> tuple[Findings, dict[str, Any]]:
         partitions=args.spark_partitions,
         driver_memory=args.spark_driver_memory,
     ).collect()
-    return found, scan_parameters(options)
+    return found, {**scan_parameters(options), **_profile_parameters(args)}
 
 
 def _scan_against(
@@ -157,8 +197,13 @@ def _scan_against(
     from samecode.corpus.match import scan_against
 
     with _open_corpus(args.against, True) as corpus:
+        _take_corpus_profile(args, corpus)
         options = _scan_options(args, _shingling(args, corpus.shingling), matching=True)
-        parameters = {**scan_parameters(options), **corpus_parameters(args.against, corpus)}
+        parameters = {
+            **scan_parameters(options),
+            **_profile_parameters(args),
+            **corpus_parameters(args.against, corpus),
+        }
         result, matched = scan_against(corpus, args.paths, options, feedback)
     return result, parameters, matched
 
@@ -223,7 +268,8 @@ def run_scan(args: argparse.Namespace) -> int:
             found, parameters, corpus_pairs = _scan_against(args, feedback)
         else:
             options = _scan_options(args, _shingling(args))
-            found, parameters = scan(args.paths, options, feedback), scan_parameters(options)
+            found = scan(args.paths, options, feedback)
+            parameters = {**scan_parameters(options), **_profile_parameters(args)}
     emit(chosen, Report.of(found, parameters, corpus_pairs or []), args.output)
     _say_left_out(found.skipped)
     matches = len(found.pairs) + len(corpus_pairs or [])
@@ -251,8 +297,13 @@ def run_match(args: argparse.Namespace) -> int:
     _check_roots(args.paths)
     db = option(args, "db")
     with _open_corpus(db, True) as corpus:
+        _take_corpus_profile(args, corpus)
         options = _scan_options(args, _shingling(args, corpus.shingling), matching=True)
-        parameters = {**scan_parameters(options), **corpus_parameters(db, corpus)}
+        parameters = {
+            **scan_parameters(options),
+            **_profile_parameters(args),
+            **corpus_parameters(db, corpus),
+        }
         with Feedback(args.quiet) as feedback:
             paths, walk_skipped = discover(args.paths, options.walk)
             with options.run.engine(len(paths)) as engine:
@@ -307,6 +358,11 @@ def _index_add(args: argparse.Namespace, db: str) -> int:
     corpus = None if os.path.exists(db) else _new_corpus(args, db)
     if corpus is None:
         corpus = Corpus.open(db)
+        try:
+            _take_corpus_profile(args, corpus)
+        except UsageError:
+            corpus.close()
+            raise
         refusal = _corpus_refusal(args, corpus)
         if refusal:
             corpus.close()
@@ -344,7 +400,9 @@ def _new_corpus(args: argparse.Namespace, db: str) -> Corpus | None:
     elif _stored_fragment_flags(args):
         raise UsageError(f"{', '.join(_stored_fragment_flags(args))} need --fragments")
     try:
-        return Corpus.create(db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments)
+        return Corpus.create(
+            db, shingling, min_threshold=lowest, lsh=lsh, fragments=fragments, profile=args.profile
+        )
     except FileExistsError:
         return None
 
@@ -522,7 +580,7 @@ def run_scan_fragments(args: argparse.Namespace) -> int:
     options = _fragment_options(args)
     walk, run = _walk_options(args), _run_options(args)
     boilerplate = _boilerplate_files(args, options)
-    parameters = fragment_parameters(options, walk, boilerplate)
+    parameters = {**fragment_parameters(options, walk, boilerplate), **_profile_parameters(args)}
     baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)
     with Feedback(args.quiet) as feedback:
         result = scan_fragments(args.paths, options, walk, feedback, boilerplate, run=run)
@@ -555,12 +613,14 @@ def run_match_fragments(args: argparse.Namespace) -> int:
     with _open_corpus(db, True) as corpus:
         if corpus.fragments is None:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
+        _take_corpus_profile(args, corpus)
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))
         walk, run = _walk_options(args, matching=True), _run_options(args)
         boilerplate = _boilerplate_files(args, options)
         parameters = {
             **fragment_parameters(options, walk, boilerplate),
+            **_profile_parameters(args),
             **corpus_parameters(db, corpus),
         }
         baseline = None if args.baseline is None else read_baseline(args.baseline, parameters)

@@ -37,9 +37,12 @@ from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 
 __all__ = [
+    "CORPUS_FIXED",
     "DEFAULTS",
+    "PROFILE_OPTIONS",
     "UsageError",
     "apply_config",
+    "apply_profile",
     "build_parser",
     "load_config",
     "option",
@@ -211,6 +214,19 @@ def _shingling_options(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="replace names and literals by placeholders, for renamed copies",
+    )
+
+
+def _profile_option(parser: argparse.ArgumentParser) -> None:
+    from samecode.profiles import PROFILES
+
+    parser.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        help="the defaults for a job: duplicates (copies within your tree; the default), "
+        "provenance (where code came from: vendored folders walked, small files, licence "
+        "headers and imports matched), plagiarism (assignments: code tokens with names "
+        "normalised, short fingerprints); options given still win",
     )
 
 
@@ -482,6 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scan.add_argument("--against", metavar="DB", help="also match the files against this corpus")
     _engine_options(scan)
+    _profile_option(scan)
     _shingling_options(scan)
     _fragment_options(scan, tree=True)
     _walk_options(scan)
@@ -491,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("paths", nargs="+", metavar="PATH")
     match.add_argument("--db", metavar="FILE", help=f"the corpus (default ./{DEFAULTS['db']})")
     _matching_options(match)
+    _profile_option(match)
     _shingling_options(match)
     _fragment_options(match, tree=True)
     _walk_options(match)
@@ -525,6 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the default) or minhash (LSH bands: smaller, Jaccard only, may miss pairs)",
     )
     _minhash_options(add, "--min-threshold")
+    _profile_option(add)
     _shingling_options(add)
     stored = add.add_argument_group("fragments (for match --fragments)")
     stored.add_argument(
@@ -567,6 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("second", metavar="B")
     formats = _names(COMPARISON_FORMATS, FRAGMENT_COMPARISON_FORMATS)
     compare.add_argument("--format", choices=formats, help=f"output format (default {formats[0]})")
+    _profile_option(compare)
     _shingling_options(compare)
     _fragment_options(compare, tree=False)
     return parser
@@ -577,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: Each key of ``[tool.samecode]``: the type TOML must give, and how the value is read.
 _CONFIG_KEYS: dict[str, tuple[type, Callable[[str], Any] | None]] = {
     "threshold": (object, _threshold),
+    "profile": (str, None),
     "method": (str, None),
     "num-perm": (int, _bounded("num-perm", 2, 1024)),
     "lsh-threshold": (object, _threshold),
@@ -661,6 +682,61 @@ def _config_value(kind: type, parse: Callable[[str], Any] | None, value: Any) ->
             raise SamecodeTypeError(f"must be a list of strings; got an item {describe(wrong[0])}")
         return list(value)
     return value if parse is None else parse(str(value))
+
+
+#: The option that stands for each setting a profile may set, by group and field
+#: (:class:`~samecode.profiles.Profile`).
+PROFILE_OPTIONS = {
+    ("shingling", "size"): "shingle",
+    ("shingling", "tokens"): "tokens",
+    ("shingling", "normalize"): "normalize",
+    ("walk", "default_excludes"): "default_excludes",
+    ("walk", "min_tokens"): "min_tokens",
+    ("fragments", "k"): "kgram",
+    ("fragments", "window"): "window",
+    ("fragments", "min_tokens"): "min_region",
+    ("fragments", "gap"): "gap",
+    ("fragments", "keep_licenses"): "keep_licenses",
+    ("fragments", "keep_imports"): "keep_imports",
+}
+
+#: The options a corpus fixes when it is made: against an existing corpus, its own.
+CORPUS_FIXED = frozenset(
+    {"shingle", "tokens", "normalize", "kgram", "window", "keep_licenses", "keep_imports"}
+)
+
+
+def apply_profile(
+    args: argparse.Namespace, name: str | None = None, leave: frozenset[str] = frozenset()
+) -> None:
+    """Set the options the command line and the configuration left out to what the
+    profile ``name`` (``args.profile`` if ``None``) sets, but those in ``leave`` and, without
+    ``--fragments``, the fragments' own; note what it set in ``args.profile_set`` (by
+    group, then the library's name of the setting, as a report's parameters state it).
+
+    :raises UsageError: for an unknown profile.
+    """
+    from samecode.profiles import UnknownProfileError, profile
+
+    name = getattr(args, "profile", None) if name is None else name
+    args.profile_set = {}
+    if name is None:
+        return
+    try:
+        chosen = profile(name)
+    except UnknownProfileError as error:
+        raise UsageError(str(error)) from None
+    fragments = getattr(args, "fragments", False)
+    for group, values in chosen.settings().items():
+        if group == "fragments" and not fragments:
+            continue
+        for field, value in values.items():
+            attribute = PROFILE_OPTIONS[(group, field)]
+            if attribute in leave or not hasattr(args, attribute):
+                continue
+            if getattr(args, attribute) is None:
+                setattr(args, attribute, value)
+                args.profile_set.setdefault(group, {})[field] = value
 
 
 def option(args: argparse.Namespace, name: str) -> Any:

@@ -78,12 +78,15 @@ class CorpusSettings:
     :param lsh: its LSH settings, or ``None`` for a corpus that finds candidates by
         prefixes.
     :param fragments: its fragment options, or ``None`` for a corpus without fragments.
+    :param profile: the :mod:`~samecode.profiles` profile it was made with, or ``None``
+        (none named: the library's defaults, as a corpus made before profiles).
     """
 
     shingling: Shingling
     min_threshold: Fraction
     lsh: LSHSettings | None = None
     fragments: FragmentOptions | None = None
+    profile: str | None = None
 
     @classmethod
     def from_meta(cls, meta: Mapping[str, str]) -> CorpusSettings:
@@ -110,7 +113,7 @@ class CorpusSettings:
             raise SamecodeValueError(
                 f"a version {version} corpus has no LSH settings (it finds candidates by prefixes)"
             )
-        return cls(shingling, lowest, lsh, fragments)
+        return cls(shingling, lowest, lsh, fragments, meta.get("profile"))
 
     def meta(self) -> list[tuple[str, str]]:
         """What a corpus file's metadata records of these settings, its format version
@@ -135,6 +138,7 @@ class CorpusSettings:
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),
             *recorded,
+            *([] if self.profile is None else [("profile", self.profile)]),
         ]
 
     def check_given(
@@ -199,6 +203,7 @@ class CorpusSettings:
         min_threshold: Fraction | float | str = Fraction(4, 5),
         lsh: LSHSettings | None = None,
         fragments: FragmentOptions | None = None,
+        profile: str | None = None,
     ) -> list[str]:
         """How the settings ``Corpus.create`` would be given differ from this corpus's: one
         text per setting that differs (``"<setting> is <stored> there, <asked> here"``),
@@ -209,6 +214,7 @@ class CorpusSettings:
         :param min_threshold: as for ``Corpus.create``.
         :param lsh: as for ``Corpus.create``.
         :param fragments: as for ``Corpus.create`` (its recorded fields are compared).
+        :param profile: as for ``Corpus.create``.
         :raises TypeError, ValueError: for a setting ``Corpus.create`` would refuse.
 
         >>> made = CorpusSettings(Shingling(), Fraction(4, 5))
@@ -231,6 +237,7 @@ class CorpusSettings:
                 None if lsh is None else lsh.to_dict(),
             ),
             "fragments": (held_record, wanted),
+            "profile": (self.profile, profile),
         }
         return [text for name, pair in pairs.items() for text in _differences(name, *pair)]
 

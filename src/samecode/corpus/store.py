@@ -77,6 +77,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
 from samecode.minhash.lsh import Signature
 from samecode.minhash.settings import LSHSettings
+from samecode.profiles import profile as profile_of
 from samecode.scan.model import Document, Pair
 from samecode.similarity import (
     MEASURES,
@@ -170,6 +171,7 @@ class Corpus(FileTable):
         self._min_threshold = settings.min_threshold
         self._lsh = settings.lsh
         self._fragments = settings.fragments
+        self._profile = settings.profile
         self._candidates = candidate_index(self._min_threshold, self._lsh)
         self._fragment_tables = (
             None if self._fragments is None else FragmentTables(self._fragments.k)
@@ -186,6 +188,7 @@ class Corpus(FileTable):
         min_threshold: Fraction | float | str = Fraction(4, 5),
         lsh: LSHSettings | None = None,
         fragments: FragmentOptions | None = None,
+        profile: str | None = None,
         timeout: float = 30.0,
         exist_ok: bool = False,
     ) -> Corpus:
@@ -206,6 +209,8 @@ class Corpus(FileTable):
             ``keep_licenses`` and ``keep_imports`` are recorded; its ``tokens`` and
             ``normalize`` must be ``shingling``'s), for :meth:`match_fragments` (format
             version 3; see :mod:`samecode.corpus.records` for the cost).
+        :param profile: the name of the :mod:`~samecode.profiles` profile its settings
+            come from, recorded (``samecode match --profile`` refuses another).
         :param timeout: how many seconds a change waits for another writer's lock.
         :param exist_ok: create or open: where ``path`` exists, or another process makes
             it while this call does (of several processes creating one corpus at once, one
@@ -229,15 +234,26 @@ class Corpus(FileTable):
         ...
         samecode.errors.SamecodeValueError: ...c.db exists ...: min_threshold is 4/5 there, 1/2 here
         """
+        if profile is not None:
+            profile = profile_of(profile).name  # refused here if there is no such profile
         if exist_ok:
-            return cls._create_or_open(path, shingling, min_threshold, lsh, fragments, timeout)
+            return cls._create_or_open(
+                path,
+                CorpusSettings(
+                    shingling or Shingling(), exact_threshold(min_threshold), lsh, fragments,
+                    profile,
+                ),
+                timeout,
+            )  # fmt: skip
         path = os.fspath(path)
         shingling = shingling or Shingling()
         if not isinstance(shingling, Shingling):
             raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
         if lsh is not None and not isinstance(lsh, LSHSettings):
             raise SamecodeTypeError(f"lsh must be LSHSettings or None; got {describe(lsh)}")
-        settings = CorpusSettings(shingling, exact_threshold(min_threshold), lsh, fragments)
+        settings = CorpusSettings(
+            shingling, exact_threshold(min_threshold), lsh, fragments, profile
+        )
         timeout = check_timeout(timeout)
         meta = [("format", FORMAT), *settings.meta()]
         meta.insert(3, ("hash_scheme", HASH_SCHEME))  # after the version and shingling
@@ -250,22 +266,17 @@ class Corpus(FileTable):
 
     @classmethod
     def _create_or_open(
-        cls,
-        path: str | os.PathLike[str],
-        shingling: Shingling | None,
-        min_threshold: Fraction | float | str,
-        lsh: LSHSettings | None,
-        fragments: FragmentOptions | None,
-        timeout: float,
+        cls, path: str | os.PathLike[str], asked: CorpusSettings, timeout: float
     ) -> Corpus:
-        """:meth:`create` with ``exist_ok``."""
+        """:meth:`create` with ``exist_ok``, of the settings ``asked``."""
         try:
             return cls.create(
                 path,
-                shingling,
-                min_threshold=min_threshold,
-                lsh=lsh,
-                fragments=fragments,
+                asked.shingling,
+                min_threshold=asked.min_threshold,
+                lsh=asked.lsh,
+                fragments=asked.fragments,
+                profile=asked.profile,
                 timeout=timeout,
             )
         except FileExistsError:
@@ -273,7 +284,11 @@ class Corpus(FileTable):
         corpus = cls.open(path, timeout=timeout)
         try:
             differ = corpus.settings.mismatches(
-                shingling, min_threshold=min_threshold, lsh=lsh, fragments=fragments
+                asked.shingling,
+                min_threshold=asked.min_threshold,
+                lsh=asked.lsh,
+                fragments=asked.fragments,
+                profile=asked.profile,
             )
         except BaseException:
             corpus.close()
@@ -288,7 +303,9 @@ class Corpus(FileTable):
     @property
     def settings(self) -> CorpusSettings:
         """What the corpus was made with (:class:`~samecode.corpus.settings.CorpusSettings`)."""
-        return CorpusSettings(self._shingling, self._min_threshold, self._lsh, self._fragments)
+        return CorpusSettings(
+            self._shingling, self._min_threshold, self._lsh, self._fragments, self._profile
+        )
 
     @classmethod
     def open(
