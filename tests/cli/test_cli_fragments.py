@@ -261,3 +261,25 @@ def test_compare_states_the_pair_of_the_two_files(tree, capsys):
     }
     _, out, _ = run(capsys, "compare", a, str(tree / "c.txt"), "--fragments", "--format", "json")
     assert json.loads(out)["pair"] is None
+
+
+def test_compare_lays_tabs_out_at_the_columns_of_the_escaped_text(tmp_path, capsys):
+    """An escape is as wide as it is shown: the tab after it stops at the next multiple of
+    8 of the line as shown, so the columns after it line up with the other lines'."""
+    code = "".join(f"value_{i} = compute(source_{i}, {i})\t# plain\n"
+                   f"\u202e_{i} = 0\t# after a bidi override\n"
+                   f"\x1b{i:03d}\t# after an escape\n"
+                   f"end_{i} = {i}\x0c  \r\n" for i in range(8))  # fmt: skip
+    (tmp_path / "a.py").write_text(code)
+    (tmp_path / "b.py").write_text(code)
+    status, out, _ = run(capsys, "compare", str(tmp_path / "a.py"), str(tmp_path / "b.py"),
+                         "--fragments", "--min-region", "20")  # fmt: skip
+    assert status == 0
+    shown = [line.split(" | ", 1)[1] for line in out.splitlines() if " | " in line][:4]
+    assert shown == [
+        "value_0 = compute(source_0, 0)  # plain",
+        "\\u202e_0 = 0    # after a bidi override",
+        "\\x1b000 # after an escape",
+        "end_0 = 0\\x0c",  # a form feed is shown; trailing blanks and CRLF's CR are not
+    ]
+    assert all(line.index("#") % 8 == 0 for line in shown[:3])

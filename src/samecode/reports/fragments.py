@@ -389,11 +389,11 @@ def comparison_json(comparison: FragmentComparison) -> str:
 def _numbered(text: str, start: int, end: int) -> list[str]:
     lines = text.split("\n")[start - 1 : end]
     width = len(str(end))
-    # tabs are laid out for a terminal; what would not show as itself is escaped
-    return [
-        f"  {start + n:>{width}} | {visible(line.rstrip().expandtabs())}"
-        for n, line in enumerate(lines)
-    ]
+    # what would not show as itself is escaped first, so that tabs are laid out at the
+    # columns of the text as shown, escapes and all; only blanks and a CRLF's CR are
+    # taken off the end (a form feed or a line separator there is shown)
+    shown = [visible(line.rstrip(" \t\r"), keep="\t").expandtabs() for line in lines]
+    return [f"  {start + n:>{width}} | {line}" for n, line in enumerate(shown)]
 
 
 def comparison_text(comparison: FragmentComparison) -> str:
