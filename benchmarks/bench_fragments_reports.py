@@ -79,8 +79,11 @@ def make_tree(root: Path, regions: int, seed: int) -> FragmentResult:
     found.sort(key=lambda r: (r.a, r.b, r.a_first, r.b_first, r.a_stop, r.b_stop))
     classes, region_class = region_classes(found)
     digests = [tuple(f"{rng.getrandbits(128):032x}" for _ in c.occurrences) for c in classes]
+    tokens = dict.fromkeys(paths, 1800)  # 90 tokens are 5 % of a file (the regions' share)
+    for r in found:  # and a file holds its regions' tokens
+        tokens[r.a], tokens[r.b] = max(tokens[r.a], r.a_stop), max(tokens[r.b], r.b_stop)
     return FragmentResult(FragmentOptions(), sorted(paths), [], found, classes, region_class,
-                          0, 0, 10, 0, digests=digests)  # fmt: skip
+                          0, 0, 10, 0, digests=digests, tokens=tokens)  # fmt: skip
 
 
 def timed(function, runs: int) -> tuple[float, str]:

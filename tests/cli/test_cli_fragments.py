@@ -47,7 +47,9 @@ def test_scan_writes_a_region_and_a_class_per_line(tree, capsys):
                          "--tokens", "code", "--normalize")  # fmt: skip
     assert status == 0
     lines = [json.loads(line) for line in out.splitlines()]
-    head, region, clone, ignored = lines
+    head, pair, region, clone, ignored = lines
+    assert pair["type"] == "pair"
+    assert (Path(pair["a"]).name, Path(pair["b"]).name, pair["regions"]) == ("a.py", "b.py", 1)
     assert ignored == {"type": "ignored", "path": str(tree / "a.py"), "reason": "import block",
                        "start": 1, "end": 1, "tokens": 2}  # fmt: skip
     assert head["type"] == "fragments"
@@ -89,9 +91,6 @@ def test_the_summary_counts_what_was_ignored(tree, capsys):
 
 
 def test_fragments_refuse_the_formats_and_options_they_do_not_have(tree, capsys):
-    status, _, err = run(capsys, "scan", str(tree), "--fragments", "--format", "csv")
-    assert status == 2
-    assert "--fragments writes --format table, json, jsonl, sarif, html; got csv" in err
     status, _, err = run(capsys, "scan", str(tree), "--format", "html")
     assert status == 2
     assert "--format html needs --fragments" in err
@@ -110,7 +109,8 @@ def test_compare_shows_the_regions_with_their_text(tree, capsys):
     a, b = str(tree / "a.py"), str(tree / "b.py")
     status, out, _ = run(capsys, "compare", a, b, "--fragments", "--normalize")
     assert status == 0
-    head, *shown = out.splitlines()
+    pair, head, *shown = out.splitlines()
+    assert pair.startswith(f"{a} = {b}: ")
     assert head.startswith(f"region 1: {a}:2-13 = {b}:4-15")
     assert shown[0] == "   2 | def load_rows(table, limit):"
     assert f"  in {b}:" in shown
@@ -199,7 +199,8 @@ def test_compare_escapes_names_and_code_and_lays_out_tabs(tmp_path, capsys):
     status, out, _ = run(capsys, "compare", str(evil), str(plain), "--fragments")
     assert status == 0
     shows_nothing_hidden(out)
-    head, first, second, *_ = out.splitlines()
+    pair, head, first, second, *_ = out.splitlines()
+    assert pair.startswith(f"{tmp_path}/\\u202eyp.txt = {plain}: 100% similar")
     assert head.startswith(f"region 1: {tmp_path}/\\u202eyp.txt:1-24 = {plain}:1-24")
     assert first == "   1 | def handler_0(request):"
     assert second == ("   2 |         return respond(request, 0)  "
@@ -216,3 +217,69 @@ def test_the_fragments_table_escapes_names_and_json_keeps_them(tmp_path, capsys)
     assert str(evil) in {r["a"] for r in json.loads(out)["regions"]} | {
         r["b"] for r in json.loads(out)["regions"]
     }
+
+
+def test_every_report_of_a_scan_ranks_the_file_pairs_first(tree, capsys, tmp_path):
+    (tree / "d.py").write_text(BLOCK)  # a.py's block alone: d.py is covered whole
+    a, b, d = (str(tree / name) for name in ("a.py", "b.py", "d.py"))
+    ask = ("scan", str(tree), "--fragments", "-q", "--normalize")
+    _, out, _ = run(capsys, *ask, "--format", "json")
+    report = json.loads(out)
+    assert list(report)[3:5] == ["pairs", "regions"]
+    pairs = report["pairs"]
+    # the regions' order is (a, b), (a, d), (b, d); the pairs', by similarity
+    assert [(p["a"], p["b"]) for p in pairs] == [(a, d), (b, d), (a, b)]
+    assert pairs[0]["b_share"] == 1.0
+    assert pairs[0]["similarity"] > pairs[1]["similarity"]
+    assert report["summary"]["pairs"] == 3
+    _, out, _ = run(capsys, *ask)
+    lines = out.splitlines()
+    assert lines[0].startswith("File pairs, the most alike first")
+    assert [line.split(":")[0].strip() for line in lines[1:4]] == [f"{a} = {d}", f"{b} = {d}",
+                                                                   f"{a} = {b}"]  # fmt: skip
+    assert lines[4] == "Clone classes (the same text in several places)"
+    _, out, _ = run(capsys, *ask, "--format", "csv")
+    assert [row.split(",")[:2] for row in out.splitlines()] == [
+        ["a", "b"], [a, d], [b, d], [a, b]
+    ]  # fmt: skip
+    _, page, _ = run(capsys, *ask, "--format", "html")
+    assert page.index('<section id="pairs">') < page.index('<section id="classes">')
+    assert page.count('<a class="region-link" href="#region-') >= 3
+
+
+def test_compare_states_the_pair_of_the_two_files(tree, capsys):
+    a, b = str(tree / "a.py"), str(tree / "b.py")
+    _, out, _ = run(capsys, "compare", a, b, "--fragments", "--normalize", "--format", "json")
+    found = json.loads(out)
+    covered = found["regions"][0]["tokens"]  # one region, no gap: its tokens are covered
+    assert found["pair"] == {
+        "similarity": 2 * covered / (found["a_tokens"] + found["b_tokens"]),
+        "a_share": covered / found["a_tokens"],
+        "b_share": covered / found["b_tokens"],
+        "tokens": covered,
+        "regions": 1,
+    }
+    _, out, _ = run(capsys, "compare", a, str(tree / "c.txt"), "--fragments", "--format", "json")
+    assert json.loads(out)["pair"] is None
+
+
+def test_compare_lays_tabs_out_at_the_columns_of_the_escaped_text(tmp_path, capsys):
+    """An escape is as wide as it is shown: the tab after it stops at the next multiple of
+    8 of the line as shown, so the columns after it line up with the other lines'."""
+    code = "".join(f"value_{i} = compute(source_{i}, {i})\t# plain\n"
+                   f"\u202e_{i} = 0\t# after a bidi override\n"
+                   f"\x1b{i:03d}\t# after an escape\n"
+                   f"end_{i} = {i}\x0c  \r\n" for i in range(8))  # fmt: skip
+    (tmp_path / "a.py").write_text(code)
+    (tmp_path / "b.py").write_text(code)
+    status, out, _ = run(capsys, "compare", str(tmp_path / "a.py"), str(tmp_path / "b.py"),
+                         "--fragments", "--min-region", "20")  # fmt: skip
+    assert status == 0
+    shown = [line.split(" | ", 1)[1] for line in out.splitlines() if " | " in line][:4]
+    assert shown == [
+        "value_0 = compute(source_0, 0)  # plain",
+        "\\u202e_0 = 0    # after a bidi override",
+        "\\x1b000 # after an escape",
+        "end_0 = 0\\x0c",  # a form feed is shown; trailing blanks and CRLF's CR are not
+    ]
+    assert all(line.index("#") % 8 == 0 for line in shown[:3])

@@ -312,3 +312,26 @@ def test_the_stored_side_s_digests_do_not_depend_on_the_folder_indexed(tmp_path,
         assert [(r["b_start"], r["b_end"]) for r in regions] == [(2, 14)]
         answers.append([(r["a_digest"], r["b_digest"]) for r in regions])
     assert answers[0] == answers[1]
+
+
+def test_match_fragments_reports_the_pair_first_in_every_format(corpus, capsys):
+    root, db, known = corpus
+    new, lib = str(root / "new.py"), str(known / "lib.py")
+    ask = ("match", new, "--db", str(db), "--fragments", "--jobs", "1")
+    _, out, _ = run(capsys, *ask, "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["type"] for r in records[:3]] == ["fragments", "pair", "region"]
+    pair = records[1]
+    assert (pair["a"], pair["b"], pair["regions"], pair["tokens"]) == (new, lib, 1, 120)
+    # the query's licence header, import and last line, the stored file's more, are out
+    assert 0.5 < pair["b_share"] < pair["a_share"] < 1
+    assert records[0]["summary"]["pairs"] == 1
+    _, out, _ = run(capsys, *ask, "--format", "csv")
+    header, row = out.splitlines()
+    assert header == "a,b,similarity,a_share,b_share,tokens,regions"
+    shares = f"{pair['similarity']!r},{pair['a_share']!r},{pair['b_share']!r}"
+    assert row == f"{new},{lib},{shares},120,1"
+    _, out, _ = run(capsys, *ask)
+    lines = out.splitlines()
+    assert lines[0].startswith("File pairs, the most alike first")
+    assert lines[1].startswith(f"  {new} = {lib}: {pair['similarity']:.0%} similar")

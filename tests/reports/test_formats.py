@@ -21,7 +21,7 @@ from samecode.scan.model import CloneClass, Pair
 
 REGISTRIES = {
     "pairs": (PAIR_FORMATS, ["table", "json", "jsonl", "csv", "sarif"]),
-    "fragments": (FRAGMENT_FORMATS, ["table", "json", "jsonl", "sarif", "html"]),
+    "fragments": (FRAGMENT_FORMATS, ["table", "json", "jsonl", "csv", "sarif", "html"]),
     "comparison": (COMPARISON_FORMATS, ["text", "json"]),
     "fragment comparison": (FRAGMENT_COMPARISON_FORMATS, ["text", "json"]),
 }

@@ -412,6 +412,8 @@ def match_fragments(
         ends,
         ignored=total.ignored,
         sha256=total.query_sha256,
+        tokens={path: len(ids) for path, ids in total.query_ids.items()},
+        stored_tokens={path: len(ids) for path, ids in total.stored_ids.items()},
     )
 
 

@@ -8,6 +8,7 @@ The data's way, one module per step:
     -> :mod:`~samecode.fragments.index` (fingerprints to files; boilerplate ignored)
     -> :mod:`~samecode.fragments.regions` (exact matches, chained across small gaps)
     -> :mod:`~samecode.fragments.classes` (the same text in N places: one class)
+    -> :mod:`~samecode.fragments.pairs` (two files sharing regions: how alike they are)
     -> :mod:`~samecode.reports.fragments` (JSON lines, JSON, text)
 
 :mod:`~samecode.fragments.tree` runs them over a tree (:func:`scan_fragments`: the files
@@ -25,6 +26,7 @@ The guarantee: every run of at least ``window + k - 1`` tokens two files share i
 from samecode.fragments.classes import FragmentClass, Occurrence, fragment_classes
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
+from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Match, Region, find_regions
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tokens import TokenSpans
@@ -32,6 +34,7 @@ from samecode.fragments.tree import FragmentComparison, compare_fragments, scan_
 from samecode.fragments.winnowing import FragmentFingerprint, fingerprints, winnow
 
 __all__ = [
+    "FilePair",
     "FragmentClass",
     "FragmentComparison",
     "FragmentFingerprint",
@@ -43,6 +46,7 @@ __all__ = [
     "Region",
     "TokenSpans",
     "compare_fragments",
+    "file_pairs",
     "find_regions",
     "fingerprints",
     "fragment_classes",

@@ -18,6 +18,7 @@ from typing import Any
 from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.options import FragmentOptions
+from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
 from samecode.sources.skipped import Skipped
 
@@ -78,7 +79,9 @@ class FragmentResult:
     boilerplate (licence headers, import blocks, text of boilerplate files), by file;
     ``sha256``: the SHA-256 of the bytes read of each file compared that is in a region
     (for a match, of each query file), by path: the HTML report shows a file's lines only
-    if it still holds them.
+    if it still holds them; ``tokens``: the number of tokens of each file compared that is
+    in a region (for a match, of each query file), and ``stored_tokens``, for a match, of
+    each stored file in a region, by path: the :meth:`pairs`' shares are of them.
     """
 
     options: FragmentOptions
@@ -97,6 +100,18 @@ class FragmentResult:
     baseline: BaselineNovelty | None = None
     ignored: list[Ignored] = field(default_factory=list)
     sha256: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)
+    stored_tokens: dict[str, int] = field(default_factory=dict)
+
+    def pairs(self) -> list[FilePair]:
+        """The file pairs of the regions (:func:`~samecode.fragments.pairs.file_pairs`),
+        the most alike first.
+
+        :raises ValueError: if a file of a region has no number of tokens.
+
+        Runtime complexity: ``O(r log r)`` for ``r`` regions.
+        """
+        return file_pairs(self.regions, self.tokens, self.stored_tokens or None)
 
     def summary(self) -> dict[str, Any]:
         """The counts, as a report states them."""
@@ -109,6 +124,7 @@ class FragmentResult:
             "skipped": len(self.skipped),
             "skipped_by_reason": dict(sorted(reasons.items())),
             "regions": len(self.regions),
+            "pairs": len({(region.a, region.b) for region in self.regions}),
             "classes": len(self.classes),
             "boilerplate_fingerprints": self.boilerplate,
             "boilerplate_occurrences": self.boilerplate_occurrences,

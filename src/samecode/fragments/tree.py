@@ -358,6 +358,7 @@ def scan_fragments(
         [found.digests[n] for n in order],
         ignored=[item for read in files for item in read.ignored],
         sha256={read.path: read.sha256 for read in files if read.path in inside},
+        tokens={read.path: read.tokens for read in files if read.path in inside},
     )
 
 

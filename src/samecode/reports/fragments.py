@@ -2,8 +2,13 @@
 
 JSON lines (``"schema": 1``): a first ``{"type": "fragments", ...}`` line with the
 ``parameters`` and the ``summary`` (counts, boilerplate and repetitive fingerprints
-ignored), then one object per region, clone class and skipped file:
+ignored), then one object per file pair, region, clone class and skipped file:
 
+* ``{"type": "pair", "a", "b", "similarity", "a_share", "b_share", "tokens",
+  "regions"}``: two files that share regions (:mod:`~samecode.fragments.pairs`), the most
+  alike first: ``similarity`` the share of both files' tokens inside their shared
+  regions, ``a_share`` and ``b_share`` that of each file's, ``tokens`` the tokens the
+  regions matched, ``regions`` how many;
 * ``{"type": "region", "a", "a_start", "a_end", "b", "b_start", "b_end", "tokens",
   "a_share", "b_share", "matches", "class", "a_digest", "b_digest"}``: lines from 1,
   inclusive; ``a_digest`` and ``b_digest`` the :mod:`~samecode.fragments.digest` of its
@@ -21,8 +26,10 @@ ignored), then one object per region, clone class and skipped file:
   ``boilerplate file``; :mod:`~samecode.fragments.boilerplate`), counted by reason in the
   summary's ``ignored``.
 
-JSON is one object holding the same: ``schema``, ``parameters``, ``summary``,
-``regions``, ``classes``, ``skipped``, ``ignored``. The same files and options give the same bytes.
+JSON is one object holding the same: ``schema``, ``parameters``, ``summary``, ``pairs``,
+``regions``, ``classes``, ``skipped``, ``ignored``. CSV is the file pairs alone, a row
+each under a header row (``a,b,similarity,a_share,b_share,tokens,regions``). The same
+files and options give the same bytes.
 
 :data:`FRAGMENT_FORMATS` writes a :class:`FragmentReport` (the result, its parameters and
 the roots scanned) in each format; :data:`FRAGMENT_COMPARISON_FORMATS` writes the regions
@@ -39,6 +46,8 @@ No shared fragments of 40 tokens or more.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.options import FragmentOptions
+from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
 from samecode.fragments.result import SCHEMA, FragmentResult
 from samecode.fragments.tree import FragmentComparison
@@ -71,6 +81,7 @@ __all__ = [
     "ignored_text",
     "jsonl_pieces",
     "records",
+    "to_csv",
     "to_json",
     "to_jsonl",
     "to_text",
@@ -119,6 +130,18 @@ def _region_record(
     return record
 
 
+def _pair_record(pair: FilePair) -> dict[str, Any]:
+    return {
+        "a": pair.a,
+        "b": pair.b,
+        "similarity": pair.similarity,
+        "a_share": pair.a_share,
+        "b_share": pair.b_share,
+        "tokens": pair.tokens,
+        "regions": pair.regions,
+    }
+
+
 def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> dict[str, Any]:
     occurrences = [
         {"path": o.path, "start": o.start, "end": o.end, "tokens": o.tokens}
@@ -137,8 +160,10 @@ def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> 
 
 
 def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
-    """``(type, record)`` for every region, class and skipped file, in the report's
-    order."""
+    """``(type, record)`` for every file pair, region, class, skipped file and range
+    ignored, in the report's order."""
+    for found in result.pairs():
+        yield "pair", _pair_record(found)
     digests: list[tuple[str, str] | None] = [*result.region_digests]
     digests += [None] * (len(result.regions) - len(digests))
     for region, number, pair in zip(result.regions, result.region_class, digests):
@@ -193,6 +218,7 @@ def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
 def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:
     """The result as one JSON object (see the module's description)."""
     groups: dict[str, list[dict[str, Any]]] = {
+        "pair": [],
         "region": [],
         "class": [],
         "skipped": [],
@@ -204,6 +230,7 @@ def to_json(result: FragmentResult, parameters: dict[str, Any]) -> str:
         "schema": SCHEMA,
         "parameters": parameters,
         "summary": result.summary(),
+        "pairs": groups["pair"],
         "regions": groups["region"],
         "classes": groups["class"],
         "skipped": groups["skipped"],
@@ -222,6 +249,20 @@ def _region_line(region: Region) -> str:
         f"{visible(region.b)}:{region.b_start}-{region.b_end}, {region.tokens:,} tokens "
         f"({_share(region.a_share)} of a, {_share(region.b_share)} of b)"
     )
+
+
+def _pair_line(pair: FilePair) -> str:
+    regions = "1 region" if pair.regions == 1 else f"{pair.regions:,} regions"
+    return (
+        f"{visible(pair.a)} = {visible(pair.b)}: {_share(pair.similarity)} similar "
+        f"({_share(pair.a_share)} of a, {_share(pair.b_share)} of b), "
+        f"{pair.tokens:,} tokens in {regions}"
+    )
+
+
+_PAIRS_HEAD = (
+    "File pairs, the most alike first (similar: the share of both files' tokens in their regions)"
+)
 
 
 _PLURALS = {
@@ -254,8 +295,9 @@ def ignored_text(result: FragmentResult) -> str | None:
 
 
 def to_text(result: FragmentResult) -> str:
-    """The clone classes, each with its occurrences as ``path:first-last`` lines, then
-    every region, then what was ignored as boilerplate (:func:`ignored_text`)."""
+    """The file pairs, the most alike first, then the clone classes, each with its
+    occurrences as ``path:first-last`` lines, then every region, then what was ignored as
+    boilerplate (:func:`ignored_text`)."""
     ignored = ignored_text(result)
     tail = [] if ignored is None else [ignored]
     if not result.regions and result.baseline is not None:
@@ -270,7 +312,9 @@ def to_text(result: FragmentResult) -> str:
         return "\n".join(
             [f"No shared fragments of {result.options.min_tokens} tokens or more.", *tail]
         )
-    lines = ["Clone classes (the same text in several places)"]
+    lines = [_PAIRS_HEAD]
+    lines += [f"  {_pair_line(pair)}" for pair in result.pairs()]
+    lines.append("Clone classes (the same text in several places)")
     marks = None if result.baseline is None else result.baseline.classes
     for number, clone in enumerate(result.classes, 1):
         longest = max(o.tokens for o in clone.occurrences)
@@ -288,9 +332,43 @@ def to_text(result: FragmentResult) -> str:
     return "\n".join(lines + tail)
 
 
+def to_csv(result: FragmentResult) -> str:
+    """The file pairs as CSV, the most alike first, under a header row: ``a``, ``b``,
+    ``similarity``, ``a_share``, ``b_share``, ``tokens``, ``regions`` (as in JSON lines).
+
+    >>> from samecode.fragments.options import FragmentOptions
+    >>> print(to_csv(FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)))
+    a,b,similarity,a_share,b_share,tokens,regions
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["a", "b", "similarity", "a_share", "b_share", "tokens", "regions"])
+    for pair in result.pairs():
+        writer.writerow([pair.a, pair.b, repr(pair.similarity), repr(pair.a_share),
+                         repr(pair.b_share), pair.tokens, pair.regions])  # fmt: skip
+    return out.getvalue().rstrip("\n")
+
+
+def _comparison_pair(comparison: FragmentComparison) -> FilePair | None:
+    """The pair of the two files compared, ``None`` if they share no region."""
+    found = file_pairs(
+        comparison.regions,
+        {comparison.a: comparison.a_tokens},
+        {comparison.b: comparison.b_tokens},
+    )
+    return found[0] if found else None
+
+
 def comparison_json(comparison: FragmentComparison) -> str:
     """The regions of two files as one JSON object: ``a``, ``b``, their ``a_tokens`` and
-    ``b_tokens``, ``repetitive`` and ``regions`` (as in JSON lines, with no class)."""
+    ``b_tokens``, ``repetitive``, their ``pair`` (as in JSON lines, without ``a`` and
+    ``b``; ``null`` if they share no region) and ``regions`` (as in JSON lines, with no
+    class)."""
+    pair = _comparison_pair(comparison)
+    shown = None
+    if pair is not None:
+        shown = _pair_record(pair)
+        del shown["a"], shown["b"]
     regions = []
     for region in comparison.regions:
         record = _region_record(region, None)
@@ -302,6 +380,7 @@ def comparison_json(comparison: FragmentComparison) -> str:
         "a_tokens": comparison.a_tokens,
         "b_tokens": comparison.b_tokens,
         "repetitive": comparison.repetitive,
+        "pair": shown,
         "regions": regions,
     }
     return _dumps(whole)
@@ -310,16 +389,17 @@ def comparison_json(comparison: FragmentComparison) -> str:
 def _numbered(text: str, start: int, end: int) -> list[str]:
     lines = text.split("\n")[start - 1 : end]
     width = len(str(end))
-    # tabs are laid out for a terminal; what would not show as itself is escaped
-    return [
-        f"  {start + n:>{width}} | {visible(line.rstrip().expandtabs())}"
-        for n, line in enumerate(lines)
-    ]
+    # what would not show as itself is escaped first, so that tabs are laid out at the
+    # columns of the text as shown, escapes and all; only blanks and a CRLF's CR are
+    # taken off the end (a form feed or a line separator there is shown)
+    shown = [visible(line.rstrip(" \t\r"), keep="\t").expandtabs() for line in lines]
+    return [f"  {start + n:>{width}} | {line}" for n, line in enumerate(shown)]
 
 
 def comparison_text(comparison: FragmentComparison) -> str:
-    """Each region of two files with its shared text: the lines of ``a``, and those of
-    ``b`` when they differ (names made placeholders by ``normalize``, or lines in a gap).
+    """How alike two files are (their pair's similarity and shares), then each region
+    with its shared text: the lines of ``a``, and those of ``b`` when they differ (names
+    made placeholders by ``normalize``, or lines in a gap).
 
     >>> import pathlib, tempfile
     >>> from samecode.fragments.options import FragmentOptions
@@ -330,8 +410,9 @@ def comparison_text(comparison: FragmentComparison) -> str:
     >>> _ = (folder / "b.py").write_text("import os\\n" + block)
     >>> found = compare_fragments(folder / "a.py", folder / "b.py", FragmentOptions(k=5,
     ...                           window=4, min_tokens=20))
-    >>> print(comparison_text(found))
-    region 1: ...a.py:1-6 = ...b.py:2-7, 36 tokens (100% of a, 95% of b)
+    >>> print(comparison_text(found).replace(str(folder), "<tmp>"))
+    <tmp>/a.py = <tmp>/b.py: 97% similar (100% of a, 95% of b), 36 tokens in 1 region
+    region 1: <tmp>/a.py:1-6 = <tmp>/b.py:2-7, 36 tokens (100% of a, 95% of b)
       1 | row_0 = load(path_0)
       2 | row_1 = load(path_1)
     ...
@@ -342,7 +423,8 @@ def comparison_text(comparison: FragmentComparison) -> str:
             f"{visible(comparison.a)} and {visible(comparison.b)} share no region of "
             "the minimum length"
         )
-    lines = []
+    pair = _comparison_pair(comparison)
+    lines = [] if pair is None else [_pair_line(pair)]
     for number, region in enumerate(comparison.regions, 1):
         lines.append(f"region {number}: {_region_line(region)}")
         shared = _numbered(comparison.a_text, region.a_start, region.a_end)
@@ -424,7 +506,7 @@ class FragmentFormat(TextFormat[FragmentReport]):
 
 
 #: The formats of a fragments report (a :class:`FragmentReport`), by name: ``table``
-#: (:func:`to_text`, the default), ``json``, ``jsonl``, ``sarif``
+#: (:func:`to_text`, the default), ``json``, ``jsonl``, ``csv`` (:func:`to_csv`), ``sarif``
 #: (:mod:`~samecode.reports.sarif`) and ``html`` (:mod:`~samecode.reports.html`).
 FRAGMENT_FORMATS: Formats[FragmentFormat] = Formats(
     "fragments",
@@ -432,6 +514,7 @@ FRAGMENT_FORMATS: Formats[FragmentFormat] = Formats(
         FragmentFormat("table", lambda report: to_text(report.result)),
         FragmentFormat("json", lambda report: to_json(report.result, report.parameters)),
         FragmentFormat("jsonl", lambda report: jsonl_pieces(report.result, report.parameters)),
+        FragmentFormat("csv", lambda report: to_csv(report.result)),
         FragmentFormat("sarif", lambda report: to_sarif(report.result, report.root)),
         FragmentFormat(
             "html",

@@ -6,6 +6,8 @@ nothing is fetched):
 
 * the **summary**: files compared and skipped (by reason), regions, classes, what was
   ignored (boilerplate and repetitive fingerprints, with counts) and the parameters;
+* the **file pairs** (:mod:`~samecode.fragments.pairs`), the most alike first, each with
+  a link to its first region;
 * the **clone classes**, each occurrence a link to its lines, and the class's regions;
 * a **side-by-side view**: following a region's link (``#region-N``) shows the lines of
   both files next to each other, the region's lines highlighted, with a few lines of
@@ -245,7 +247,7 @@ def to_html(
     :raises ValueError: for a ``context`` out of range.
 
     Runtime complexity: ``O(size)`` to read each file with an occurrence and colour its
-    lines, each cut at :data:`LONGEST_LINE` characters, and ``O(r + l)`` for ``r``
+    lines, each cut at :data:`LONGEST_LINE` characters, and ``O(r log r + l)`` for ``r``
     regions and the ``l`` lines shown. The same result (and files) gives the same bytes.
     """
     if not isinstance(result, FragmentResult):
@@ -291,6 +293,7 @@ def to_html(
             }
         )
     regions: list[dict[str, Any]] = []
+    first_region: dict[tuple[str, str], int] = {}
     for n, (region, of_class) in enumerate(zip(result.regions, result.region_class), 1):
         record = {
             "number": n,
@@ -308,8 +311,22 @@ def to_html(
             "class": of_class,
         }
         regions.append(record)
+        first_region.setdefault((region.a, region.b), n)
         if of_class is not None:
             classes[of_class - 1]["regions"].append(record)
+    pairs = [
+        {
+            "a_path": _shown(pair.a, base),
+            "b_path": _shown(pair.b, base),
+            "similarity": f"{pair.similarity:.0%}",
+            "a_share": f"{pair.a_share:.0%}",
+            "b_share": f"{pair.b_share:.0%}",
+            "tokens": pair.tokens,
+            "regions": pair.regions,
+            "region": first_region[pair.a, pair.b],
+        }
+        for pair in result.pairs()
+    ]
     from markupsafe import Markup
     from pygments.formatters import HtmlFormatter
 
@@ -321,6 +338,7 @@ def to_html(
         css=Markup(HtmlFormatter().get_style_defs(".code")),  # pygments' own rules
         summary=summary,
         parameters=result.options.to_dict() if parameters is None else parameters,
+        pairs=pairs,
         classes=classes,
         regions=regions,
         files=files,
