@@ -185,6 +185,21 @@ def edited(piece: list[str], statements: list[tuple[int, int]], edit: str,
     return copy, whole
 
 
+def with_imports(
+    piece: list[str], statements: list[tuple[int, int]], number: int, rng: random.Random
+) -> tuple[list[str], list[tuple[int, int]]]:
+    """``piece`` with an import block of 2 to 4 lines between two of its statements (or
+    first), its modules named after the plant (no two plants share them): a copy that
+    holds imports, which are masked as boilerplate by default."""
+    at = rng.choice([s for s, _ in statements])
+    indent = piece[at][: len(piece[at]) - len(piece[at].lstrip())]
+    block = [f"{indent}import planted_{number}_{i}" for i in range(rng.randint(1, 3))]
+    block.append(f"{indent}from planted_{number}_x import name_{number}")
+    moved = [(s + len(block) if s >= at else s, e + len(block) if s >= at else e)
+             for s, e in statements]  # fmt: skip
+    return piece[:at] + block + piece[at:], [(at, at + len(block) - 1), *moved]
+
+
 def tokens(lines: list[str]) -> int:
     return len(CODE.token_list("\n".join(lines), "f.py"))
 
@@ -234,6 +249,8 @@ def plant(args: argparse.Namespace, folder: Path, rng: random.Random) -> list[Pl
         if cut is None:
             continue
         piece, statements = cut
+        if args.imports:
+            piece, statements = with_imports(piece, statements, number, rng)
         if tokens(piece) < 2 * MIN_TOKENS:
             continue  # a fragment of mostly comments and docstrings: too few tokens
         mine = runs("\n".join(piece))
@@ -438,10 +455,16 @@ def main() -> None:
         help="ignore licence headers and import blocks, as scan --fragments does by default "
         "(the truth still holds planted imports)",
     )
+    parser.add_argument(
+        "--imports",
+        action="store_true",
+        help="plant an import block of 2 to 4 lines inside every fragment (with "
+        "--ignore-boilerplate: masked, and a region must grow through it)",
+    )
     args = parser.parse_args()
     print(f"{args.plants} fragments from Python {args.source} into up to {args.hosts} files "
           f"of {args.host}; normalize={args.normalize}, gap={args.gap}, "
-          f"ignore_boilerplate={args.ignore_boilerplate}")  # fmt: skip
+          f"ignore_boilerplate={args.ignore_boilerplate}, imports={args.imports}")  # fmt: skip
     runs = [run(args, seed) for seed in args.seed]
     for name in runs[0]:
         mine = [r[name] for r in runs]

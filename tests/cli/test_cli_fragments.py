@@ -222,7 +222,7 @@ def test_the_fragments_table_escapes_names_and_json_keeps_them(tmp_path, capsys)
 def test_every_report_of_a_scan_ranks_the_file_pairs_first(tree, capsys, tmp_path):
     (tree / "d.py").write_text(BLOCK)  # a.py's block alone: d.py is covered whole
     a, b, d = (str(tree / name) for name in ("a.py", "b.py", "d.py"))
-    ask = ("scan", str(tree), "--fragments", "-q", "--normalize")
+    ask = ("scan", str(tree), "--fragments", "-q", "--normalize", "--all-pairs")
     _, out, _ = run(capsys, *ask, "--format", "json")
     report = json.loads(out)
     assert list(report)[3:5] == ["pairs", "regions"]

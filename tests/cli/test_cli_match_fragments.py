@@ -335,3 +335,11 @@ def test_match_fragments_reports_the_pair_first_in_every_format(corpus, capsys):
     lines = out.splitlines()
     assert lines[0].startswith("File pairs, the most alike first")
     assert lines[1].startswith(f"  {new} = {lib}: {pair['similarity']:.0%} similar")
+
+
+def test_all_pairs_is_for_a_scan(corpus, capsys):
+    root, db, _ = corpus
+    status, _, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
+                         "--all-pairs")  # fmt: skip
+    assert status == 2
+    assert "--all-pairs is for scan --fragments" in err

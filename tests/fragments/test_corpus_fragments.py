@@ -102,7 +102,10 @@ def test_regions_are_those_a_scan_of_both_trees_reports(corpus_and_queries):
     with Corpus.open(db, readonly=True) as corpus:
         result = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
     # a tree of 16 files: limit 10 files, as the corpus of 8 files (limit 10) has
-    scan = scan_fragments([str(kept[0].parent), str(asked[0].parent)], walk=WALK)
+    # every pair, as a match compares each query with every stored file it shares text with
+    scan = scan_fragments(
+        [str(kept[0].parent), str(asked[0].parent)], FragmentOptions(all_pairs=True), walk=WALK
+    )
     names = {str(path) for path in asked}
     across = sorted(
         key(r, swap=r.a not in names) for r in scan.regions if (r.a in names) != (r.b in names)

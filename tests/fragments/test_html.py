@@ -77,7 +77,7 @@ def test_each_line_is_in_the_page_once_however_many_regions(tmp_path):
     for n in range(copies):
         head = "".join(f"head_{n}_{i} = {i * n}\n" for i in range(20))
         (tmp_path / f"f{n}.py").write_text(head + BLOCK + head.replace("head", "tail"))
-    result = scan(tmp_path)
+    result = scan(tmp_path, all_pairs=True)
     assert len(result.regions) == copies * (copies - 1) // 2
     parsed = Page(to_html(result, context=2))
     for file in range(1, copies + 1):

@@ -92,7 +92,7 @@ def test_a_scan_gives_identical_files_similarity_one_and_copies_their_share(tmp_
     (tmp_path / "a.py").write_text(BLOCK)
     (tmp_path / "b.py").write_text(BLOCK)
     (tmp_path / "c.py").write_text(BLOCK + BLOCK.replace("total", "sum").replace("tax", "fee"))
-    result = scan_fragments([str(tmp_path)], walk=WALK)
+    result = scan_fragments([str(tmp_path)], FragmentOptions(all_pairs=True), walk=WALK)
     pairs = {(Path(p.a).name, Path(p.b).name): p for p in result.pairs()}
     assert (pairs["a.py", "b.py"].similarity, pairs["a.py", "b.py"].regions) == (1.0, 1)
     half = pairs["a.py", "c.py"]

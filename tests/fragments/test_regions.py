@@ -168,7 +168,8 @@ def test_regions_overlap_every_long_shared_run_in_both_texts(a, b, k, w, gap):
         )
     for region in regions:
         chain = region.matches
-        assert region.tokens == sum(m.length for m in chain) >= k
+        assert region.tokens == sum(m.length for m in chain)
+        assert region.tokens >= k or a == b  # the same tokens: one region, whatever its size
         assert (region.a_first, region.b_first) == (chain[0].a_start, chain[0].b_start)
         assert (region.a_stop, region.b_stop) == (chain[-1].a_stop, chain[-1].b_stop)
         for m in chain:
@@ -407,3 +408,18 @@ def test_grow_chain_takes_the_longest_nearest_run_at_each_end(a, b, gap, least, 
     expected = _grown_by_brute_force(chain, a, b, gap, least)
     grow_chain(chain, a, b, gap, least)
     assert chain == expected
+
+
+@given(TOKENS, st.integers(1, 6), st.integers(1, 6))
+def test_two_texts_of_the_same_tokens_are_one_region_all_of_both(a, k, w):
+    options = FragmentOptions(k=k, window=w, min_tokens=max(k, 40), gap=5)
+    first, second = (TokenSpans.of(" ".join(a), Shingling()) for _ in range(2))
+    regions, _ = find_regions(first, second, options)
+    if not a:
+        assert regions == []
+        return
+    (region,) = regions
+    n = len(first)
+    assert (region.a_first, region.a_stop, region.b_first, region.b_stop) == (0, n, 0, n)
+    assert (region.tokens, region.a_share, region.b_share) == (n, 1.0, 1.0)
+    assert (region.a_start, region.a_end) == first.whole_lines(0, n)

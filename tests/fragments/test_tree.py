@@ -43,23 +43,35 @@ def planted(tmp_path: Path) -> tuple[Path, dict[str, int]]:
 
 def test_a_planted_block_is_found_at_its_lines_in_every_file(planted):
     root, where = planted
+    every = scan_fragments([str(root)], FragmentOptions(all_pairs=True), walk=WALK)
     result = scan_fragments([str(root)], walk=WALK)
     names = sorted(where)
-    got = [(Path(r.a).name, r.a_start, r.a_end, Path(r.b).name, r.b_start, r.b_end)
-           for r in result.regions]  # fmt: skip
+
+    def got(found):
+        return [(Path(r.a).name, r.a_start, r.a_end, Path(r.b).name, r.b_start, r.b_end)
+                for r in found.regions]  # fmt: skip
+
     expected = [
         (a, where[a] + 1, where[a] + len(BLOCK), b, where[b] + 1, where[b] + len(BLOCK))
         for i, a in enumerate(names)
         for b in names[i + 1 :]
     ]
-    assert got == expected
+    assert got(every) == expected
+    # by default, each copy with the first (a.py): the same class, N - 1 regions
+    assert got(result) == [r for r in expected if r[0] == "a.py"]
+
+    def places(found):
+        return [[(o.path, o.start, o.end) for o in c.occurrences] for c in found.classes]
+
+    assert places(every) == places(result)
+    assert every.region_class == [1, 1, 1]
     block_tokens = len(" ".join(BLOCK).replace("(", " ( ").split())  # rough upper bound
     assert all(0 < r.tokens <= block_tokens * 2 for r in result.regions)
     (clone,) = result.classes
     assert [(Path(o.path).name, o.start, o.end) for o in clone.occurrences] == [
         (name, where[name] + 1, where[name] + len(BLOCK)) for name in names
     ]
-    assert result.region_class == [1, 1, 1]
+    assert result.region_class == [1, 1]
     assert len(result.files) == 4
 
 
@@ -69,7 +81,7 @@ def test_the_output_is_the_same_whatever_the_order_of_the_roots(planted):
     first = scan_fragments(files, walk=WALK)
     second = scan_fragments(files[::-1], walk=WALK)
     assert to_jsonl(first, {}) == to_jsonl(second, {})
-    assert json.loads(to_json(first, {}))["summary"]["regions"] == 3
+    assert json.loads(to_json(first, {}))["summary"]["regions"] == 2  # each with a.py
     assert "3 occurrences" in to_text(first)
 
 
@@ -80,7 +92,7 @@ def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
         [str(root)], walk=WalkOptions(gitignore=False), run=RunOptions(jobs=2, batch_size=1)
     )
     assert to_jsonl(one, {}) == to_jsonl(many, {})
-    assert len(one.regions) == 3
+    assert len(one.regions) == 2
 
 
 def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):
@@ -90,6 +102,7 @@ def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):
         ticks: list[tuple[int, int]] = []
         found = scan_fragments(
             [str(root)],
+            FragmentOptions(all_pairs=True),
             walk=WalkOptions(gitignore=False),
             run=RunOptions(jobs=jobs),
             progress=lambda stage, done, total: stage == "compare" and ticks.append((done, total)),
@@ -133,7 +146,7 @@ def test_the_scratch_files_are_removed_when_the_scan_ends(planted, tmp_path, mon
     )
     assert len(seen) == 2
     assert all(name.endswith(".scratch") for name in seen)
-    assert len(found.regions) == 3
+    assert len(found.regions) == 2
     assert list(scratch.iterdir()) == []
 
     def fail(stage: str, done: int, total: int) -> None:
@@ -174,7 +187,7 @@ def test_progress_counts_the_files_read_and_the_pairs_compared(planted):
     assert seen["read"] == [(0, 4), (3, 4), (4, 4)]
     compared = seen["compare"]
     assert compared[0][0] == 0
-    assert compared[-1][0] == compared[-1][1] >= 3  # every candidate pair, the three among them
+    assert compared[-1][0] == compared[-1][1] >= 2  # every candidate pair: a.py with b and c
     assert [d for d, _ in compared] == sorted(d for d, _ in compared)
 
 
@@ -193,7 +206,9 @@ def test_boilerplate_in_more_than_the_share_of_files_is_ignored_and_counted(tmp_
     kept = scan_fragments(
         [str(tmp_path)], FragmentOptions(boilerplate_share=1.0, keep_licenses=True), WALK
     )
-    assert len(kept.regions) == 12 * 11 // 2
+    assert len(kept.regions) == 11  # each file with the first, m0.py
+    every = FragmentOptions(boilerplate_share=1.0, keep_licenses=True, all_pairs=True)
+    assert len(scan_fragments([str(tmp_path)], every, WALK).regions) == 12 * 11 // 2
     assert kept.boilerplate == 0
     (clone,) = kept.classes
     assert len(clone.occurrences) == 12
@@ -273,3 +288,25 @@ def test_the_same_tree_in_another_folder_gives_the_same_regions_and_digests(tmp_
         ]
         answers.append((places, result.region_digests, result.digests))
     assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("identical", [True, False])
+def test_n_copies_cost_n_comparisons_and_n_minus_one_regions(tmp_path, identical):
+    # 200 copies of one text (byte-identical, or each with lines of its own around it):
+    # one class of 200 occurrences from 199 comparisons, not 19,900
+    rng = random.Random(5)
+    for n in range(200):
+        own = [] if identical else [f"own_{n}_{rng.getrandbits(40):x} = {n}" for _ in range(3)]
+        (tmp_path / f"copy_{n:03}.py").write_text("\n".join([*own, *BLOCK, *own]) + "\n")
+    compared: list[int] = []
+    result = scan_fragments(
+        [str(tmp_path)],
+        FragmentOptions(boilerplate_share=1.0),  # text in every file, not boilerplate here
+        walk=WALK,
+        progress=lambda stage, done, total: stage == "compare" and compared.append(total),
+    )
+    assert compared[-1] == 199
+    assert len(result.regions) == len(result.pairs()) == 199
+    assert {Path(r.a).name for r in result.regions} == {"copy_000.py"}
+    (clone,) = result.classes
+    assert len(clone.occurrences) == 200

@@ -540,6 +540,7 @@ def _fragment_options(args: argparse.Namespace, stored: Any = None) -> Any:
         "boilerplate_share": getattr(args, "boilerplate_share", None),
         "keep_licenses": args.keep_licenses,
         "keep_imports": args.keep_imports,
+        "all_pairs": getattr(args, "all_pairs", None),
     }
     chosen = {name: value for name, value in given.items() if value is not None}
     base = FragmentOptions() if stored is None else stored
@@ -613,6 +614,11 @@ def run_match_fragments(args: argparse.Namespace) -> int:
     with _open_corpus(db, True) as corpus:
         if corpus.fragments is None:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
+        if args.all_pairs:
+            raise UsageError(
+                "--all-pairs is for scan --fragments: match compares each file with every "
+                "stored file it shares text with"
+            )
         _take_corpus_profile(args, corpus)
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))

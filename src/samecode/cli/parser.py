@@ -410,6 +410,14 @@ def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
             f"(default {rules.boilerplate_share:g})",
         )
         group.add_argument(
+            "--all-pairs",
+            action="store_true",
+            default=None,
+            help="compare every two files that share text; by default text copied into N "
+            "files is compared between the first and each other copy (N - 1 pairs, the same "
+            "clone classes)",
+        )
+        group.add_argument(
             "--baseline",
             metavar="FILE",
             help="report only what is new since FILE, a report saved with --fragments "

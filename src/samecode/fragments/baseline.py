@@ -63,12 +63,15 @@ __all__ = [
     "read_baseline",
 ]
 
-_OPTIONS = tuple(field.name for field in dataclasses.fields(FragmentOptions))
+_OPTIONS = tuple(
+    field.name for field in dataclasses.fields(FragmentOptions) if field.name != "all_pairs"
+)
 #: The parameters a baseline's report must state as the new report does (both made with
 #: the same values): every field of
 #: :class:`~samecode.fragments.options.FragmentOptions` (each decides which k-grams are
 #: fingerprints, which of them seed a match, where a region ends or which tokens a digest
-#: is of) and ``boilerplate_digest``, the
+#: is of) but ``all_pairs`` (which pairs of copies are compared: the classes, which a
+#: baseline is read by, are the same), and ``boilerplate_digest``, the
 #: :meth:`~samecode.fragments.boilerplate.BoilerplateFiles.digest` of the boilerplate
 #: files (a report without it was made without such files). ``guaranteed`` follows from
 #: ``k`` and ``window``; ``min_file_tokens``, ``max_size`` and the corpus's name decide

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import combinations, compress, islice, pairwise, repeat
 from operator import and_, gt, lshift, ne, or_, rshift, sub
 
@@ -123,12 +123,25 @@ class FingerprintIndex:
                 count += runs[run + 1] - runs[run]
         return count
 
-    def candidate_pairs(self, ignored: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
+    def candidate_pairs(
+        self, ignored: frozenset[int] = frozenset(), *, star: Sequence[int] | None = None
+    ) -> list[tuple[int, int]]:
         """The pairs of files (``(i, j)``, ``i <= j``, sorted) sharing a fingerprint not
-        in ``ignored``; ``(i, i)`` for a file selecting one twice.
+        in ``ignored``; ``(i, i)`` for a file selecting one twice. With ``star`` (a rank
+        for each file number, such as the order of the files' paths), a fingerprint in
+        ``f`` files pairs the first of them by rank with each of the others, not every
+        two: text copied into ``N`` files makes ``N - 1`` pairs, each copy with the first,
+        and two copies are still a pair where they share a fingerprint the first lacks.
 
         Runtime complexity: the sort (see the class), then ``O(f**2)`` per fingerprint
-        in ``f`` files (``f`` is at most the boilerplate limit), plus sorting the pairs.
+        in ``f`` files (``f`` is at most the boilerplate limit; ``O(f)`` with ``star``),
+        plus sorting the pairs.
+
+        >>> index = FingerprintIndex()
+        >>> for file in range(4):
+        ...     index.add(file, [7])
+        >>> len(index.candidate_pairs()), index.candidate_pairs(star=[3, 0, 1, 2])
+        (6, [(0, 1), (1, 2), (1, 3)])
         """
         runs = self._sorted()
         hashes = self._hashes
@@ -143,7 +156,11 @@ class FingerprintIndex:
                 continue
             holders = self._holders(run)
             distinct = sorted(set(holders))
-            pairs.update(combinations(distinct, 2))
+            if star is not None:
+                hub = min(distinct, key=star.__getitem__)
+                pairs.update((min(hub, file), max(hub, file)) for file in distinct if file != hub)
+            else:
+                pairs.update(combinations(distinct, 2))
             if len(distinct) < len(holders):  # a file selecting it twice or more
                 pairs.update((file, file) for file, again in pairwise(holders) if file == again)
         return sorted(pairs)

@@ -43,6 +43,11 @@ class FragmentOptions:
     :param keep_licenses: match licence headers too (by default their tokens are
         ignored: :mod:`~samecode.fragments.boilerplate`).
     :param keep_imports: match import blocks too (ignored by default).
+    :param all_pairs: in a tree, compare every two files that share text; by default text
+        copied into ``N`` files is compared between the first of them and each other copy
+        (``N - 1`` pairs, not ``N * (N - 1) / 2``: see
+        :meth:`~samecode.fragments.index.FingerprintIndex.candidate_pairs`), which gives
+        the same clone classes.
     :raises TypeError, ValueError: for a bad parameter, at construction.
     """
 
@@ -57,6 +62,7 @@ class FragmentOptions:
     normalize: bool = False
     keep_licenses: bool = False
     keep_imports: bool = False
+    all_pairs: bool = False
 
     def __post_init__(self) -> None:
         for name, low, high in (
@@ -89,6 +95,7 @@ class FragmentOptions:
         check_bool(self.normalize, "normalize")
         check_bool(self.keep_licenses, "keep_licenses")
         check_bool(self.keep_imports, "keep_imports")
+        check_bool(self.all_pairs, "all_pairs")
         Shingling(tokens=self.tokens, normalize=self.normalize)  # refuses chars normalized
 
     @property
@@ -130,4 +137,5 @@ class FragmentOptions:
             "normalize": self.normalize,
             "keep_licenses": self.keep_licenses,
             "keep_imports": self.keep_imports,
+            "all_pairs": self.all_pairs,
         }

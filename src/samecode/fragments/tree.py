@@ -7,6 +7,10 @@
     -> index: fingerprint -> files (boilerplate ignored, counted)
     -> candidate pairs -> regions (exact matches chained) -> clone classes
 
+Text copied into ``N`` files is compared between the first of them (by path) and each
+other copy: ``N - 1`` pairs and regions, not ``N * (N - 1) / 2``, and one clone class of
+``N`` occurrences (``all_pairs`` compares every two:
+:meth:`~samecode.fragments.index.FingerprintIndex.candidate_pairs`).
 :func:`compare_fragments` finds the regions of two files. Both give the same regions for
 the same files and options, sorted by ``a``, ``b`` and place.
 
@@ -19,9 +23,13 @@ the same files and options, sorted by ``a``, ``b`` and place.
 >>> result = scan_fragments([str(root)], walk=WalkOptions(gitignore=False))
 >>> [(pathlib.Path(r.a).name, r.a_start, r.a_end, pathlib.Path(r.b).name, r.b_start, r.b_end)
 ...  for r in result.regions]
-[('a.py', 2, 12, 'b.py', 3, 13), ('a.py', 2, 12, 'c.py', 1, 11), ('b.py', 3, 13, 'c.py', 1, 11)]
+[('a.py', 2, 12, 'b.py', 3, 13), ('a.py', 2, 12, 'c.py', 1, 11)]
 >>> [(pathlib.Path(o.path).name, o.start, o.end) for o in result.classes[0].occurrences]
 [('a.py', 2, 12), ('b.py', 3, 13), ('c.py', 1, 11)]
+>>> every = scan_fragments([str(root)], FragmentOptions(all_pairs=True),
+...                        walk=WalkOptions(gitignore=False))
+>>> len(every.regions), len(every.classes[0].occurrences)
+(3, 3)
 """
 
 from __future__ import annotations
@@ -314,7 +322,10 @@ def scan_fragments(
     Runtime complexity: ``O(size)`` per file to fingerprint it; then, per candidate pair
     (files sharing a fingerprint that is not boilerplate), ``O(n + m)`` and the cost of
     its matches (:mod:`~samecode.fragments.regions`), spread over ``run.jobs``
-    processes. Memory: the files read are written to a scratch folder
+    processes. Candidate pairs: text in ``N`` files makes ``N - 1`` of them (each copy
+    with the first), so ``N`` copies of a file cost ``N`` comparisons and ``N - 1``
+    regions, not ``N**2`` (with ``all_pairs``, every two: ``N * (N - 1) / 2``).
+    Memory: the files read are written to a scratch folder
     (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`, which
     ``TMPDIR`` sets; about 37 bytes per token of every file compared, removed at the
     end; where that folder is a ``tmpfs`` they are in memory too); this process keeps
@@ -425,7 +436,8 @@ def _compare_candidates(
 ) -> _Compared:
     """The regions of every pair of files that share a fingerprint not ``ignored``, in
     tasks of about equal cost on ``engine`` (the tasks name files by number)."""
-    pairs = sorted(set(index.candidate_pairs(ignored)) | _identical_pairs(files))
+    star = None if options.all_pairs else _ranks([read.path for read in files])
+    pairs = sorted(set(index.candidate_pairs(ignored, star=star)) | _identical_pairs(files, star))
     sizes = [read.tokens for read in files]
     tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
     tick = progress_counter(progress, "compare", len(pairs))
@@ -441,14 +453,30 @@ def _compare_candidates(
     return found
 
 
-def _identical_pairs(files: Sequence[ReadFile]) -> set[tuple[int, int]]:
+def _ranks(paths: Sequence[str]) -> list[int]:
+    """Each file's place in the order of the paths: the first of several copies is the
+    one whose path sorts first, whatever order the files were found in."""
+    ranks = [0] * len(paths)
+    for rank, number in enumerate(sorted(range(len(paths)), key=paths.__getitem__)):
+        ranks[number] = rank
+    return ranks
+
+
+def _identical_pairs(files: Sequence[ReadFile], star: Sequence[int] | None) -> set[tuple[int, int]]:
     """The pairs of files (by number) of the same bytes: one region each, all of both
-    (:func:`~samecode.fragments.regions.find_regions`), shared fingerprints or not."""
+    (:func:`~samecode.fragments.regions.find_regions`), shared fingerprints or not; with
+    ``star`` (the files' ranks), the first of each group by rank with each other."""
     alike: dict[str, list[int]] = {}
     for number, read in enumerate(files):
         if read.sha256 and read.tokens:
             alike.setdefault(read.sha256, []).append(number)
-    return {(i, j) for group in alike.values() for i, j in combinations(group, 2)}
+    if star is None:
+        return {(i, j) for group in alike.values() for i, j in combinations(group, 2)}
+    pairs: set[tuple[int, int]] = set()
+    for group in alike.values():
+        hub = min(group, key=star.__getitem__)
+        pairs.update((min(hub, other), max(hub, other)) for other in group if other != hub)
+    return pairs
 
 
 @dataclass(frozen=True)
