@@ -33,6 +33,7 @@ def test_plagiarism_tokenizes_fragments_as_its_shingling():
     rules = chosen.shingling_rules()
     assert (options.tokens, options.normalize) == (rules.tokens, rules.normalize) == ("code", True)
     assert (options.k, options.window, options.min_tokens, options.gap) == (5, 4, 10, 5)
+    assert options.all_pairs  # every two submissions, whatever a third holds
     assert rules.size == 3
 
 

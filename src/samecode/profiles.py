@@ -16,7 +16,9 @@ anything given explicitly still wins:
   literals normalised (``tokens="code"``, ``normalize=True``: comments, layout and renames
   move nothing), short shingles (3) and short fingerprints (``k=5``, ``window=4``,
   regions of 10 tokens), and a gap of 5 tokens (a region does not walk across reordered
-  code); pairs are ranked by similarity. On the benchmark of six levels of disguise
+  code); every two submissions are compared (``all_pairs``: a pair is not left out
+  because a third submission holds the same text), and pairs are ranked by similarity.
+  On the benchmark of six levels of disguise
   (``benchmarks/bench_plagiarism.py``, docs/benchmarks.rst), fragments with these settings
   score a ROC AUC of 0.994 over all levels, the library's defaults 0.599 (most programs
   get no region of 40 tokens).
@@ -125,7 +127,7 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
             "plagiarism",
             "assignments checked for copies, renamed and reordered",
             shingling={"tokens": "code", "normalize": True, "size": 3},
-            fragments={"k": 5, "window": 4, "min_tokens": 10, "gap": 5},
+            fragments={"k": 5, "window": 4, "min_tokens": 10, "gap": 5, "all_pairs": True},
         ),
     }
 )

@@ -35,7 +35,7 @@ def test_the_report_says_the_profile_and_what_it_set(tree, capsys):
     assert parameters["profile"] == "plagiarism"
     assert parameters["profile_set"] == {
         "shingling": {"tokens": "code", "normalize": True, "size": 3},
-        "fragments": {"k": 5, "window": 4, "min_tokens": 10, "gap": 5},
+        "fragments": {"k": 5, "window": 4, "min_tokens": 10, "gap": 5, "all_pairs": True},
     }
     assert (parameters["k"], parameters["tokens"], parameters["normalize"]) == (5, "code", True)
     plain = head(capsys, "scan", str(tree), "--fragments")["parameters"]

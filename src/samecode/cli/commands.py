@@ -614,11 +614,6 @@ def run_match_fragments(args: argparse.Namespace) -> int:
     with _open_corpus(db, True) as corpus:
         if corpus.fragments is None:
             raise UsageError(str(no_fragments(db, corpus.format_version)))
-        if args.all_pairs:
-            raise UsageError(
-                "--all-pairs is for scan --fragments: match compares each file with every "
-                "stored file it shares text with"
-            )
         _take_corpus_profile(args, corpus)
         # checked before any worker starts (a pool ended at once can hang on its start)
         options = corpus_options(corpus.fragments, _fragment_options(args, corpus.fragments))

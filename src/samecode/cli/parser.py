@@ -410,14 +410,6 @@ def _fragment_options(parser: argparse.ArgumentParser, tree: bool) -> None:
             f"(default {rules.boilerplate_share:g})",
         )
         group.add_argument(
-            "--all-pairs",
-            action="store_true",
-            default=None,
-            help="compare every two files that share text; by default text copied into N "
-            "files is compared between the first and each other copy (N - 1 pairs, the same "
-            "clone classes)",
-        )
-        group.add_argument(
             "--baseline",
             metavar="FILE",
             help="report only what is new since FILE, a report saved with --fragments "
@@ -509,6 +501,14 @@ def build_parser() -> argparse.ArgumentParser:
     _profile_option(scan)
     _shingling_options(scan)
     _fragment_options(scan, tree=True)
+    scan.add_argument(
+        "--all-pairs",
+        action="store_true",
+        default=None,
+        help="with --fragments: compare every two files that share text; by default text "
+        "copied into N files is compared between the first and each other copy (N - 1 pairs, "
+        "the same clone classes)",
+    )
     _walk_options(scan)
     _output_options(scan, _names(PAIR_FORMATS, FRAGMENT_FORMATS))
 
@@ -706,6 +706,7 @@ PROFILE_OPTIONS = {
     ("fragments", "gap"): "gap",
     ("fragments", "keep_licenses"): "keep_licenses",
     ("fragments", "keep_imports"): "keep_imports",
+    ("fragments", "all_pairs"): "all_pairs",
 }
 
 #: The options a corpus fixes when it is made: against an existing corpus, its own.
