@@ -51,17 +51,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from _process import run_samecode
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".bench-cache" / "provenance"
@@ -241,23 +241,10 @@ class Command:
 
 def samecode(src: Path, argv: list[str], cwd: Path, output: Path | None = None) -> Command:
     """Run ``python -m samecode ARGV`` of ``src``; its standard output to ``output``."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    started = time.perf_counter()
-    with open(output or os.devnull, "wb") as out:
-        done = subprocess.run(
-            [sys.executable, "-m", "samecode", *argv],
-            stdout=out,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            cwd=cwd,
-            check=False,
-        )
-    command = Command(argv, done.returncode, time.perf_counter() - started)
-    if done.returncode not in (0, 1):
-        said = done.stderr.decode(errors="replace").strip()
-        sys.exit(f"bench_provenance: samecode {' '.join(argv)} exited {done.returncode}:\n{said}")
-    return command
+    status, seconds, said = run_samecode(src, argv, cwd, output)
+    if status not in (0, 1):
+        sys.exit(f"bench_provenance: samecode {' '.join(argv)} exited {status}:\n{said.strip()}")
+    return Command(argv, status, seconds)
 
 
 def records(report: Path) -> list[dict[str, Any]]:

@@ -46,6 +46,7 @@ from collections.abc import Iterator
 from itertools import zip_longest
 from pathlib import Path
 
+from _process import run_samecode
 from bench_pipeline import django_tree
 
 STDLIB = {"stdlib310": "3.10", "stdlib311": "3.11", "stdlib312": "3.12", "stdlib313": "3.13"}
@@ -112,23 +113,11 @@ def near_copies(report: Path) -> list[str]:
 def run(src: Path, argv: list[str], output: Path) -> tuple[float, int]:
     """Run ``python -m samecode ARGV`` of ``src`` in the folder of ``output``, its standard
     output written there: the exit status and the seconds taken."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    started = time.perf_counter()
-    with output.open("wb") as out:
-        done = subprocess.run(
-            [sys.executable, "-m", "samecode", *argv],
-            stdout=out,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            cwd=output.parent,
-            check=False,
-        )
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        said = done.stderr.decode(errors="replace").strip().splitlines()
-        print(f"  [{' '.join(argv[:2])} of {src}: status {done.returncode}: {said[-1:]}]")
-    return seconds, done.returncode
+    status, seconds, said = run_samecode(src, argv, output.parent, output)
+    if status not in (0, 1):
+        last = said.strip().splitlines()
+        print(f"  [{' '.join(argv[:2])} of {src}: status {status}: {last[-1:]}]")
+    return seconds, status
 
 
 def dump(database: Path, output: Path) -> tuple[float, int]:
