@@ -357,12 +357,14 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
             ({"candidates": "lsh"}, "candidates"),
             ({"num_perm": 64}, "lsh"),
             ({"fragments": True, "min_threshold": 0.5}, "fragments"),  # in that order
+            ({"profile": "plagiarism", "fragments": True}, "profile"),  # first of all
         ]:
             with pytest.raises(CorpusSettingsError) as caught:
                 plain.settings.check_given(**given)
             assert caught.value.setting == setting, given
         with pytest.raises(SamecodeTypeError, match="gap"):
             plain.settings.check_given(gap=3)
+        plain.settings.check_given(profile="duplicates")  # none named: the defaults
     made = {"fragments": FragmentOptions(window=6), "lsh": LSHSettings(threshold=0.6)}
     with Corpus.create(tmp_path / "both.db", min_threshold=0.8, **made) as both:
         both.settings.check_given(window=6, k=FragmentOptions().k, num_perm=128, lsh_threshold=0.6)
@@ -378,3 +380,22 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
             error = caught.value
             assert (error.setting, error.stored, error.given) == refused
             assert isinstance(error, ValueError)
+
+
+def test_a_corpus_records_its_profile(tmp_path):
+    from samecode.corpus.settings import CorpusSettingsError
+    from samecode.profiles import UnknownProfileError
+
+    with Corpus.create(tmp_path / "c.db", profile="provenance") as made:
+        assert made.settings.profile == "provenance"
+    with Corpus.open(tmp_path / "c.db", readonly=True) as opened:
+        assert opened.settings.profile == "provenance"
+        opened.settings.check_given(profile="provenance")
+        with pytest.raises(CorpusSettingsError) as caught:
+            opened.settings.check_given(profile="duplicates")
+        assert (caught.value.stored, caught.value.given) == ("provenance", "duplicates")
+    with pytest.raises(SamecodeValueError, match="profile is provenance there, none here"):
+        Corpus.create(tmp_path / "c.db", exist_ok=True)
+    with pytest.raises(UnknownProfileError):
+        Corpus.create(tmp_path / "d.db", profile="homework")
+    assert not (tmp_path / "d.db").exists()

@@ -139,14 +139,18 @@ def _take_corpus_profile(args: argparse.Namespace, corpus: Corpus) -> None:
 
     :raises UsageError: for another profile than the corpus's.
     """
+    from samecode.corpus.settings import CorpusSettingsError
+
     recorded = corpus.settings.profile
     given = args.profile
-    if given is not None and given != (recorded or "duplicates"):
-        made = recorded or "duplicates (it names none)"
+    try:
+        corpus.settings.check_given(profile=given)
+    except CorpusSettingsError as refused:
+        made = refused.stored if recorded else f"{refused.stored} (it names none)"
         raise UsageError(
             f"the corpus was made with --profile {made}; got --profile {given} (leave "
             "--profile out to use the corpus's; a profile is set when a corpus is made)"
-        )
+        ) from None
     for group in list(args.profile_set):
         for field in list(args.profile_set[group]):
             attribute = PROFILE_OPTIONS[(group, field)]

@@ -149,14 +149,17 @@ class CorpusSettings:
         num_perm: int | None = None,
         lsh_threshold: float | None = None,
         fragments: bool = False,
+        profile: str | None = None,
         **stored_fragments: object,
     ) -> None:
         """Refuse settings given for this corpus that it was made otherwise (``None``: not
         given; a corpus's settings are fixed when it is made). The checks run in this
-        order, the first that fails raised: fragments asked of a corpus that stores none
-        (``fragments`` true, or any of ``k``, ``window``, ``keep_licenses`` and
-        ``keep_imports`` given), each of those four, ``min_threshold``, ``candidates``
-        (``"prefix"`` or ``"lsh"``), ``num_perm`` and ``lsh_threshold``.
+        order, the first that fails raised: the ``profile`` (a corpus that names none
+        was made with the library's defaults, ``duplicates``), fragments asked of a
+        corpus that stores none (``fragments`` true, or any of ``k``, ``window``,
+        ``keep_licenses`` and ``keep_imports`` given), each of those four,
+        ``min_threshold``, ``candidates`` (``"prefix"`` or ``"lsh"``), ``num_perm`` and
+        ``lsh_threshold``.
 
         :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``.
         :raises CorpusSettingsError: naming the first setting that differs.
@@ -169,6 +172,9 @@ class CorpusSettings:
         ...
         samecode.corpus.settings.CorpusSettingsError: the corpus was made with lsh none; ...
         """
+        made_with = self.profile or "duplicates"
+        if profile is not None and profile != made_with:
+            raise CorpusSettingsError("profile", made_with, profile)
         unknown = sorted(set(stored_fragments) - set(GIVEN_FRAGMENT_KEYS))
         if unknown:
             raise SamecodeTypeError(f"check_given got settings a corpus does not store: {unknown}")
