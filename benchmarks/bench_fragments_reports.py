@@ -1,17 +1,19 @@
-"""The fragment reports at scale: size and time to write HTML and SARIF for N regions.
+"""The fragment reports at scale: size and time to write HTML, JSON lines and SARIF for N
+regions.
 
-    python benchmarks/bench_fragments_reports.py --regions 10000
+    python benchmarks/bench_fragments_reports.py --regions 10000 --browser
 
 Writes a tree of Python-like files into a temporary folder: ``--regions`` blocks of 8
 lines, each planted in two files (20 blocks per file, filler lines between them), and
 makes the result a scan would give for it (one region and one class of two occurrences
 per block, found from where the blocks were planted; the scan itself is not timed here,
-see ``bench_fragments_quality.py``). Then it times :func:`~samecode.reports.html.to_html`
-and :func:`~samecode.reports.sarif.to_sarif` (median of ``--runs``) and prints the
-sizes, plain and gzipped. With ``--browser``, it opens the HTML page in a headless
-Chromium (Debian's chromium and chromium-driver, through selenium) and times loading it
-and following the last region's link until both sides are highlighted and laid out
-(timed in the page).
+see ``bench_fragments_quality.py``). Then it times :func:`~samecode.reports.html.to_html`,
+the JSON lines report and :func:`~samecode.reports.sarif.to_sarif` (median of ``--runs``,
+wall and CPU time) and prints the sizes, plain and gzipped, and the HTML's time over the
+JSON lines'. With ``--browser``, it opens the HTML page in a headless Chromium (Debian's
+chromium and chromium-driver, through selenium) and reports, timed in the page, when it
+had loaded and when its lines were unpacked (``performance.now()``), the elements it
+holds then, and the time to show the last region side by side.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from samecode.fragments.classes import region_classes
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region
 from samecode.fragments.result import FragmentResult
+from samecode.reports.fragments import jsonl_pieces
 from samecode.reports.html import to_html
 from samecode.reports.sarif import to_sarif
 
@@ -86,17 +89,21 @@ def make_tree(root: Path, regions: int, seed: int) -> FragmentResult:
                           0, 0, 10, 0, digests=digests, tokens=tokens)  # fmt: skip
 
 
-def timed(function, runs: int) -> tuple[float, str]:
-    times = []
+def timed(function, runs: int) -> tuple[float, float, str]:
+    """The median wall and CPU seconds of ``runs`` calls, and what the last one made."""
+    wall, cpu = [], []
     for _ in range(runs):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         text = function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), text
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
+    return statistics.median(wall), statistics.median(cpu), text
 
 
-def browse(page: Path, regions: int) -> tuple[float, float]:
-    """Seconds to load ``page`` in a headless Chromium, and to show its last region."""
+def browse(page: Path, regions: int) -> dict[str, float]:
+    """``page`` in a headless Chromium: milliseconds to load and to unpack its lines
+    (from the navigation's start), its elements then, and the seconds to show its last
+    region."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -109,23 +116,24 @@ def browse(page: Path, regions: int) -> tuple[float, float]:
     service = Service(executable_path=shutil.which("chromedriver") or "chromedriver")
     driver = webdriver.Chrome(options=options, service=service)
     try:
-        started = time.perf_counter()
         driver.get(page.as_uri())
-        loaded = time.perf_counter() - started
-        # A click on the last region's link, then the layout it causes, timed in the page
-        # (selenium's own click would add its scrolling and waiting).
-        shown = driver.execute_script(
-            """
-            var started = performance.now();
-            document.querySelector('a.region-link[href="#region-' + arguments[0] + '"]').click();
-            document.getElementById("pair").getBoundingClientRect();
-            return (performance.now() - started) / 1000;
-            """,
-            regions,
+        for _ in range(600):
+            if driver.execute_script("return document.body.getAttribute('data-ready')"):
+                break
+            time.sleep(0.05)
+        loaded, ready, nodes = driver.execute_script(
+            "return [performance.getEntriesByType('navigation')[0].loadEventEnd,"
+            " Number(document.body.getAttribute('data-ready')),"
+            " document.getElementsByTagName('*').length]"
         )
-        hits = driver.find_elements(By.CSS_SELECTOR, "#pane-a .l.hit, #pane-b .l.hit")
+        started = time.perf_counter()
+        driver.execute_script("location.hash = arguments[0]", f"#region-{regions}")
+        hits: list[object] = []
+        while len(hits) < 2 * BLOCK_LINES and time.perf_counter() - started < 30:
+            hits = driver.find_elements(By.CSS_SELECTOR, "#pane-a .l.hit, #pane-b .l.hit")
+        shown = time.perf_counter() - started
         assert len(hits) == 2 * BLOCK_LINES, len(hits)
-        return loaded, shown
+        return {"loaded": loaded, "ready": ready, "nodes": nodes, "shown": shown}
     finally:
         driver.quit()
 
@@ -143,19 +151,26 @@ def main() -> None:
         lines = sum(p.read_text().count("\n") for p in root.rglob("*.py"))
         print(f"{len(result.regions):,} regions, {len(result.classes):,} classes, "
               f"{len(result.files):,} files, {lines:,} lines")  # fmt: skip
+        made = {}
         for name, write in (("html", lambda: to_html(result, root=root)),
+                            ("jsonl", lambda: "".join(jsonl_pieces(result, None))),
                             ("sarif", lambda: to_sarif(result, root=root))):  # fmt: skip
-            seconds, text = timed(write, args.runs)
+            seconds, cpu, text = timed(write, args.runs)
+            made[name] = seconds, cpu
             data = text.encode("utf-8")
             packed = len(gzip.compress(data, compresslevel=6, mtime=0))
             print(f"  {name:5}: {len(data) / 2**20:6.1f} MiB ({packed / 2**20:5.1f} MiB "
-                  f"gzipped), {seconds:5.2f} s to write (median of {args.runs})")  # fmt: skip
+                  f"gzipped), {seconds:5.2f} s to write, {cpu:5.2f} s CPU "
+                  f"(median of {args.runs})")  # fmt: skip
             if name == "html" and args.browser:
                 page = root / "report.html"
                 page.write_text(text)
-                loaded, shown = browse(page, len(result.regions))
-                print(f"         Chromium: {loaded:.2f} s to load, {shown:.2f} s to show "
-                      "the last region side by side")  # fmt: skip
+                seen = browse(page, len(result.regions))
+                print(f"         Chromium: loaded at {seen['loaded'] / 1000:.2f} s, lines "
+                      f"unpacked at {seen['ready'] / 1000:.2f} s, {seen['nodes']:,} elements, "
+                      f"{seen['shown']:.2f} s to show the last region side by side")  # fmt: skip
+        print(f"  html / jsonl: {made['html'][0] / made['jsonl'][0]:.2f}x the time, "
+              f"{made['html'][1] / made['jsonl'][1]:.2f}x the CPU time")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,28 +1,35 @@
-"""Fragments as one self-contained HTML page: clone classes, regions side by side.
+"""Fragments as one self-contained HTML page: file pairs, clone classes and regions in
+tables, and any of them side by side on demand.
 
-:func:`to_html` renders the template ``templates/report.html.j2`` (jinja2, everything
-escaped) into one file that works offline (its CSS and its little JavaScript are inline;
-nothing is fetched):
+:func:`to_html` writes a small page (the template ``templates/report.html.j2``: its CSS
+and plain JavaScript inline, nothing fetched, so it works offline) and one JSON data
+blob in it (:func:`page_data` reads it back). The page's script builds from the blob:
 
-* the **summary**: files compared and skipped (by reason), regions, classes, what was
-  ignored (boilerplate and repetitive fingerprints, with counts) and the parameters;
-* the **file pairs** (:mod:`~samecode.fragments.pairs`), the most alike first, each with
-  a link to its first region;
-* the **clone classes**, each occurrence a link to its lines, and the class's regions;
-* a **side-by-side view**: following a region's link (``#region-N``) shows the lines of
-  both files next to each other, the region's lines highlighted, with a few lines of
-  context, and scrolls to it;
-* the **files**: each file's text once, coloured by pygments (its lexer by the file's
-  name), only the lines within ``context`` lines of an occurrence (gaps are marked), each
-  line an anchor ``f<file>-<line>``. The side-by-side view copies its lines from there,
-  so the page grows with the text of the occurrences, not with the number of regions. A
-  line longer than :data:`LONGEST_LINE` characters is cut there, with a marker saying
-  how many characters (which columns) are not shown.
+* the **summary** (written as text, not by the script): files compared and skipped (by
+  reason), regions, pairs, classes, what was ignored (boilerplate and repetitive
+  fingerprints, masked lines by reason) and the parameters;
+* three **tables**, a page of rows at a time: the file pairs
+  (:mod:`~samecode.fragments.pairs`, the most alike first), the clone classes and the
+  regions; a click on a header sorts by it, the pairs filter by path, similarity and
+  tokens, and a search box keeps the rows whose paths or lines hold its text;
+* a **side-by-side pane**, made when a row is opened (or ``#pair-N``, ``#class-N``,
+  ``#region-N`` is followed): the lines of both files, the region's highlighted, masked
+  lines (licence headers, import blocks, boilerplate files) shown as masked, with a few
+  lines of context; it takes the bottom of the window (the tables stay above it) and
+  closes with Escape or its button.
+
+The blob holds each file's lines within ``context`` lines of an occurrence or a region,
+each line once however many regions show it and each distinct line once in the page,
+zlib-compressed (a browser's ``DecompressionStream`` reads it), so the page grows with
+the text shown, not with the number of regions. A line longer than :data:`LONGEST_LINE`
+characters is cut there, with a marker saying how many characters (which columns) are
+not shown. The script colours the lines it shows by a few rules for the file's language
+(comments, strings, numbers, keywords), one line at a time.
 
 Paths and lines show control, bidirectional and other invisible characters escaped
-(:func:`~samecode.text.display.visible`; tabs in code are kept). Needs the ``cli`` extra
-(jinja2 and pygments). A file that cannot be read any more, or that changed since the
-scan read it, shows why instead of its lines.
+(:func:`~samecode.text.display.visible`; tabs in code are kept); the script writes them
+as text, never as markup. Needs jinja2 (the ``cli`` extra). A file that cannot be read
+any more, or that changed since the scan read it, shows why instead of its lines.
 
 >>> import pathlib, tempfile
 >>> from samecode.fragments.tree import scan_fragments
@@ -32,31 +39,43 @@ scan read it, shows why instead of its lines.
 >>> for name in ("a.py", "b.py"):
 ...     _ = (root / name).write_text(block)
 >>> page = to_html(scan_fragments([str(root)], walk=WalkOptions(gitignore=False)), root=root)
->>> page.startswith("<!DOCTYPE html>"), 'id="region-1"' in page, "http" in page
-(True, True, False)
->>> '<a class="occ" href="#f1-1" data-file="1" data-start="1" data-end="10">a.py:1-10</a>' in page
-True
+>>> page.startswith("<!DOCTYPE html>"), "http" in page
+(True, False)
+>>> data = page_data(page)
+>>> data["files"], data["regions"]["a_start"], data["regions"]["b_end"]
+([['a.py', ''], ['b.py', '']], [1], [10])
+>>> data["lines"][1][3]
+'total_2 = price_2 * count + tax'
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import json
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+import zlib
+from collections.abc import Mapping
 from importlib import resources
+from itertools import accumulate
 from typing import Any
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.boilerplate import REASONS
 from samecode.fragments.result import FragmentResult
-from samecode.sources.reading import read_text
+from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped
 from samecode.text.display import visible
 
-__all__ = ["LONGEST_LINE", "to_html"]
+__all__ = ["LONGEST_LINE", "page_data", "to_html"]
 
 _LONE_CR = re.compile("\r(?!\n)")
+#: The ASCII characters that show as themselves, and the tab and new line a page keeps.
+_SHOWN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+_BLOB = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.DOTALL)
+_PACKED = re.compile(r'<script type="application/octet-stream" id="lines">([^<]*)</script>')
 
 #: The characters of a line the page shows: the rest of a longer line (a minified
 #: bundle's one line) is left out, and a marker says how many characters and which
@@ -64,25 +83,11 @@ _LONE_CR = re.compile("\r(?!\n)")
 LONGEST_LINE = 1000
 
 
-@dataclass(frozen=True)
-class _Line:
-    number: int
-    html: str
-    marked: bool
-
-
-@dataclass(frozen=True)
-class _File:
-    number: int
-    path: str
-    lines: list[_Line | int]  # a line, or the number of lines left out before the next
-    error: str
-
-
-def _wanted(ranges: Iterable[tuple[int, int]], context: int) -> list[tuple[int, int]]:
-    """The line ranges to show, merged: each range widened by ``context``."""
+def _wanted(ranges: list[int], context: int) -> list[tuple[int, int]]:
+    """The line ranges to show, merged: each range (``ranges`` are first, last, first,
+    last...) widened by ``context``."""
     merged: list[list[int]] = []
-    for start, end in sorted(ranges):
+    for start, end in sorted(zip(ranges[::2], ranges[1::2])):
         low, high = max(1, start - context), end + context
         if merged and low <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], high)
@@ -91,82 +96,49 @@ def _wanted(ranges: Iterable[tuple[int, int]], context: int) -> list[tuple[int, 
     return [(low, high) for low, high in merged]
 
 
-def _css_classes() -> Any:
-    """For each token type, the CSS class of pygments' default style, or ``""`` where
-    the style gives it no colour or weight (plain text needs no element)."""
-    from pygments.styles import get_style_by_name
-    from pygments.token import STANDARD_TYPES
+class _Lines:
+    """The lines the page shows: for each file its runs of lines, ``[first line, how
+    many]``, the text of them all in order, and the cut lines ``[file, line, length]``."""
 
-    style = get_style_by_name("default")
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.files: list[list[list[int]]] = []
+        self.cuts: list[list[int]] = []
 
-    def css(ttype: Any) -> str:
-        rule = style.style_for_token(ttype)
-        if not (rule["color"] or rule["bold"] or rule["italic"] or rule["bgcolor"]):
-            return ""
-        while ttype not in STANDARD_TYPES:
-            ttype = ttype.parent
-        return str(STANDARD_TYPES[ttype])
+    def add(self, number: int, text: str, ranges: list[int], context: int) -> None:
+        """Of file ``number``'s ``text`` (as read), the lines within ``context`` of
+        ``ranges``: a lone CR shown as U+240D, each line cut at :data:`LONGEST_LINE`,
+        escaped (:func:`visible`, tabs kept)."""
+        if "\r" in text:
+            text = _LONE_CR.sub("\u240d", text).replace("\r\n", "\n")
+        # Most code is ASCII with no control character but tabs: no line needs an escape.
+        plain = text.isascii() and not text.encode("ascii").translate(None, _SHOWN_ASCII)
+        lines = text.split("\n")  # as fragments count lines: each ends at "\n"
+        runs: list[list[int]] = []
+        for low, high in _wanted(ranges, context):
+            chunk = lines[low - 1 : high]
+            if not chunk:
+                continue
+            if max(map(len, chunk)) > LONGEST_LINE:
+                chunk = [self._cut(number, n, line) for n, line in enumerate(chunk, low)]
+            if not plain:
+                chunk = [visible(line, keep="\t") for line in chunk]
+            self.text += chunk
+            runs.append([low, len(chunk)])
+        self.files.append(runs)
 
-    return css
+    def _cut(self, number: int, line_number: int, line: str) -> str:
+        if len(line) <= LONGEST_LINE:
+            return line
+        self.cuts.append([number, line_number, len(line)])
+        return line[:LONGEST_LINE]
 
-
-def _cut(text: str) -> tuple[str, dict[int, int]]:
-    """``text`` with each line longer than :data:`LONGEST_LINE` cut to it, and the
-    length of each line cut, by its index (from 0)."""
-    lengths: dict[int, int] = {}
-    if len(text) <= LONGEST_LINE:
-        return text, lengths
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if len(line) > LONGEST_LINE:
-            lengths[index] = len(line)
-            lines[index] = line[:LONGEST_LINE]
-    return ("\n".join(lines) if lengths else text), lengths
-
-
-def _highlighted(path: str, text: str) -> list[str]:
-    """Each line of ``text`` (as fragments count lines: ends at ``\\n``) as HTML: the
-    tokens of pygments' lexer for the file's name, those its default style colours in a
-    ``<span>`` of its CSS class, all escaped; what would not show as itself (a control
-    or bidirectional character: :func:`~samecode.text.display.visible`) as an escape, but
-    for tabs; a line cut at :data:`LONGEST_LINE` characters (before it is coloured: a
-    construct it leaves open may colour the lines after it) and a marker saying what is
-    left out."""
-    from markupsafe import escape
-    from pygments.lexers import TextLexer, get_lexer_for_filename
-    from pygments.util import ClassNotFound
-
-    text, lengths = _cut(_LONE_CR.sub("\u240d", text).replace("\r\n", "\n"))
-    text = visible(text, keep="\t\n")
-    try:
-        lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        lexer = TextLexer(stripnl=False, ensurenl=True)
-    css = _css_classes()
-    classes: dict[Any, str] = {}
-    lines: list[str] = []
-    line: list[str] = []
-    for ttype, value in lexer.get_tokens(text):
-        name = classes.get(ttype)
-        if name is None:
-            name = classes[ttype] = css(ttype)
-        parts = value.split("\n")
-        for number, part in enumerate(parts):
-            if number:
-                lines.append("".join(line))
-                line = []
-            if part:
-                shown = str(escape(part))
-                line.append(f'<span class="{name}">{shown}</span>' if name else shown)
-    lines.append("".join(line))
-    count = text.count("\n") + 1
-    lines = (lines + [""] * count)[:count]
-    for index, length in lengths.items():
-        lines[index] += (
-            f'<span class="cut">\u2026 {length - LONGEST_LINE:,} more characters not shown '
-            f"(columns {LONGEST_LINE + 1:,} to {length:,})</span>"
-        )
-    return lines
+    def packed(self) -> str:
+        """The lines as the page holds them, before compression: on the first line the
+        files' runs, as JSON, then the lines of the runs, in order (none holds a new
+        line). zlib's window finds most repeats within a file; a line copied from file to
+        file is in each, which costs less to write than to find."""
+        return "\n".join([json.dumps(self.files, separators=(",", ":")), *self.text])
 
 
 def _shown(path: str, root: str | None) -> str:
@@ -178,42 +150,95 @@ def _shown(path: str, root: str | None) -> str:
     return visible(path)
 
 
-def _file(
-    number: int,
-    path: str,
-    ranges: list[tuple[int, int]],
-    context: int,
-    root: str | None,
-    unshown: Mapping[str, str],
-    sha256: str | None,
-) -> _File:
+def _readable(path: str, unshown: Mapping[str, str], sha256: str | None) -> Text | str:
+    """``path``'s text, or why its lines cannot be shown."""
     if path in unshown:
-        return _File(number, _shown(path, root), [], f"cannot show the file: {unshown[path]}")
+        return f"cannot show the file: {unshown[path]}"
     text = read_text(path, None)
     if isinstance(text, Skipped):
-        return _File(number, _shown(path, root), [], f"cannot show the file: {text.reason}")
+        return f"cannot show the file: {text.reason}"
     if sha256 is not None and text.sha256 != sha256:  # its lines now are not those matched
-        why = "cannot show the file: changed since it was read"
-        return _File(number, _shown(path, root), [], why)
-    html = _highlighted(path, text.text)
-    marked: set[int] = set()
-    for start, end in ranges:
-        marked.update(range(start, end + 1))
-    lines: list[_Line | int] = []
-    shown = 0
-    for low, high in _wanted(ranges, context):
-        high = min(high, len(html))
-        if low > high:
-            continue
-        if low > shown + 1:
-            lines.append(low - shown - 1)
-        lines += [_Line(n, html[n - 1], n in marked) for n in range(low, high + 1)]
-        shown = high
-    if shown < len(html):
-        lines.append(len(html) - shown)
-    return _File(number, _shown(path, root), lines, "")
+        return "cannot show the file: changed since it was read"
+    return text
 
 
+def _counted(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+def _value(value: Any) -> str:
+    """A parameter's value as people read it (a mapping as ``key value, ...``)."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key} {_value(item)}" for key, item in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value(item) for item in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    return str(value)
+
+
+def _summary(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The summary as sentences, each with a short term for it."""
+    skipped = ", ".join(
+        f"{count:,} {reason}" for reason, count in summary["skipped_by_reason"].items()
+    )
+    said = [
+        (
+            "files",
+            f"{_counted(summary['compared'], 'file')} compared"
+            + (f"; {summary['skipped']:,} skipped ({skipped})." if summary["skipped"] else "."),
+        ),
+        (
+            "found",
+            f"{_counted(summary['regions'], 'region')} shared by "
+            f"{_counted(summary['pairs'], 'file pair')}, in "
+            f"{_counted(summary['classes'], 'clone class', 'clone classes')}.",
+        ),
+        (
+            "boilerplate",
+            f"{_counted(summary['boilerplate_fingerprints'], 'fingerprint')} ignored as "
+            f"boilerplate, each in more than {_counted(summary['boilerplate_limit'], 'file')} "
+            f"({_counted(summary['boilerplate_occurrences'], 'occurrence')}); "
+            f"{_counted(summary['repetitive_fingerprints'], 'repetitive fingerprint')} "
+            "(a k-gram repeated too often in a file seeds nothing there).",
+        ),
+    ]
+    masked = [
+        f"{_counted(count['lines'], 'line')} as {reason} ({_counted(count['ranges'], 'range')}, "
+        f"{_counted(count['tokens'], 'token')}, in {_counted(count['files'], 'file')})"
+        for reason, count in summary["ignored"].items()
+        if count["ranges"]
+    ]
+    said.append(("masked", "Masked: " + "; ".join(masked) + "." if masked else "No line masked."))
+    baseline = summary.get("baseline")
+    if baseline is not None:
+        said.append(
+            (
+                "baseline",
+                f"Since the baseline {visible(baseline['source'])}: "
+                f"{_counted(baseline['old_classes'], 'class', 'classes')} and "
+                f"{_counted(baseline['old_regions'], 'region')} left out (all in it); "
+                f"{_counted(baseline['new_occurrences'], 'new occurrence')} (marked new).",
+            )
+        )
+    known = {"compared", "skipped", "skipped_by_reason", "regions", "pairs", "classes",
+             "boilerplate_fingerprints", "boilerplate_limit", "boilerplate_occurrences",
+             "repetitive_fingerprints", "ignored", "baseline"}  # fmt: skip
+    said += [(key.replace("_", " "), _value(value)) for key, value in summary.items()
+             if key not in known]  # fmt: skip
+    return said
+
+
+def _script_json(value: Any) -> str:
+    """``value`` as JSON that a ``<script>`` element holds as it is: ``<``, ``>`` and
+    ``&`` escaped (only strings hold them), so no text can close the element."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@functools.cache
 def _template() -> Any:
     import jinja2
 
@@ -246,103 +271,135 @@ def to_html(
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
 
-    Runtime complexity: ``O(size)`` to read each file with an occurrence and colour its
-    lines, each cut at :data:`LONGEST_LINE` characters, and ``O(r log r + l)`` for ``r``
-    regions and the ``l`` lines shown. The same result (and files) gives the same bytes.
+    Runtime complexity: ``O(size)`` to read each file with an occurrence, and
+    ``O(r log r + l)`` for ``r`` regions and the ``l`` lines shown, each cut at
+    :data:`LONGEST_LINE` characters. The same result (and files) gives the same bytes.
     """
     if not isinstance(result, FragmentResult):
         raise SamecodeTypeError(f"result must be a FragmentResult; got {describe(result)}")
     check_int(context, "context")
     if not 0 <= context <= 1000:
         raise SamecodeValueError(f"context must be from 0 to 1000; got {context}")
-    ranges: dict[str, list[tuple[int, int]]] = {}
+    # Each file's places as first, last, first, last...: ints, which Python need not
+    # collect, rather than as many pairs (as are the keys of the pairs, below).
+    ranges: dict[str, list[int]] = {}
     for clone in result.classes:
         for o in clone.occurrences:
-            ranges.setdefault(o.path, []).append((o.start, o.end))
+            ranges.setdefault(o.path, []).extend((o.start, o.end))
     for region in result.regions:
-        ranges.setdefault(region.a, []).append((region.a_start, region.a_end))
-        ranges.setdefault(region.b, []).append((region.b_start, region.b_end))
-    number = {path: n for n, path in enumerate(sorted(ranges), 1)}
+        ranges.setdefault(region.a, []).extend((region.a_start, region.a_end))
+        ranges.setdefault(region.b, []).extend((region.b_start, region.b_end))
+    paths = sorted(ranges)
+    number = {path: n for n, path in enumerate(paths)}
     base = None if root is None else os.path.abspath(os.fspath(root))
     hidden = {} if unshown is None else unshown
-    files = [
-        _file(number[p], p, ranges[p], context, base, hidden, result.sha256.get(p))
-        for p in sorted(ranges)
-    ]
+    lines = _Lines()
+    files: list[list[str]] = []
+    for n, path in enumerate(paths):
+        text = _readable(path, hidden, result.sha256.get(path))
+        if isinstance(text, str):
+            files.append([_shown(path, base), text])
+            lines.files.append([])
+        else:
+            files.append([_shown(path, base), ""])
+            lines.add(n, text.text, ranges[path], context)
+    # Columns, not rows: a list per field, not per region, is much less for Python to
+    # make and collect, and for the page to parse.
     marks = None if result.baseline is None else result.baseline.classes
-    classes: list[dict[str, Any]] = []
-    for n, clone in enumerate(result.classes, 1):
-        new = (False,) * len(clone.occurrences) if marks is None else marks[n - 1].new
-        classes.append(
-            {
-                "number": n,
-                "occurrences": [
-                    {
-                        "file": number[o.path],
-                        "path": _shown(o.path, base),
-                        "start": o.start,
-                        "end": o.end,
-                        "tokens": o.tokens,
-                        "new": fresh,
-                    }
-                    for o, fresh in zip(clone.occurrences, new)
-                ],
-                "tokens": max(o.tokens for o in clone.occurrences),
-                "joins": () if marks is None else marks[n - 1].joins,
-                "regions": [],
-            }
-        )
-    regions: list[dict[str, Any]] = []
-    first_region: dict[tuple[str, str], int] = {}
-    for n, (region, of_class) in enumerate(zip(result.regions, result.region_class), 1):
-        record = {
-            "number": n,
-            "a": number[region.a],
-            "a_path": _shown(region.a, base),
-            "a_start": region.a_start,
-            "a_end": region.a_end,
-            "b": number[region.b],
-            "b_path": _shown(region.b, base),
-            "b_start": region.b_start,
-            "b_end": region.b_end,
-            "tokens": region.tokens,
-            "a_share": f"{region.a_share:.0%}",
-            "b_share": f"{region.b_share:.0%}",
-            "class": of_class,
-        }
-        regions.append(record)
-        first_region.setdefault((region.a, region.b), n)
-        if of_class is not None:
-            classes[of_class - 1]["regions"].append(record)
-    pairs = [
-        {
-            "a_path": _shown(pair.a, base),
-            "b_path": _shown(pair.b, base),
-            "similarity": f"{pair.similarity:.0%}",
-            "a_share": f"{pair.a_share:.0%}",
-            "b_share": f"{pair.b_share:.0%}",
-            "tokens": pair.tokens,
-            "regions": pair.regions,
-            "region": first_region[pair.a, pair.b],
-        }
-        for pair in result.pairs()
-    ]
+    places = [o for clone in result.classes for o in clone.occurrences]
+    occurrences = {
+        "file": [number[o.path] for o in places],
+        "start": [o.start for o in places],
+        "end": [o.end for o in places],
+        "tokens": [o.stop - o.first for o in places],
+        "new": [0] * len(places) if marks is None else [int(n) for m in marks for n in m.new],
+    }
+    firsts = list(accumulate((len(clone.occurrences) for clone in result.classes), initial=0))
+    found = result.regions
+    a_files, b_files = [number[r.a] for r in found], [number[r.b] for r in found]
+    regions: dict[str, list[Any]] = {
+        "a": a_files,
+        "a_start": [r.a_start for r in found],
+        "a_end": [r.a_end for r in found],
+        "b": b_files,
+        "b_start": [r.b_start for r in found],
+        "b_end": [r.b_end for r in found],
+        "tokens": [r.tokens for r in found],
+        "a_share": [round(r.a_share, 4) for r in found],
+        "b_share": [round(r.b_share, 4) for r in found],
+        "class": [n or 0 for n in result.region_class],
+    }
+    first_region: dict[int, int] = {}
+    for n, (a, b) in enumerate(zip(a_files, b_files), 1):
+        first_region.setdefault(a * len(paths) + b, n)
+    alike = result.pairs()
+    pairs = {
+        "a": [number[p.a] for p in alike],
+        "b": [number[p.b] for p in alike],
+        "similarity": [round(p.similarity, 4) for p in alike],
+        "a_share": [round(p.a_share, 4) for p in alike],
+        "b_share": [round(p.b_share, 4) for p in alike],
+        "tokens": [p.tokens for p in alike],
+        "regions": [p.regions for p in alike],
+        "region": [first_region[number[p.a] * len(paths) + number[p.b]] for p in alike],
+    }
+    masked = [[number[item.path], item.start, item.end, REASONS.index(item.reason)]
+              for item in result.ignored if item.path in number]  # fmt: skip
+    data = {
+        "context": context,
+        "files": files,
+        "reasons": list(REASONS),
+        "masked": masked,
+        "cuts": lines.cuts,
+        "pairs": pairs,
+        "classes": {
+            "first": firsts,
+            "joins": [] if marks is None else [list(m.joins) for m in marks],
+            "occurrences": occurrences,
+        },
+        "regions": regions,
+    }
+    # zlib's fastest level: the lines are most of the page, and most of its time.
+    packed = base64.b64encode(zlib.compress(lines.packed().encode("utf-8"), 1)).decode()
     from markupsafe import Markup
-    from pygments.formatters import HtmlFormatter
 
-    summary = result.summary()
-    baseline = summary.get("baseline")
-    if baseline is not None:
-        baseline = {**baseline, "source": visible(baseline["source"])}
+    stated = result.options.to_dict() if parameters is None else parameters
     page: str = _template().render(
-        css=Markup(HtmlFormatter().get_style_defs(".code")),  # pygments' own rules
-        summary=summary,
-        parameters=result.options.to_dict() if parameters is None else parameters,
-        pairs=pairs,
-        classes=classes,
-        regions=regions,
-        files=files,
-        context=context,
-        baseline=baseline,
+        summary=_summary(result.summary()),
+        parameters=[(key.replace("_", " "), _value(value)) for key, value in stated.items()],
+        data=Markup(_script_json(data)),  # escaped for a <script> element
+        packed=Markup(packed),  # base64: nothing to escape
+        longest=LONGEST_LINE,
     )
     return page
+
+
+def page_data(page: str) -> dict[str, Any]:
+    """The data of a page :func:`to_html` made, as its script reads it: ``files`` (each
+    ``[path as shown, why its lines are not shown or ""]``); ``pairs``, columns ``a``,
+    ``b``, ``similarity``, ``a_share``, ``b_share``, ``tokens``, ``regions`` and
+    ``region`` (the number of its first); ``regions``, columns ``a``, ``a_start``,
+    ``a_end``, ``b``, ``b_start``, ``b_end``, ``tokens``, ``a_share``, ``b_share`` and
+    ``class`` (0 for none); ``classes``: ``occurrences`` in columns ``file``, ``start``,
+    ``end``, ``tokens``, ``new`` (1 or 0), class ``n``'s from ``first[n - 1]`` to
+    ``first[n]``, and the baseline classes each ``joins``; ``masked`` (``[file, start,
+    end, reason]``, the reason an index in ``reasons``); ``cuts`` (``[file, line, its
+    length]``); ``context``; and, unpacked, ``lines``: for each file, the text of each
+    line the page holds, by its number. Files are numbered from 0, pairs, classes and
+    regions from 1.
+
+    :param page: the text of the page.
+    :raises ValueError: for a page that holds no such data.
+    """
+    found, packed = _BLOB.search(page), _PACKED.search(page)
+    if found is None or packed is None:
+        raise SamecodeValueError("not a samecode HTML report: no data in the page")
+    data: dict[str, Any] = json.loads(found.group(1))
+    runs, *text = zlib.decompress(base64.b64decode(packed.group(1))).decode().split("\n")
+    shown = iter(text)
+    lines: list[dict[int, str]] = []
+    for of_file in json.loads(runs):
+        lines.append({})
+        for first, count in of_file:
+            lines[-1].update(zip(range(first, first + count), shown))
+    return {**data, "lines": lines}
