@@ -217,8 +217,9 @@ def test_the_tables_sort_filter_and_search_and_the_pane_closes(browser, tmp_path
 
 
 def test_a_page_of_10000_regions_keeps_the_budget(browser, tmp_path):
-    """Issue 33's budget: under 8 MB, under 50,000 elements once loaded, loaded (and its
-    lines unpacked) in under 3 s, on the benchmark's tree of 10,000 regions."""
+    """Issue 33's budget of size and elements: under 8 MB, under 50,000 elements once
+    loaded, on the benchmark's tree of 10,000 regions (its load time is measured in
+    benchmarks/bench_fragments_reports.py: a test does not time)."""
     path = Path(__file__).parents[2] / "benchmarks" / "bench_fragments_reports.py"
     spec = importlib.util.spec_from_file_location("bench_fragments_reports", path)
     assert spec is not None
@@ -233,13 +234,7 @@ def test_a_page_of_10000_regions_keeps_the_budget(browser, tmp_path):
     assert page.stat().st_size < 8_000_000
     load(browser, page)
     nodes = browser.execute_script("return document.getElementsByTagName('*').length")
-    loaded, ready = browser.execute_script(
-        "return [performance.getEntriesByType('navigation')[0].loadEventEnd,"
-        " Number(document.body.getAttribute('data-ready'))]"
-    )
     assert nodes < 50_000
-    assert loaded < 3000
-    assert ready < 3000  # and its lines unpacked
     browser.execute_script("location.hash = '#region-10000'")
     for _ in range(40):
         hits = browser.find_elements("css selector", "#pane-a .l.hit, #pane-b .l.hit")
