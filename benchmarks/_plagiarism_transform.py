@@ -264,12 +264,18 @@ class Function:
 
     @property
     def name(self) -> str:
-        depth = 0
+        """The name before the header's last ``(`` at the top (the first may be a macro
+        before the function, ``FAKE_INIT(x) int f(void)``)."""
+        depth = parens = 0
+        found = None
         for i, tok in enumerate(self.header):
-            if tok.text == "(" and depth == 0 and i and self.header[i - 1].kind == "name":
-                return self.header[i - 1].text
+            if tok.text == "(" and depth == parens == 0 and i and self.header[i - 1].kind == "name":
+                found = self.header[i - 1].text
             depth += tok.text in "<" and tok.kind == "op"
-        raise ValueError("a function header without a name")
+            parens += (tok.text == "(") - (tok.text == ")")
+        if found is None:
+            raise ValueError("a function header without a name")
+        return found
 
 
 class _Parser:
@@ -422,7 +428,7 @@ def _is_function_head(head: list[Tok], java: bool) -> bool:
         close = [t.text for t in code].index("throws") - 1
     if code[close].text != ")":
         return False
-    opening = next(j for j, t in enumerate(code) if t.text == "(")
+    opening = next((j for j, t in enumerate(code) if t.text == "("), None)
     name = code[opening - 1] if opening else None
     keywords = JAVA_KEYWORDS if java else C_KEYWORDS
     return name is not None and name.kind == "name" and name.text not in keywords
