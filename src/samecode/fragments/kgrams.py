@@ -181,7 +181,7 @@ class Kgrams:
             )
         code = "i" if len(hashes) < 2**31 else "q"
         if use_numpy(len(hashes)):
-            from samecode import _numpy_kernels as fast
+            import samecode._numpy_kernels as fast
 
             words = fast.as_uint64(hashes)
             if words is not None:

@@ -67,11 +67,11 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
     """
     _check_window(window)
     if use_numpy(len(hashes)):
-        from samecode import _numpy_kernels
+        import samecode._numpy_kernels as fast
 
-        words = _numpy_kernels.as_uint64(hashes)
+        words = fast.as_uint64(hashes)
         if words is not None:
-            return _numpy_kernels.winnow(words, window)
+            return fast.winnow(words, window)
     candidates: deque[int] = deque()  # increasing positions, strictly increasing hashes
     pop, push, popleft = candidates.pop, candidates.append, candidates.popleft
     head = min(window - 1, len(hashes))  # the hashes before the first window's last

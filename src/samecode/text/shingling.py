@@ -227,10 +227,10 @@ def _numpy_hashes(ids: Sequence[int], k: int) -> Words | None:
     (from 0 to ``2**64 - 1``); ``None`` otherwise."""
     if not use_numpy(len(ids)):
         return None
-    from samecode import _numpy_kernels
+    import samecode._numpy_kernels as fast
 
-    words = _numpy_kernels.as_uint64(ids)
-    return None if words is None else _numpy_kernels.kgram_hashes(words, k)
+    words = fast.as_uint64(ids)
+    return None if words is None else fast.kgram_hashes(words, k)
 
 
 @dataclass(frozen=True)
