@@ -105,7 +105,8 @@ def steps(tree: Path) -> tuple[dict[str, float], dict[str, float], int]:
         text = text.text
         floors("regex", options.shingling.token_list, text, path)
         spans = clock("tokens", TokenSpans.of, text, options.shingling, path)
-        tokens, ignored = clock("boilerplate", mask, path, text, spans, options.k)
+        ignored = clock("boilerplate", mask, path, text, spans, options.k)
+        tokens = spans  # masking leaves the tokens as they are
         if len(tokens) < walk.min_tokens:
             continue
         clock("k-gram hashes", kgram_hashes, tokens.ids, options.k)

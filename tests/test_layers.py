@@ -17,7 +17,7 @@ PACKAGE = Path(samecode.__file__).parent
 #: Bottom to top. A unit is a subpackage or a module of the package's top folder; each may
 #: import the units of its own layer and of the layers below it, never those above.
 LAYERS: list[set[str]] = [
-    {"errors", "_validation", "_columns", "_groups", "similarity"},
+    {"errors", "_validation", "_columns", "_groups", "similarity", "_kernels", "_numpy_kernels"},
     {"text", "store", "chunking"},
     {"hamming", "minhash"},
     {"fingerprints"},

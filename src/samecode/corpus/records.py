@@ -52,7 +52,7 @@ from samecode.scan.pipeline import document_of
 from samecode.sources.reading import read_text
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions
-from samecode.text.shingling import Shingling, kgram_hashes
+from samecode.text.shingling import Shingling, kgram_array
 
 __all__ = [
     "LAYOUT",
@@ -174,7 +174,7 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
     line_starts = array("q", range(0, lines * width_of_line, width_of_line))
     tokens = TokenSpans(ids, virtual_starts, virtual_ends, line_starts)
     selected = array("q", list(accumulate(gaps))[:chosen])
-    hashes = array("Q", kgram_hashes(ids, k))
+    hashes = kgram_array(ids, k)
     if selected and (selected[-1] >= len(hashes) or any(g == 0 for g in gaps[1:])):
         raise SamecodeValueError(f"a fragment record of {path!r} is damaged")
     ignored = tuple(

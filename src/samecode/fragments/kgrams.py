@@ -27,10 +27,11 @@ from operator import eq, lt
 
 from bitarray import bitarray
 
+from samecode._kernels import use_numpy
 from samecode._validation import check_int
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.winnowing import winnow
-from samecode.text.shingling import kgram_hashes
+from samecode.text.shingling import kgram_array
 
 __all__ = ["Kgrams", "mask_kgrams"]
 
@@ -52,10 +53,16 @@ def _check_range(item: object, tokens: int) -> tuple[int, int]:
     return first, stop
 
 
+def _sieve_size(count: int) -> int:
+    """The bits of a sieve of ``count`` values: at least 16 each, 64 at least, a power
+    of two."""
+    return max(64, 1 << (16 * count - 1).bit_length())
+
+
 def _sieve(values: Collection[int]) -> bitarray:
-    """A sieve of ``values``: at least 16 bits each (64 at least, a power of two), the
-    bit their lowest bits choose set for each."""
-    sieve = bitarray(max(64, 1 << (16 * len(values) - 1).bit_length()))
+    """A sieve of ``values`` (:func:`_sieve_size` bits, big-endian as the numpy kernel
+    makes it), the bit their lowest bits choose set for each."""
+    sieve = bitarray(_sieve_size(len(values)), endian="big")
     sieve.setall(0)
     mask = len(sieve) - 1
     sieve[[value & mask for value in values]] = 1
@@ -137,7 +144,7 @@ class Kgrams:
         >>> masked.hashes[:3].tolist() == [2**64 - 1] * 3, min(masked.selected) >= 3
         (True, True)
         """
-        hashes = array("Q", kgram_hashes(ids, k))
+        hashes = kgram_array(ids, k)
         if not masked:
             return cls.selecting(hashes, array("q", winnow(hashes, window)))
         blocked = mask_kgrams(hashes, masked, k, len(ids))
@@ -157,7 +164,8 @@ class Kgrams:
 
         Runtime complexity: ``O(n log n)`` in C for the sort, ``O(n)`` steps of Python
         for the highest bits and the sieve, ``O(n)`` in C to find the repeated ones and
-        a step of Python per distinct one.
+        a step of Python per distinct one. With numpy (``samecode[fast]``), all of it in
+        C, with the same arrays and sieves (:mod:`samecode._kernels` says when).
 
         >>> Kgrams.selecting(array("Q", [5, 3, 5]), array("q", [1])).where(5).tolist()
         [0, 2]
@@ -171,10 +179,22 @@ class Kgrams:
                 "selected must be strictly increasing positions from 0 to "
                 f"{len(hashes) - 1} (the k-grams); got {list(selected[:10])}..."
             )
-        positions = array(
-            "i" if len(hashes) < 2**31 else "q",
-            sorted(range(len(hashes)), key=hashes.__getitem__),
-        )
+        code = "i" if len(hashes) < 2**31 else "q"
+        if use_numpy(len(hashes)):
+            import samecode._numpy_kernels as fast
+
+            words = fast.as_uint64(hashes)
+            if words is not None:
+                order, highest, repeated = fast.sorted_kgrams(words)
+                return cls(
+                    hashes,
+                    selected,
+                    fast.to_array(order, code),
+                    fast.to_array(highest, "I"),
+                    fast.sieve(words, _sieve_size(len(words))),
+                    fast.sieve(repeated, _sieve_size(len(repeated))),
+                )
+        positions = array(code, sorted(range(len(hashes)), key=hashes.__getitem__))
         tops = array("I", [hashes[at] >> 32 for at in positions])
         again = set(compress(tops, map(eq, tops, islice(tops, 1, None))))
         return cls(hashes, selected, positions, tops, _sieve(hashes), _sieve(again))

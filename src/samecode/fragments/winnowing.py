@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 
+from samecode._kernels import use_numpy
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
 from samecode.fragments.tokens import TokenSpans
@@ -55,7 +56,9 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
 
     Runtime complexity: ``O(len(hashes))`` whatever ``window``: a deque holds the
     positions that can still be a window's rightmost minimum (each enters and leaves it
-    once).
+    once). With numpy (``samecode[fast]``), ``O(len(hashes) * window)`` in C and a step
+    of Python per window whose minimum is tied, with the same positions
+    (:mod:`samecode._kernels` says when).
 
     >>> winnow([5, 5, 5, 5, 5, 5, 5], 3)  # one tie throughout: one choice per window's width
     [2, 5]
@@ -63,6 +66,12 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
     [1]
     """
     _check_window(window)
+    if use_numpy(len(hashes)):
+        import samecode._numpy_kernels as fast
+
+        words = fast.as_uint64(hashes)
+        if words is not None:
+            return fast.winnow(words, window)
     candidates: deque[int] = deque()  # increasing positions, strictly increasing hashes
     pop, push, popleft = candidates.pop, candidates.append, candidates.popleft
     head = min(window - 1, len(hashes))  # the hashes before the first window's last

@@ -49,16 +49,21 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from samecode._kernels import use_numpy
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.text.languages import Language, language_of
 from samecode.text.tokens import char_shingles, code_token_offsets, code_tokens
 
+if TYPE_CHECKING:
+    from samecode._numpy_kernels import Words
+
 __all__ = [
     "TOKEN_KINDS",
     "Shingling",
+    "kgram_array",
     "kgram_hashes",
     "shingle_hash",
     "token_id",
@@ -169,6 +174,9 @@ def kgram_hashes(ids: Sequence[int], k: int) -> list[int]:
     :raises TypeError: if ``k`` is not an int.
     :raises ValueError: if ``k`` < 1.
 
+    With numpy (``samecode[fast]``), the runs are hashed as arrays, ``k`` passes over the
+    ids, and give the same list (:mod:`samecode._kernels` says when).
+
     Runtime complexity: ``O(len(ids) * k)`` in C (one tuple hash per run).
 
     >>> ids = token_ids("a = b + c".split())
@@ -177,12 +185,52 @@ def kgram_hashes(ids: Sequence[int], k: int) -> list[int]:
     >>> kgram_hashes(ids, 6)
     []
     """
+    _check_k(k)
+    if len(ids) < k:
+        return []
+    words = _numpy_hashes(ids, k)
+    if words is not None:
+        hashes: list[int] = words.tolist()
+        return hashes
+    return list(_hashes(list(ids), k))
+
+
+def kgram_array(ids: Sequence[int], k: int) -> array[int]:
+    """Return :func:`kgram_hashes` as an ``array("Q")`` (8 bytes a hash; with numpy, made
+    without a list of ints in between).
+
+    :raises TypeError: if ``k`` is not an int.
+    :raises ValueError: if ``k`` < 1.
+
+    >>> kgram_array([1, 2, 3], 2).tolist() == kgram_hashes([1, 2, 3], 2)
+    True
+    """
+    _check_k(k)
+    if len(ids) < k:
+        return array("Q")
+    words = _numpy_hashes(ids, k)
+    if words is not None:
+        from samecode._numpy_kernels import to_array
+
+        return to_array(words, "Q")
+    return array("Q", _hashes(list(ids), k))
+
+
+def _check_k(k: int) -> None:
     check_int(k, "k")
     if k < 1:
         raise SamecodeValueError(f"k must be >= 1; got {k!r}")
-    if len(ids) < k:
-        return []
-    return list(_hashes(list(ids), k))
+
+
+def _numpy_hashes(ids: Sequence[int], k: int) -> Words | None:
+    """The k-gram hashes on numpy (``len(ids) >= k``), when numpy runs and takes the ids
+    (from 0 to ``2**64 - 1``); ``None`` otherwise."""
+    if not use_numpy(len(ids)):
+        return None
+    import samecode._numpy_kernels as fast
+
+    words = fast.as_uint64(ids)
+    return None if words is None else fast.kgram_hashes(words, k)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,47 @@
+"""Private: whether the array kernels run on numpy (the ``samecode[fast]`` extra) or in
+pure Python.
+
+The stages that are array work (a text's k-gram hashes, winnowing, the k-grams sorted by
+hash and their sieves) have two implementations with the same output: the pure one, always
+there, and one on numpy (:mod:`samecode._numpy_kernels`), used when numpy can be imported,
+the input is long enough for numpy's fixed cost per call to pay, and the environment
+variable ``SAMECODE_PURE`` is not set (or is ``0``). The variable is read at each call, so
+that worker processes, which inherit the environment, choose as their parent does; numpy
+is imported the first time it is used, never when the variable is set or numpy is absent.
+
+>>> use_numpy(MIN_LENGTH - 1)  # too short to pay, whatever the environment
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+
+__all__ = ["MIN_LENGTH", "PURE", "use_numpy"]
+
+#: The environment variable that, set to anything but ``""`` or ``"0"``, keeps every
+#: kernel in pure Python.
+PURE = "SAMECODE_PURE"
+#: The fewest items (token ids, k-gram hashes) worth numpy's fixed cost per call; below
+#: it, the pure kernels are faster.
+MIN_LENGTH = 128
+
+
+def use_numpy(length: int) -> bool:
+    """Whether a kernel over ``length`` items runs on numpy: numpy can be imported,
+    ``length`` is at least :data:`MIN_LENGTH`, and ``SAMECODE_PURE`` does not ask for
+    pure Python."""
+    return length >= MIN_LENGTH and os.environ.get(PURE, "") in ("", "0") and _importable()
+
+
+@functools.cache
+def _importable() -> bool:
+    """Whether numpy (and so :mod:`samecode._numpy_kernels`) can be imported: asked once
+    a process, the first time a kernel could use it."""
+    try:
+        importlib.import_module("samecode._numpy_kernels")
+    except ImportError:
+        return False
+    return True

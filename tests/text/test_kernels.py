@@ -1,0 +1,221 @@
+"""The array kernels both ways: numpy's (``samecode[fast]``) and pure Python's give the
+same output on the same inputs, exactly (lists of ints, arrays of the same type, pickles
+byte for byte); ``SAMECODE_PURE=1`` keeps numpy out of a process, as does its absence."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from array import array
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode import _kernels
+from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.winnowing import winnow
+from samecode.text.shingling import Shingling, kgram_array, kgram_hashes, token_ids
+
+np = pytest.importorskip("numpy")
+
+from samecode import _numpy_kernels  # noqa: E402 - only with numpy
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+ALL_ONES = 2**64 - 1
+
+
+@contextmanager
+def _path(pure: bool) -> Iterator[None]:
+    """Run the kernels in pure Python, or on numpy whatever the input's length."""
+    saved = os.environ.get(_kernels.PURE), _kernels.MIN_LENGTH
+    os.environ[_kernels.PURE] = "1" if pure else "0"
+    _kernels.MIN_LENGTH = 0
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            del os.environ[_kernels.PURE]
+        else:
+            os.environ[_kernels.PURE] = saved[0]
+        _kernels.MIN_LENGTH = saved[1]
+
+
+def _both(work: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
+    with _path(pure=True):
+        pure = work(*args)
+    with _path(pure=False):
+        fast = work(*args)
+    return pure, fast
+
+
+# ids: a tiny alphabet (runs repeat, hashes tie), the top of the range, and any
+IDS = st.lists(
+    st.one_of(
+        st.integers(0, 3),
+        st.integers(ALL_ONES - 3, ALL_ONES),
+        st.integers(2**61 - 3, 2**61 + 1),
+        st.integers(0, ALL_ONES),
+    ),
+    max_size=80,
+)
+# hashes: a tiny alphabet for ties, the masked k-grams' hash, and values alike in their
+# highest 32 bits (the look-up arrays' tops)
+HASHES = st.lists(
+    st.one_of(
+        st.integers(0, 3),
+        st.just(ALL_ONES),
+        st.builds(lambda top, low: top << 32 | low, st.integers(0, 2), st.integers(0, 3)),
+        st.integers(0, ALL_ONES),
+    ),
+    max_size=80,
+)
+
+
+@given(IDS, st.integers(1, 20))
+def test_kgram_hashes_are_the_same_both_ways(ids: list[int], k: int) -> None:
+    pure, fast = _both(kgram_hashes, ids, k)
+    assert fast == pure
+    assert all(type(value) is int for value in fast)
+    pure_array, fast_array = _both(kgram_array, array("Q", ids), k)
+    assert pickle.dumps(fast_array) == pickle.dumps(pure_array)
+    assert fast_array.tolist() == pure
+    if len(ids) >= k:  # the kernel itself, not a fall-back
+        words = np.array(ids, dtype=np.uint64)
+        assert _numpy_kernels.kgram_hashes(words, k).tolist() == pure
+
+
+def test_a_run_whose_hash_is_minus_one_is_hashed_as_cpython_hashes_it() -> None:
+    # Solve CPython's tuple hash backwards for a run of two ids whose sum is 2**64 - 1
+    # (C's -1, which CPython replaces by 1546275796): the rotation and the odd primes
+    # are invertible modulo 2**64.
+    p1, p2, p5, modulus = (
+        11400714785074694791,
+        14029467366897019727,
+        2870177450012600261,
+        2**61 - 1,
+    )
+
+    def step(acc: int, value: int) -> int:
+        acc = (acc + (value % modulus) * p2) & ALL_ONES
+        acc = ((acc << 31) | (acc >> 33)) & ALL_ONES
+        return (acc * p1) & ALL_ONES
+
+    for first in range(100):
+        target = (ALL_ONES - (2 ^ (p5 ^ 3527539))) & ALL_ONES
+        acc = (target * pow(p1, -1, 2**64)) & ALL_ONES
+        acc = ((acc >> 31) | (acc << 33)) & ALL_ONES
+        second = ((acc - step(p5, first)) * pow(p2, -1, 2**64)) & ALL_ONES
+        if second < modulus:
+            break
+    ids = [first, second]
+    assert hash(tuple(ids)) == 1546275796
+    pure, fast = _both(kgram_hashes, ids * 3, 2)
+    assert fast == pure
+    assert pure[0] == pure[2] == 1546275796
+
+
+@given(HASHES, st.integers(1, 20))
+def test_winnow_is_the_same_both_ways(hashes: list[int], window: int) -> None:
+    pure, fast = _both(winnow, hashes, window)
+    assert fast == pure
+    assert all(type(value) is int for value in fast)
+    words = np.array(hashes, dtype=np.uint64)
+    assert _numpy_kernels.winnow(words, window) == pure
+
+
+@given(st.lists(st.integers(0, 2), max_size=200), st.integers(1, 20))
+def test_winnow_is_the_same_both_ways_on_long_ties(hashes: list[int], window: int) -> None:
+    pure, fast = _both(winnow, hashes, window)
+    assert fast == pure
+
+
+@given(HASHES, st.data())
+def test_the_look_up_arrays_are_the_same_both_ways(hashes: list[int], data: Any) -> None:
+    selected = sorted(data.draw(st.sets(st.integers(0, max(0, len(hashes) - 1)))))
+    if not hashes:
+        selected = []
+    pure, fast = _both(Kgrams.selecting, array("Q", hashes), array("q", selected))
+    assert pickle.dumps(fast) == pickle.dumps(pure)
+
+
+@given(
+    st.lists(st.integers(0, 4), max_size=120),
+    st.integers(1, 8),
+    st.integers(1, 8),
+    st.lists(st.tuples(st.integers(0, 120), st.integers(0, 30)), max_size=3),
+)
+def test_kgrams_are_the_same_both_ways(
+    ids: list[int], k: int, window: int, ranges: list[tuple[int, int]]
+) -> None:
+    masked = [(min(first, len(ids)), min(first + span, len(ids))) for first, span in ranges]
+    pure, fast = _both(Kgrams.of, array("Q", ids), k, window, masked)
+    assert pickle.dumps(fast) == pickle.dumps(pure)
+
+
+def test_ids_numpy_cannot_hold_are_hashed_the_pure_way() -> None:
+    ids = [-1, 2**64, 5, 7]
+    with _path(pure=False):
+        assert kgram_hashes(ids, 2) == [hash(tuple(ids[i : i + 2])) & ALL_ONES for i in range(3)]
+        assert winnow([-5, 2**70, -5], 2) == [0, 2]
+
+
+def test_a_real_file_is_the_same_both_ways() -> None:
+    text = Path(_kernels.__file__).with_name("engine.py").read_text(encoding="utf-8")
+    ids = array("Q", token_ids(Shingling().token_list(text)))
+    pure, fast = _both(Kgrams.of, ids, 12, 16, [(0, 40)])
+    assert len(ids) > 1000
+    assert pickle.dumps(fast) == pickle.dumps(pure)
+
+
+def _scan(tmp_path: Path, **variables: str) -> tuple[str, list[str]]:
+    """``scan --fragments`` of a small tree in a fresh process with the environment
+    ``variables``: its JSONL output, and the modules of numpy the process imported."""
+    tree = tmp_path / "tree"
+    tree.mkdir(exist_ok=True)
+    body = "\n".join(f"def f{i}(x):\n    return x * {i} + total[{i}]" for i in range(60))
+    (tree / "a.py").write_text(body, encoding="utf-8")
+    (tree / "b.py").write_text(body.replace("f30(", "g30(").replace("+ total[45]", "- t"))
+    script = (
+        "import sys\n"
+        "from samecode.cli import main\n"
+        f"status = main(['scan', '--fragments', '--format', 'jsonl', {str(tree)!r}])\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'numpy'),"
+        " file=sys.stderr)\n"
+        "raise SystemExit(status)\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != _kernels.PURE}
+    env = {**env, "PYTHONPATH": SRC, **variables}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"type": "region"' in done.stdout
+    modules = json.loads(done.stderr.strip().splitlines()[-1].replace("'", '"'))
+    return done.stdout, modules
+
+
+def test_samecode_pure_keeps_numpy_out_of_the_process(tmp_path: Path) -> None:
+    fast, imported = _scan(tmp_path)
+    assert "numpy" in imported  # the files are long enough for numpy's kernels
+    pure, imported = _scan(tmp_path, SAMECODE_PURE="1")
+    assert imported == []
+    assert pure == fast
+
+
+def test_without_numpy_the_scan_runs_the_pure_way(tmp_path: Path) -> None:
+    # numpy made unimportable (None in sys.modules) by a sitecustomize on the path
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['numpy'] = None\n")
+    fast, _ = _scan(tmp_path)
+    pure, imported = _scan(tmp_path, PYTHONPATH=f"{blocker}{os.pathsep}{SRC}")
+    assert imported == ["numpy"]  # the blocker's None, nothing of numpy's own
+    assert pure == fast
