@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from samecode.cli.output import (
     Feedback,
-    counted,
     emit,
     files_text,
     shown,
@@ -48,6 +47,7 @@ from samecode.scan.model import Findings, Pair
 from samecode.scan.pipeline import ScanOptions, scan
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions, discover, left_out_code
+from samecode.text.display import counted
 from samecode.text.shingling import Shingling
 
 if TYPE_CHECKING:

@@ -22,14 +22,13 @@ from typing import Any, TypeVar
 from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.reports.format import Format, TextOutput, console
 from samecode.sources.skipped import Skipped
-from samecode.text.display import visible
+from samecode.text.display import counted, visible
 
 __all__ = [
     "Destination",
     "Feedback",
     "OutputError",
     "console",
-    "counted",
     "describe_error",
     "emit",
     "files_text",
@@ -105,15 +104,6 @@ def skipped_text(skipped: Sequence[Skipped]) -> str:
     reasons = Counter(s.kind.value for s in skipped)
     detail = ", ".join(f"{count:,} {reason}" for reason, count in sorted(reasons.items()))
     return f"skipped {len(skipped):,}: {detail}"
-
-
-def counted(count: int, one: str, many: str | None = None) -> str:
-    """``count`` things, in the grammar of English: ``1 pair``, ``2 pairs``, ``1 class``.
-
-    >>> counted(1, "pair"), counted(1_000, "class", "classes")
-    ('1 pair', '1,000 classes')
-    """
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 def files_text(count: int) -> str:

@@ -67,7 +67,7 @@ from samecode.fragments.boilerplate import REASONS
 from samecode.fragments.result import FragmentResult
 from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped
-from samecode.text.display import visible
+from samecode.text.display import counted, visible
 
 __all__ = ["LONGEST_LINE", "page_data", "to_html"]
 
@@ -162,10 +162,6 @@ def _readable(path: str, unshown: Mapping[str, str], sha256: str | None) -> Text
     return text
 
 
-def _counted(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
-
-
 def _value(value: Any) -> str:
     """A parameter's value as people read it (a mapping as ``key value, ...``)."""
     if isinstance(value, Mapping):
@@ -187,27 +183,27 @@ def _summary(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     said = [
         (
             "files",
-            f"{_counted(summary['compared'], 'file')} compared"
+            f"{counted(summary['compared'], 'file')} compared"
             + (f"; {summary['skipped']:,} skipped ({skipped})." if summary["skipped"] else "."),
         ),
         (
             "found",
-            f"{_counted(summary['regions'], 'region')} shared by "
-            f"{_counted(summary['pairs'], 'file pair')}, in "
-            f"{_counted(summary['classes'], 'clone class', 'clone classes')}.",
+            f"{counted(summary['regions'], 'region')} shared by "
+            f"{counted(summary['pairs'], 'file pair')}, in "
+            f"{counted(summary['classes'], 'clone class', 'clone classes')}.",
         ),
         (
             "boilerplate",
-            f"{_counted(summary['boilerplate_fingerprints'], 'fingerprint')} ignored as "
-            f"boilerplate, each in more than {_counted(summary['boilerplate_limit'], 'file')} "
-            f"({_counted(summary['boilerplate_occurrences'], 'occurrence')}); "
-            f"{_counted(summary['repetitive_fingerprints'], 'repetitive fingerprint')} "
+            f"{counted(summary['boilerplate_fingerprints'], 'fingerprint')} ignored as "
+            f"boilerplate, each in more than {counted(summary['boilerplate_limit'], 'file')} "
+            f"({counted(summary['boilerplate_occurrences'], 'occurrence')}); "
+            f"{counted(summary['repetitive_fingerprints'], 'repetitive fingerprint')} "
             "(a k-gram repeated too often in a file seeds nothing there).",
         ),
     ]
     masked = [
-        f"{_counted(count['lines'], 'line')} as {reason} ({_counted(count['ranges'], 'range')}, "
-        f"{_counted(count['tokens'], 'token')}, in {_counted(count['files'], 'file')})"
+        f"{counted(count['lines'], 'line')} as {reason} ({counted(count['ranges'], 'range')}, "
+        f"{counted(count['tokens'], 'token')}, in {counted(count['files'], 'file')})"
         for reason, count in summary["ignored"].items()
         if count["ranges"]
     ]
@@ -218,9 +214,9 @@ def _summary(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
             (
                 "baseline",
                 f"Since the baseline {visible(baseline['source'])}: "
-                f"{_counted(baseline['old_classes'], 'class', 'classes')} and "
-                f"{_counted(baseline['old_regions'], 'region')} left out (all in it); "
-                f"{_counted(baseline['new_occurrences'], 'new occurrence')} (marked new).",
+                f"{counted(baseline['old_classes'], 'class', 'classes')} and "
+                f"{counted(baseline['old_regions'], 'region')} left out (all in it); "
+                f"{counted(baseline['new_occurrences'], 'new occurrence')} (marked new).",
             )
         )
     known = {"compared", "skipped", "skipped_by_reason", "regions", "pairs", "classes",

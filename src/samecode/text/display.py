@@ -12,7 +12,16 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["printable", "visible"]
+__all__ = ["counted", "printable", "visible"]
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` things, in the grammar of English: ``1 pair``, ``2 pairs``, ``1 class``.
+
+    >>> counted(1, "pair"), counted(1_000, "class", "classes")
+    ('1 pair', '1,000 classes')
+    """
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 def printable(path: str) -> str:
