@@ -8,9 +8,10 @@ lines, each planted in two files (20 blocks per file, filler lines between them)
 makes the result a scan would give for it (one region and one class of two occurrences
 per block, found from where the blocks were planted; the scan itself is not timed here,
 see ``bench_fragments_quality.py``). Then it times :func:`~samecode.reports.html.to_html`,
-the JSON lines report and :func:`~samecode.reports.sarif.to_sarif` (median of ``--runs``,
-wall and CPU time) and prints the sizes, plain and gzipped, and the HTML's time over the
-JSON lines'. With ``--browser``, it opens the HTML page in a headless Chromium (Debian's
+the JSON lines report and :func:`~samecode.reports.sarif.to_sarif` (``--runs`` rounds,
+each calling the three in turn; medians of wall and CPU time) and prints the sizes, plain
+and gzipped, and the HTML's time over the JSON lines' (the median of the rounds' ratios).
+With ``--browser``, it opens the HTML page in a headless Chromium (Debian's
 chromium and chromium-driver, through selenium) and reports, timed in the page, when it
 had loaded and when its lines were unpacked (``performance.now()``), the elements it
 holds then, and the time to show the last region side by side.
@@ -25,7 +26,9 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from samecode.fragments.classes import region_classes
 from samecode.fragments.options import FragmentOptions
@@ -89,15 +92,18 @@ def make_tree(root: Path, regions: int, seed: int) -> FragmentResult:
                           0, 0, 10, 0, digests=digests, tokens=tokens)  # fmt: skip
 
 
-def timed(function, runs: int) -> tuple[float, float, str]:
-    """The median wall and CPU seconds of ``runs`` calls, and what the last one made."""
-    wall, cpu = [], []
+def timed(writers: dict[str, Callable[[], str]], runs: int) -> dict[str, list[Any]]:
+    """Each writer's wall and CPU seconds over ``runs`` rounds, and what its last call
+    made; each round calls every writer once, in turn, so that a change in the machine's
+    load falls on all of them alike."""
+    made: dict[str, list[Any]] = {name: [[], [], ""] for name in writers}
     for _ in range(runs):
-        started, used = time.perf_counter(), time.process_time()
-        text = function()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - used)
-    return statistics.median(wall), statistics.median(cpu), text
+        for name, function in writers.items():
+            started, used = time.perf_counter(), time.process_time()
+            made[name][2] = function()
+            made[name][0].append(time.perf_counter() - started)
+            made[name][1].append(time.process_time() - used)
+    return made
 
 
 def browse(page: Path, regions: int) -> dict[str, float]:
@@ -151,12 +157,11 @@ def main() -> None:
         lines = sum(p.read_text().count("\n") for p in root.rglob("*.py"))
         print(f"{len(result.regions):,} regions, {len(result.classes):,} classes, "
               f"{len(result.files):,} files, {lines:,} lines")  # fmt: skip
-        made = {}
-        for name, write in (("html", lambda: to_html(result, root=root)),
-                            ("jsonl", lambda: "".join(jsonl_pieces(result, None))),
-                            ("sarif", lambda: to_sarif(result, root=root))):  # fmt: skip
-            seconds, cpu, text = timed(write, args.runs)
-            made[name] = seconds, cpu
+        made = timed({"html": lambda: to_html(result, root=root),
+                      "jsonl": lambda: "".join(jsonl_pieces(result, None)),
+                      "sarif": lambda: to_sarif(result, root=root)}, args.runs)  # fmt: skip
+        for name, (walls, cpus, text) in made.items():
+            seconds, cpu = statistics.median(walls), statistics.median(cpus)
             data = text.encode("utf-8")
             packed = len(gzip.compress(data, compresslevel=6, mtime=0))
             print(f"  {name:5}: {len(data) / 2**20:6.1f} MiB ({packed / 2**20:5.1f} MiB "
@@ -169,8 +174,10 @@ def main() -> None:
                 print(f"         Chromium: loaded at {seen['loaded'] / 1000:.2f} s, lines "
                       f"unpacked at {seen['ready'] / 1000:.2f} s, {seen['nodes']:,} elements, "
                       f"{seen['shown']:.2f} s to show the last region side by side")  # fmt: skip
-        print(f"  html / jsonl: {made['html'][0] / made['jsonl'][0]:.2f}x the time, "
-              f"{made['html'][1] / made['jsonl'][1]:.2f}x the CPU time")  # fmt: skip
+        ratios = [statistics.median(h / j for h, j in zip(made["html"][n], made["jsonl"][n]))
+                  for n in (0, 1)]  # fmt: skip
+        print(f"  html / jsonl: {ratios[0]:.2f}x the time, {ratios[1]:.2f}x the CPU time "
+              f"(median of the rounds' ratios)")  # fmt: skip
 
 
 if __name__ == "__main__":

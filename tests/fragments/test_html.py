@@ -111,7 +111,7 @@ def test_a_region_carries_its_lines_in_both_files(tmp_path):
     lines = (tmp_path / "a.py").read_text().split("\n")
     assert all(data["lines"][0][n] == lines[n - 1] for n in range(a_start, a_end + 1))
     assert data["pairs"]["region"] == [1]
-    assert data["pairs"]["similarity"] == [round(result.pairs()[0].similarity, 4)]
+    assert data["pairs"]["similarity"] == [int(result.pairs()[0].similarity * 10000 + 0.5)]
 
 
 def test_a_baseline_marks_the_new_occurrences(tmp_path):

@@ -18,13 +18,13 @@ blob in it (:func:`page_data` reads it back). The page's script builds from the 
   lines of context; it takes the bottom of the window (the tables stay above it) and
   closes with Escape or its button.
 
-The blob holds each file's lines within ``context`` lines of an occurrence or a region,
-each line once however many regions show it and each distinct line once in the page,
-zlib-compressed (a browser's ``DecompressionStream`` reads it), so the page grows with
-the text shown, not with the number of regions. A line longer than :data:`LONGEST_LINE`
-characters is cut there, with a marker saying how many characters (which columns) are
-not shown. The script colours the lines it shows by a few rules for the file's language
-(comments, strings, numbers, keywords), one line at a time.
+The page holds each file's lines within ``context`` lines of an occurrence or a region,
+each line once however many regions show it, zlib-compressed (a browser's
+``DecompressionStream`` reads them), so the page grows with the text shown, not with the
+number of regions. A line longer than :data:`LONGEST_LINE` characters is cut there, with
+a marker saying how many characters (which columns) are not shown. Lines are shown as
+plain text. Shares and similarities are in the blob as whole ten-thousandths (``0.5``
+is ``5000``): integers cost less to write and to read than decimals.
 
 Paths and lines show control, bidirectional and other invisible characters escaped
 (:func:`~samecode.text.display.visible`; tabs in code are kept); the script writes them
@@ -57,6 +57,7 @@ import os
 import re
 import zlib
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from itertools import accumulate
 from typing import Any
@@ -114,12 +115,13 @@ class _Lines:
         # Most code is ASCII with no control character but tabs: no line needs an escape.
         plain = text.isascii() and not text.encode("ascii").translate(None, _SHOWN_ASCII)
         lines = text.split("\n")  # as fragments count lines: each ends at "\n"
+        long = len(text) > LONGEST_LINE and max(map(len, lines)) > LONGEST_LINE
         runs: list[list[int]] = []
         for low, high in _wanted(ranges, context):
             chunk = lines[low - 1 : high]
             if not chunk:
                 continue
-            if max(map(len, chunk)) > LONGEST_LINE:
+            if long:
                 chunk = [self._cut(number, n, line) for n, line in enumerate(chunk, low)]
             if not plain:
                 chunk = [visible(line, keep="\t") for line in chunk]
@@ -142,11 +144,14 @@ class _Lines:
 
 
 def _shown(path: str, root: str | None) -> str:
-    """``path`` as the page shows it: relative to ``root`` when within it."""
+    """``path`` as the page shows it: relative to ``root`` (absolute and normalised)
+    when within it."""
     if root is not None:
-        relative = os.path.relpath(os.path.abspath(path), root)
-        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
-            path = relative
+        absolute = os.path.abspath(path)
+        if absolute.startswith(root) and absolute[len(root) : len(root) + 1] == os.sep:
+            path = absolute[len(root) + 1 :]
+        elif absolute == root:
+            path = os.curdir
     return visible(path)
 
 
@@ -299,6 +304,44 @@ def to_html(
         else:
             files.append([_shown(path, base), ""])
             lines.add(n, text.text, ranges[path], context)
+    # The lines are most of the page, and most of its time: zlib's fastest level, in a
+    # thread (zlib lets go of the GIL) while this one makes the tables.
+    with ThreadPoolExecutor(1) as pool:
+        packing = pool.submit(_packed, lines.packed())
+        blob = _script_json(_data(result, number, files, lines.cuts, context))
+        packed = packing.result()
+    from markupsafe import Markup
+
+    stated = result.options.to_dict() if parameters is None else parameters
+    page: str = _template().render(
+        summary=_summary(result.summary()),
+        parameters=[(key.replace("_", " "), _value(value)) for key, value in stated.items()],
+        data=Markup(blob),  # escaped for a <script> element
+        packed=Markup(packed),  # base64: nothing to escape
+        longest=LONGEST_LINE,
+    )
+    return page
+
+
+def _ten_thousandths(share: float) -> int:
+    """``share`` (0 to 1) in whole ten-thousandths, rounded half up."""
+    return int(share * 10000 + 0.5)
+
+
+def _packed(lines: str) -> str:
+    """The page's lines compressed, as its script unpacks them."""
+    return base64.b64encode(zlib.compress(lines.encode("utf-8"), 1)).decode()
+
+
+def _data(
+    result: FragmentResult,
+    number: dict[str, int],
+    files: list[list[str]],
+    cuts: list[list[int]],
+    context: int,
+) -> dict[str, Any]:
+    """The page's data but its lines: the files (numbered ``number``), classes, regions,
+    pairs and masked lines, as its script reads them."""
     # Columns, not rows: a list per field, not per region, is much less for Python to
     # make and collect, and for the page to parse.
     marks = None if result.baseline is None else result.baseline.classes
@@ -321,32 +364,32 @@ def to_html(
         "b_start": [r.b_start for r in found],
         "b_end": [r.b_end for r in found],
         "tokens": [r.tokens for r in found],
-        "a_share": [round(r.a_share, 4) for r in found],
-        "b_share": [round(r.b_share, 4) for r in found],
+        "a_share": [_ten_thousandths(r.a_share) for r in found],
+        "b_share": [_ten_thousandths(r.b_share) for r in found],
         "class": [n or 0 for n in result.region_class],
     }
     first_region: dict[int, int] = {}
     for n, (a, b) in enumerate(zip(a_files, b_files), 1):
-        first_region.setdefault(a * len(paths) + b, n)
+        first_region.setdefault(a * len(files) + b, n)
     alike = result.pairs()
     pairs = {
         "a": [number[p.a] for p in alike],
         "b": [number[p.b] for p in alike],
-        "similarity": [round(p.similarity, 4) for p in alike],
-        "a_share": [round(p.a_share, 4) for p in alike],
-        "b_share": [round(p.b_share, 4) for p in alike],
+        "similarity": [_ten_thousandths(p.similarity) for p in alike],
+        "a_share": [_ten_thousandths(p.a_share) for p in alike],
+        "b_share": [_ten_thousandths(p.b_share) for p in alike],
         "tokens": [p.tokens for p in alike],
         "regions": [p.regions for p in alike],
-        "region": [first_region[number[p.a] * len(paths) + number[p.b]] for p in alike],
+        "region": [first_region[number[p.a] * len(files) + number[p.b]] for p in alike],
     }
     masked = [[number[item.path], item.start, item.end, REASONS.index(item.reason)]
               for item in result.ignored if item.path in number]  # fmt: skip
-    data = {
+    return {
         "context": context,
         "files": files,
         "reasons": list(REASONS),
         "masked": masked,
-        "cuts": lines.cuts,
+        "cuts": cuts,
         "pairs": pairs,
         "classes": {
             "first": firsts,
@@ -355,19 +398,6 @@ def to_html(
         },
         "regions": regions,
     }
-    # zlib's fastest level: the lines are most of the page, and most of its time.
-    packed = base64.b64encode(zlib.compress(lines.packed().encode("utf-8"), 1)).decode()
-    from markupsafe import Markup
-
-    stated = result.options.to_dict() if parameters is None else parameters
-    page: str = _template().render(
-        summary=_summary(result.summary()),
-        parameters=[(key.replace("_", " "), _value(value)) for key, value in stated.items()],
-        data=Markup(_script_json(data)),  # escaped for a <script> element
-        packed=Markup(packed),  # base64: nothing to escape
-        longest=LONGEST_LINE,
-    )
-    return page
 
 
 def page_data(page: str) -> dict[str, Any]:
