@@ -17,13 +17,16 @@ folder, tests included; ``site-packages`` left out by the scan's default exclude
 * ``look-up arrays``: :meth:`Kgrams.selecting <samecode.fragments.kgrams.Kgrams.selecting>`
   (the k-grams sorted by hash, their highest bits, the two sieves);
 * ``all three``: :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` with the masked
-  ranges, as the scan calls it.
+  ranges, as the scan calls it;
+* ``distinct shingles``: :meth:`Shingling.measure
+  <samecode.text.shingling.Shingling.measure>` with the default rules (tokenizing
+  included), what ``scan`` without ``--fragments`` computes of each file.
 
 Each kernel's output is hashed (sha256 of its pickle) both ways and must be the same. Then
-``python -m samecode scan TREE --fragments --format jsonl --jobs N`` of this checkout, a
+``python -m samecode scan TREE [--fragments] --format jsonl --jobs N`` of this checkout, a
 fresh process each way and each repeat. The report gives each kernel's median seconds
-over all files both ways and the ratio, and the scan's median wall time both ways with
-the outputs' sha256. Not part of CI.
+over all files both ways and the ratio, and the median wall time of ``scan`` and of
+``scan --fragments`` both ways with the outputs' sha256. Not part of CI.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ import sys
 import sysconfig
 import tempfile
 import time
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,17 +53,17 @@ from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
 from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions, discover
-from samecode.text.shingling import kgram_array, kgram_hashes
+from samecode.text.shingling import Shingling, kgram_array, kgram_hashes
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 KERNELS = ["k-gram hashes (list)", "k-gram hashes (array)", "winnowing", "look-up arrays",
-           "all three (Kgrams.of)"]  # fmt: skip
+           "all three (Kgrams.of)", "distinct shingles (measure)"]  # fmt: skip
 WAYS = {"pure": "1", "numpy": ""}
 
 
-def inputs(tree: Path) -> list[tuple[array[int], list[tuple[int, int]], array[int], array[int]]]:
-    """Each file's token ids and masked ranges as the scan makes them, and its masked
-    k-gram hashes and fingerprints (for the kernels that take them)."""
+def inputs(tree: Path) -> list[tuple[Any, ...]]:
+    """Each file's token ids and masked ranges as the scan makes them, its masked k-gram
+    hashes and fingerprints (for the kernels that take them), its text and its path."""
     options = FragmentOptions()
     walk = WalkOptions()
     paths, _ = discover([str(tree)], walk)
@@ -75,7 +77,7 @@ def inputs(tree: Path) -> list[tuple[array[int], list[tuple[int, int]], array[in
             continue
         masked = masked_ranges(mask(path, text.text, tokens, options.k))
         kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
-        found.append((tokens.ids, masked, kgrams.hashes, kgrams.selected))
+        found.append((tokens.ids, masked, kgrams.hashes, kgrams.selected, text.text, path))
     return found
 
 
@@ -92,24 +94,28 @@ def run_kernels(files: list[Any], way: str) -> tuple[dict[str, float], dict[str,
         KERNELS[2]: lambda f: winnow(f[2], window),
         KERNELS[3]: lambda f: Kgrams.selecting(f[2], f[3]),
         KERNELS[4]: lambda f: Kgrams.of(f[0], k, window, f[1]),
+        KERNELS[5]: lambda f: shingling.measure(f[4], f[5]),
     }
+    shingling = Shingling()  # what a scan without --fragments measures
     try:
         for kernel, step in work.items():
             for file in files:
                 started = time.perf_counter()
                 got = step(file)
                 seconds[kernel] += time.perf_counter() - started
+                if kernel == KERNELS[5]:  # a set: in no particular order
+                    got = got[0], sorted(got[1])
                 digests[kernel].update(pickle.dumps(got))
     finally:
         del os.environ[PURE]
     return seconds, {kernel: digest.hexdigest() for kernel, digest in digests.items()}
 
 
-def scan(tree: Path, jobs: int, way: str, out: Path) -> tuple[float, str]:
-    """``scan --fragments`` of ``tree`` in a fresh process one ``way``: its wall time and
-    its output's sha256."""
+def scan(tree: Path, jobs: int, way: str, out: Path, *options: str) -> tuple[float, str]:
+    """``scan`` with ``options`` of ``tree`` in a fresh process one ``way``: its wall time
+    and its output's sha256."""
     output = out / f"{way}.jsonl"
-    command = [sys.executable, "-m", "samecode", "scan", str(tree), "--fragments", "--format",
+    command = [sys.executable, "-m", "samecode", "scan", str(tree), *options, "--format",
                "jsonl", "-q", "--jobs", str(jobs), "--output", str(output)]  # fmt: skip
     os.environ[PURE] = WAYS[way]
     try:
@@ -146,16 +152,18 @@ def main() -> int:
             measured[way].append(seconds)
         if digests["pure"] != digests["numpy"]:
             raise SystemExit(f"the kernels' outputs differ: {digests}")
-    walls: dict[str, list[float]] = {way: [] for way in WAYS}
-    outputs: dict[str, set[str]] = {way: set() for way in WAYS}
+    scans = {"scan": (), "scan --fragments": ("--fragments",)}
+    walls = {(name, way): [] for name in scans for way in WAYS}
+    outputs: dict[tuple[str, str], set[str]] = {key: set() for key in walls}
     with tempfile.TemporaryDirectory() as out:
         for number in range(args.scan_repeat):
-            print(f"[scan: repeat {number + 1} of {args.scan_repeat}]", file=sys.stderr)
-            for way in WAYS:
-                wait_idle(args.wait_idle)
-                wall, digest = scan(args.tree, args.jobs, way, Path(out))
-                walls[way].append(wall)
-                outputs[way].add(digest)
+            print(f"[scans: repeat {number + 1} of {args.scan_repeat}]", file=sys.stderr)
+            for name, options in scans.items():
+                for way in WAYS:
+                    wait_idle(args.wait_idle)
+                    wall, digest = scan(args.tree, args.jobs, way, Path(out), *options)
+                    walls[name, way].append(wall)
+                    outputs[name, way].add(digest)
     median = {
         way: {kernel: statistics.median(m[kernel] for m in runs) for kernel in KERNELS}
         for way, runs in measured.items()
@@ -172,17 +180,23 @@ def main() -> int:
             f"| {kernel} | {pure:.3f} | {fast:.3f} | {pure / fast:.1f}x | "
             f"{pure / tokens * 1e9:.0f} / {fast / tokens * 1e9:.0f} |"
         )
-    wall = {way: statistics.median(got) for way, got in walls.items()}
-    same = outputs["pure"] == outputs["numpy"] and len(outputs["pure"]) == 1
-    lines += [
-        "",
+    wall = {key: statistics.median(got) for key, got in walls.items()}
+    same = True
+    lines.append("")
+    lines.append(
         f"- outputs of every kernel identical both ways (sha256 of their pickles): "
-        f"{digests['pure'] == digests['numpy']}",
-        f"- `scan --fragments --jobs {args.jobs}`, median of {args.scan_repeat}: pure "
-        f"{wall['pure']:.1f} s, numpy {wall['numpy']:.1f} s "
-        f"({wall['pure'] / wall['numpy']:.2f}x); JSONL sha256 "
-        f"{'identical' if same else 'DIFFERENT'}: {sorted(outputs['pure'] | outputs['numpy'])}",
-    ]
+        f"{digests['pure'] == digests['numpy']}"
+    )
+    for name in scans:
+        pure, fast = outputs[name, "pure"], outputs[name, "numpy"]
+        alike = pure == fast and len(pure) == 1
+        same = same and alike
+        lines.append(
+            f"- `{name} --jobs {args.jobs}`, median of {args.scan_repeat}: pure "
+            f"{wall[name, 'pure']:.1f} s, numpy {wall[name, 'numpy']:.1f} s "
+            f"({wall[name, 'pure'] / wall[name, 'numpy']:.2f}x); JSONL sha256 "
+            f"{'identical' if alike else 'DIFFERENT'}: {sorted(pure | fast)}"
+        )
     print("\n".join(lines))
     return 0 if same else 1
 

@@ -14,7 +14,15 @@ import numpy as np
 import numpy.typing as npt
 from bitarray import bitarray
 
-__all__ = ["as_uint64", "kgram_hashes", "sieve", "sorted_kgrams", "to_array", "winnow"]
+__all__ = [
+    "as_uint64",
+    "distinct_kgrams",
+    "kgram_hashes",
+    "sieve",
+    "sorted_kgrams",
+    "to_array",
+    "winnow",
+]
 
 Words = npt.NDArray[np.uint64]
 
@@ -65,6 +73,12 @@ def kgram_hashes(ids: Words, k: int) -> Words:
     acc += np.uint64(k ^ (2870177450012600261 ^ 3527539))
     acc[acc == _ALL_ONES] = 1546275796
     return acc
+
+
+def distinct_kgrams(ids: Words, k: int) -> array[int]:
+    """The distinct hashes of :func:`kgram_hashes` (``len(ids) >= k >= 1``), ascending, as
+    an ``array("Q")``: the set the pure path makes, in order."""
+    return to_array(np.unique(kgram_hashes(ids, k)), "Q")
 
 
 def winnow(hashes: Words, window: int) -> list[int]:

@@ -160,6 +160,23 @@ def test_kgrams_are_the_same_both_ways(
     assert pickle.dumps(fast) == pickle.dumps(pure)
 
 
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "(", ")", "x1", "+", "\n"]), max_size=150),
+    st.sampled_from(["words", "code"]),
+    st.integers(1, 6),
+    st.booleans(),
+)
+def test_distinct_shingles_are_the_same_set_both_ways(
+    pieces: list[str], tokens: str, size: int, normalize: bool
+) -> None:
+    shingling = Shingling(tokens=tokens, size=size, normalize=normalize)
+    pure, fast = _both(shingling.measure, " ".join(pieces), "a.py")
+    assert fast[0] == pure[0]
+    assert sorted(fast[1]) == sorted(pure[1])
+    assert len(fast[1]) == len(set(fast[1]))  # distinct, as the pure set is
+    assert fast[1].typecode == pure[1].typecode == "Q"
+
+
 def test_ids_numpy_cannot_hold_are_hashed_the_pure_way() -> None:
     ids = [-1, 2**64, 5, 7]
     with _path(pure=False):
@@ -175,9 +192,12 @@ def test_a_real_file_is_the_same_both_ways() -> None:
     assert pickle.dumps(fast) == pickle.dumps(pure)
 
 
-def _scan(tmp_path: Path, **variables: str) -> tuple[str, list[str]]:
-    """``scan --fragments`` of a small tree in a fresh process with the environment
-    ``variables``: its JSONL output, and the modules of numpy the process imported."""
+def _scan(
+    tmp_path: Path, options: tuple[str, ...] = ("--fragments",), **variables: str
+) -> tuple[str, list[str]]:
+    """``scan`` with ``options`` (``--fragments``) of a small tree in a fresh process with
+    the environment ``variables``: its JSONL output, and the modules of numpy the
+    process imported."""
     tree = tmp_path / "tree"
     tree.mkdir(exist_ok=True)
     body = "\n".join(f"def f{i}(x):\n    return x * {i} + total[{i}]" for i in range(60))
@@ -186,7 +206,7 @@ def _scan(tmp_path: Path, **variables: str) -> tuple[str, list[str]]:
     script = (
         "import sys\n"
         "from samecode.cli import main\n"
-        f"status = main(['scan', '--fragments', '--format', 'jsonl', {str(tree)!r}])\n"
+        f"status = main(['scan', *{list(options)!r}, '--format', 'jsonl', {str(tree)!r}])\n"
         "print(sorted(name for name in sys.modules if name.split('.')[0] == 'numpy'),"
         " file=sys.stderr)\n"
         "raise SystemExit(status)\n"
@@ -197,7 +217,7 @@ def _scan(tmp_path: Path, **variables: str) -> tuple[str, list[str]]:
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert '"type": "region"' in done.stdout
+    assert ('"type": "region"' if "--fragments" in options else '"type": "pair"') in done.stdout
     modules = json.loads(done.stderr.strip().splitlines()[-1].replace("'", '"'))
     return done.stdout, modules
 
@@ -206,6 +226,15 @@ def test_samecode_pure_keeps_numpy_out_of_the_process(tmp_path: Path) -> None:
     fast, imported = _scan(tmp_path)
     assert "numpy" in imported  # the files are long enough for numpy's kernels
     pure, imported = _scan(tmp_path, SAMECODE_PURE="1")
+    assert imported == []
+    assert pure == fast
+
+
+def test_a_scan_of_shingles_is_the_same_both_ways(tmp_path: Path) -> None:
+    options = ("--threshold", "0.5")
+    fast, imported = _scan(tmp_path, options)
+    assert "numpy" in imported
+    pure, imported = _scan(tmp_path, options, SAMECODE_PURE="1")
     assert imported == []
     assert pure == fast
 

@@ -366,6 +366,12 @@ class Shingling:
                 distinct = {token_id(normal)}
             return len(normal), array("Q", distinct)
         ids = _ids(self.token_list(text, path))
+        if len(ids) >= self.size and use_numpy(len(ids)):
+            import samecode._numpy_kernels as fast
+
+            words = fast.as_uint64(ids)
+            if words is not None:  # ascending: one order of the set
+                return len(ids), fast.distinct_kgrams(words, self.size)
         return len(ids), array("Q", set(_hashes(ids, self.size)))
 
 
