@@ -58,7 +58,6 @@ from dataclasses import dataclass, field
 from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.corpus.match import MATCH_WALK
-from samecode.corpus.records import decode
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -172,8 +171,8 @@ def match_files(
         selected = [query.kgrams.fingerprints() for query in queries]
         counts, wanted = _candidates(corpus, queries, selected, limit, out)
         for file_id in sorted(wanted):
-            path = corpus.fragment_path(file_id)
-            stored = decode(corpus.fragment_record(file_id), path, options.k)
+            stored = corpus.stored_fragments(file_id)
+            path = stored.path
             mine = set(stored.fingerprints)
             for number in wanted[file_id]:
                 query = queries[number]
