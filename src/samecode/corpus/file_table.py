@@ -1,10 +1,13 @@
 """The ``files`` table of a corpus: one row per stored file, checked by its checksum.
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
-modification time, SHA-256, token count, shingle count and its ascending shingles as one
-blob of 8-byte little-endian values, and a CRC-32 of all of them: a row that fails it is
-never used. :class:`FileTable` reads and writes these rows; a
-:class:`~samecode.corpus.store.Corpus` is one, with the tables that find candidates and
+modification time, SHA-256, token count, shingle count and, in a corpus of format version
+4, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+again from them, the bytes checked against the SHA-256 first), or its ascending shingles
+as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
+its bytes), and a CRC-32 of all of them: a row that fails it is never used.
+:class:`FileTable` reads and writes these rows; a :class:`~samecode.corpus.store.Corpus`
+is one, with the tables that find candidates and
 fragments beside it.
 """
 

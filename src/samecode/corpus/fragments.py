@@ -2,15 +2,17 @@
 where, in both (``samecode match --fragments``).
 
 A corpus made with ``fragments`` (:meth:`Corpus.create
-<samecode.corpus.store.Corpus.create>`, format version 3) keeps, for every file, a record
-of its tokens, their lines and its fingerprints (:mod:`samecode.corpus.records`), and an
-index from each fingerprint hash to the files selecting it. :func:`match_fragments` then
+<samecode.corpus.store.Corpus.create>`) keeps, for every file, its bytes (format version
+4: its tokens, their lines and its fingerprints are made again from them) or a record of
+those (version 3, :mod:`samecode.corpus.records`), and an index from each fingerprint hash
+to the files selecting it. :func:`match_fragments` then
 runs, per batch of query files (a picklable stage, :func:`match_files`, that opens the
 corpus read-only itself, so a process pool runs it as it is):
 
     query files -> tokens with spans, boilerplate masked -> fingerprints
     -> the index: stored files sharing a fingerprint (boilerplate by corpus share ignored)
-    -> each candidate's record decoded -> regions (:func:`~samecode.fragments.regions.find_regions`)
+    -> each candidate's text fingerprinted again (or its record decoded)
+    -> regions (:func:`~samecode.fragments.regions.find_regions`)
 
 **What is found.** The regions of a query file and a stored file are those
 :func:`~samecode.fragments.tree.compare_fragments` gives for the two files on disk (the
