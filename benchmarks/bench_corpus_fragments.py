@@ -7,8 +7,10 @@ The stored files are ``bench_scale.py``'s generated code (80 to 220 lines over a
 vocabulary; kept under ``.bench-cache/``). Each query file is fresh generated lines with a
 run of 20 to 60 consecutive lines of one stored file planted in it. The corpus is built
 with fragments (``Corpus.sync`` on ``--jobs`` processes) and, unless ``--no-plain``,
-once more without them, for the bytes fragments add per file; then the queries are
-matched (``Corpus.match_fragments``), and each planted run must come
+once more without them, for the bytes fragments add per file (each size against the
+text's bytes per file, and files indexed per second); then the queries are matched
+(``match_fragments``, and, against the corpus without fragments, ``Corpus.match``: query
+files per second), and each planted run must come
 back as a region between its query and its stored file, within one line at each end in
 both files.
 """
@@ -30,6 +32,7 @@ from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
 from samecode.engine import engine_for
 from samecode.fragments import FragmentOptions
+from samecode.scan.pipeline import read_documents
 from samecode.sources.walk import WalkOptions
 
 
@@ -101,6 +104,14 @@ def main() -> int:
         with engine_for(args.jobs) as engine:
             result = match_fragments(corpus, sorted(planted), walk=walk, engine=engine)
         matching = time.perf_counter() - started
+    plain_matching = None
+    if not args.no_plain:  # whole-file matches (Jaccard >= 0.8) of the same queries
+        with Corpus.open(work / "plain.db", readonly=True) as corpus:
+            started = time.perf_counter()
+            documents = read_documents(sorted(planted), corpus.shingling, None, 1)
+            with engine_for(args.jobs) as engine:
+                corpus.match(documents, engine=engine)
+            plain_matching = time.perf_counter() - started
     found = 0
     for query, (q_start, q_end, source, s_start, s_end) in planted.items():
         if any(
@@ -120,6 +131,8 @@ def main() -> int:
         "fragment_record_bytes_per_file": stats["fragment_record_bytes"] / len(stored),
         "fragment_index_rows_per_file": stats["fragment_index_rows"] / len(stored),
         "index_seconds": seconds,
+        "index_files_per_second": {name: len(stored) / s for name, s in seconds.items()},
+        "format_version": stats["format_version"],
         "queries": len(planted),
         "match_seconds": matching,
         "queries_per_second": len(planted) / matching,
@@ -136,6 +149,7 @@ def main() -> int:
         },
     }
     if "plain" in sizes:
+        report["plain_match_queries_per_second"] = len(planted) / (plain_matching or 1)
         report["corpus_bytes_per_file"] = sizes["plain"] / len(stored)
         report["fragments_bytes_per_file"] = (sizes["fragments"] - sizes["plain"]) / len(stored)
     print(json.dumps(report, indent=2))

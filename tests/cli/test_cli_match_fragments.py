@@ -116,7 +116,7 @@ def test_boilerplate_files_are_ignored_in_the_queries(corpus, capsys):
     ]
 
 
-def test_an_old_corpus_is_refused_clearly_and_left_untouched(tmp_path, capsys):
+def test_a_corpus_without_fragments_is_refused_clearly_and_left_untouched(tmp_path, capsys):
     (tmp_path / "a.py").write_text(BLOCK)
     db = tmp_path / "old.db"
     status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db", str(db))
@@ -125,7 +125,7 @@ def test_an_old_corpus_is_refused_clearly_and_left_untouched(tmp_path, capsys):
     status, out, err = run(capsys, "match", str(tmp_path / "a.py"), "--db", str(db), "--fragments")
     assert status == 2
     assert out == ""
-    assert "stores no fragments (corpus format version 1" in err
+    assert "stores no fragments (corpus format version 4" in err
     assert "index add --fragments" in err
     status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db", str(db),
                          "--fragments")  # fmt: skip

@@ -27,6 +27,7 @@ from samecode.hamming.sqlite import IndexCorruptError
 from samecode.scan.pipeline import read_documents
 from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling
+from storefiles import legacy_corpus
 
 WALK = WalkOptions(gitignore=False)
 
@@ -176,16 +177,16 @@ def test_boilerplate_by_corpus_share_is_ignored_and_counted(tmp_path):
 def test_a_corpus_without_fragments_is_read_untouched_and_says_what_it_lacks(tmp_path):
     (tmp_path / "a.py").write_text(" ".join(f"w{i}" for i in range(80)))
     db = tmp_path / "old.db"
-    with Corpus.create(db) as corpus:  # as every samecode before version 3 made it
+    with Corpus.create(db) as corpus:
         corpus.sync([str(tmp_path / "a.py")], WALK)
-        assert corpus.stats()["format_version"] == 1
+        assert corpus.stats()["format_version"] == 4
     before = db.read_bytes()
     with Corpus.open(db, readonly=True) as corpus:
         assert corpus.fragments is None
         assert corpus.stats()["fragments"] is None
         assert len(corpus) == 1
         with pytest.raises(
-            SamecodeValueError, match=r"stores no fragments .*version 1.*--fragments"
+            SamecodeValueError, match=r"stores no fragments .*version 4.*--fragments"
         ):
             match_fragments(corpus, [str(tmp_path / "a.py")], walk=WALK)
         with pytest.raises(ValueError, match="stores no fragments"):
@@ -201,7 +202,7 @@ def test_the_parameters_are_recorded_and_a_mismatch_is_refused(tmp_path):
     with Corpus.open(db, readonly=True) as corpus:
         assert corpus.fragments == FragmentOptions(k=8, window=10, keep_imports=True)
         stats = corpus.stats()
-        assert stats["format_version"] == 3
+        assert stats["format_version"] == 4
         assert stats["fragments"]["k"] == 8
         for wrong, name in [
             (FragmentOptions(k=12, window=10, keep_imports=True), "k=8"),
@@ -235,17 +236,17 @@ def test_records_and_index_follow_the_files(tmp_path):
         corpus.remove([str(files[1])])
         assert corpus.check() == []
         assert corpus.stats()["fragment_records"] == 3
-        with pytest.raises(ValueError, match="needs its fragment record"):
+        with pytest.raises(ValueError, match="needs its text"):
             corpus.add(read_documents([str(files[1])], Shingling(), None, 1))
-        (item,) = read_stored([str(files[1])], Shingling(), None, 1, FragmentOptions())
-        assert corpus.add([item.document], fragments={item.document.path: item.record}) == 1
+        (item,) = read_stored([str(files[1])], Shingling(), None, 1, FragmentOptions(), text=True)
+        assert corpus.add([item.document], texts={item.document.path: item.text}) == 1
         assert corpus.check() == []
 
 
 def test_a_damaged_record_is_reported(tmp_path):
     files = make_files(tmp_path, 4, 2)
     db = tmp_path / "c.db"
-    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+    with legacy_corpus(db, 3, FragmentOptions()) as corpus:
         corpus.sync([str(path) for path in files], WALK)
     raw = sqlite3.connect(db)
     raw.execute("UPDATE fragments SET data = x'00' WHERE file = 1")
@@ -369,13 +370,13 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
         return real_decode(data, path, k)
 
     monkeypatch.setattr(corpus_store, "decode", counting)  # where the corpus calls it
-    with Corpus.create(root / "synced.db", fragments=FragmentOptions()) as corpus:
+    with legacy_corpus(root / "synced.db", 3, FragmentOptions()) as corpus:
         corpus.sync([str(root / "tree")], WALK)
     assert decoded == []
     documents, _, records = read_all_stored(
         [str(path) for path in sorted(files)], Shingling(), WALK, RunOptions(), FragmentOptions()
     )
-    with Corpus.create(root / "added.db", fragments=FragmentOptions()) as corpus:
+    with legacy_corpus(root / "added.db", 3, FragmentOptions()) as corpus:
         corpus.add(documents, fragments=records)
     assert len(decoded) == len(documents) > 8
     dumps = []
@@ -394,7 +395,7 @@ def test_a_file_added_twice_in_one_call_leaves_one_entry_and_its_rows(tmp_path):
     edited = files[0].read_text() + "\n".join(lines_of(random.Random(2), "late", 15)) + "\n"
     files[0].write_text(edited)
     (again,) = read_stored([str(files[0])], Shingling(), None, 1, FragmentOptions())
-    with Corpus.create(tmp_path / "c.db", fragments=FragmentOptions()) as corpus:
+    with legacy_corpus(tmp_path / "c.db", 3, FragmentOptions()) as corpus:  # records
         documents = [first.document, items[1].document, again.document]
         records = {first.document.path: first.record, items[1].document.path: items[1].record}
         corpus.add(documents[:2], fragments=records)

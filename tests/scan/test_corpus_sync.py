@@ -204,7 +204,7 @@ def test_sync_on_a_process_pool_writes_the_same_corpus(tmp_path, fragments):
     assert dumps[0] == dumps[1]
 
 
-@pytest.mark.parametrize(("fragments", "stage"), [(False, "read_documents"), (True, "read_stored")])
+@pytest.mark.parametrize(("fragments", "stage"), [(False, "read_stored"), (True, "read_stored")])
 def test_sync_reads_on_the_engine_it_is_given(tmp_path, fragments, stage):
     from samecode.engine import Serial
     from samecode.fragments.options import FragmentOptions
@@ -241,8 +241,9 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     import sqlite3
     from contextlib import closing
 
-    from samecode.scan.pipeline import read_all
+    from samecode.corpus.records import read_stored
     from samecode.sources.walk import discover
+    from samecode.text.shingling import Shingling
 
     tree = Path(os.path.realpath(tmp_path)) / "tree"
     for i in range(4_200):
@@ -264,9 +265,9 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     assert len(report.added) == 4_200
     assert called == [4_096, 104]  # read in two parts
     paths, _ = discover([str(tree)], options)
-    documents, _ = read_all(paths, ScanOptions(walk=options))
+    items = read_stored(paths, Shingling(), options.max_size, options.min_tokens, None, text=True)
     with Corpus.create(tmp_path / "added.db") as added:
-        added.add(documents)
+        added.add([item.document for item in items], texts={i.document.path: i.text for i in items})
     dumps = []
     for name in ("synced.db", "added.db"):
         with closing(sqlite3.connect(tmp_path / name)) as connection:

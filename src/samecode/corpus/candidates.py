@@ -8,6 +8,8 @@ stored files, and probes them for a query's shingles. Two are built in:
   :mod:`samecode.scan.join`) every stored file of Jaccard ``>= t`` with a query shares a
   prefix shingle with it. About 30 bytes a row, for ``(1 - min_threshold)`` of a file's
   shingles.
+* :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
+  b-tree ``(key, file)``: about 12 to 17 bytes a row.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
   buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
   does not propose is missed.
@@ -32,7 +34,7 @@ from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = ["BandIndex", "CandidateIndex", "PrefixIndex", "candidate_index"]
+__all__ = ["BandIndex", "CandidateIndex", "KeyIndex", "PrefixIndex", "candidate_index"]
 
 
 class CandidateIndex(ABC):
@@ -43,6 +45,8 @@ class CandidateIndex(ABC):
     version: ClassVar[str]
     #: Its tables, each with a ``file`` column naming a row of ``files``.
     file_tables: ClassVar[tuple[str, ...]]
+    #: Whether :meth:`delete` finds a file's rows by its shingles (else by its id).
+    delete_by_shingles: ClassVar[bool] = False
 
     @abstractmethod
     def tables(self) -> list[str]:
@@ -57,8 +61,9 @@ class CandidateIndex(ABC):
         """Index a file of these ascending shingles (inside a transaction)."""
 
     @abstractmethod
-    def delete(self, sql: Statements, file_id: int) -> None:
-        """Forget a file (inside a transaction)."""
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
+        """Forget a file (inside a transaction) of these ascending shingles (``None``
+        where they are not known: a damaged entry)."""
 
     @abstractmethod
     def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
@@ -78,6 +83,10 @@ class PrefixIndex(CandidateIndex):
 
     version = "1"
     file_tables = ("prefixes",)
+    #: How a probe joins its rows, ``p``, on the probe's value ``q.value``.
+    _rows = "JOIN prefixes p ON p.shingle = q.value"
+    #: A shingle as the table holds it.
+    _key = staticmethod(signed64)
 
     def __init__(self, lowest: Fraction) -> None:
         self._lowest = lowest
@@ -104,7 +113,7 @@ class PrefixIndex(CandidateIndex):
             [(signed64(h), file_id, position) for position, h in enumerate(prefix)],
         )
 
-    def delete(self, sql: Statements, file_id: int) -> None:
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         sql.run("DELETE FROM prefixes WHERE file = ?", (file_id,))
 
     def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
@@ -138,13 +147,13 @@ class PrefixIndex(CandidateIndex):
         try:
             sql.run("BEGIN")  # one transaction for every row
             # In order: every row is appended to the table's last page.
-            values = sorted(map(signed64, probe))
+            values = sorted(set(map(self._key, probe)))
             sql.many("INSERT INTO temp.probe VALUES (?)", zip(values))
             sql.run("COMMIT")
             ids: set[int] = set()
             for file_id, count in sql.run(
-                "SELECT DISTINCT p.file, f.count FROM temp.probe q "
-                "JOIN prefixes p ON p.shingle = q.value LEFT JOIN files f ON f.id = p.file "
+                f"SELECT DISTINCT p.file, f.count FROM temp.probe q {self._rows} "
+                "LEFT JOIN files f ON f.id = p.file "
                 "WHERE f.count IS NULL OR f.count BETWEEN ? AND ?",
                 [low, high],
             ):
@@ -171,6 +180,78 @@ class PrefixIndex(CandidateIndex):
 
     def stats(self, sql: Statements) -> dict[str, Any]:
         (rows,) = sql.run("SELECT count(*) FROM prefixes").fetchone()
+        return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class KeyIndex(PrefixIndex):
+    """Every file's prefix at ``min_threshold`` as short keys (format version 4): one
+    b-tree of ``(key, file)``, the key the high 32 bits of a prefix shingle (signed, so
+    SQLite holds it in 4 bytes), without positions and without a second index. As
+    exact as :class:`PrefixIndex`: a stored file sharing a prefix shingle with a query
+    shares its key; a key shared by chance only adds a candidate, which the exact
+    verification drops. A file's rows are found, to delete or check them, by its keys,
+    which its shingles give (the corpus keeps its text, and shingles it again).
+    """
+
+    version = "4"
+    file_tables = ("prefix_keys",)
+    delete_by_shingles = True
+    # CROSS JOIN: the probe drives, each value looked up in the b-tree
+    _rows = "CROSS JOIN prefix_keys p ON p.key = q.value"
+
+    @staticmethod
+    def _key(shingle: int) -> int:
+        high = shingle >> 32
+        return high - (1 << 32) if high >= 1 << 31 else high
+
+    def tables(self) -> list[str]:
+        return [
+            "CREATE TABLE prefix_keys (key INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "PRIMARY KEY (key, file)) WITHOUT ROWID"
+        ]
+
+    def _keys(self, ordered: array[int]) -> list[int]:
+        """A file's keys: those of its prefix, distinct, ascending."""
+        return sorted({self._key(h) for h in ordered[: self._length(len(ordered))]})
+
+    def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
+        sql.many(
+            "INSERT INTO prefix_keys VALUES (?, ?)",
+            [(key, file_id) for key in self._keys(ordered)],
+        )
+
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
+        if ordered is None:  # a damaged entry: found by a scan of the whole table
+            sql.run("DELETE FROM prefix_keys WHERE file = ?", (file_id,))
+            return
+        sql.many(
+            "DELETE FROM prefix_keys WHERE key = ? AND file = ?",
+            [(key, file_id) for key in self._keys(ordered)],
+        )
+
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        n = len(ordered)
+        probe = ordered[: prefix_length(n, t, "jaccard")] if measure == "jaccard" else ordered
+        return sql.lookup(
+            "SELECT DISTINCT file FROM prefix_keys WHERE key IN ({})",
+            sorted({self._key(h) for h in probe}),
+        )
+
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        keys = self._keys(ordered)
+        held = 0
+        for start in range(0, len(keys), 500):  # within SQLite's limit on parameters
+            part = keys[start : start + 500]
+            (count,) = sql.run(
+                f"SELECT count(*) FROM prefix_keys WHERE file = ? AND key IN "
+                f"({', '.join('?' * len(part))})",
+                [file_id, *part],
+            ).fetchone()
+            held += count
+        return None if held == len(keys) else "prefix"
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        (rows,) = sql.run("SELECT count(*) FROM prefix_keys").fetchone()
         return {"candidates": "prefix", "prefix_rows": rows}
 
 
@@ -207,7 +288,7 @@ class BandIndex(CandidateIndex):
         )
         self.table.store(sql.many, file_id, self._buckets(ordered, values))
 
-    def delete(self, sql: Statements, file_id: int) -> None:
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         self.table.delete(sql.run, file_id)
         sql.run("DELETE FROM signatures WHERE file = ?", (file_id,))
 
@@ -253,11 +334,16 @@ class BandIndex(CandidateIndex):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
-def candidate_index(lowest: Fraction, lsh: LSHSettings | None) -> CandidateIndex:
-    """Prefixes for ``lowest``, or LSH bands by ``lsh`` where given.
+def candidate_index(lowest: Fraction, lsh: LSHSettings | None, keys: bool = True) -> CandidateIndex:
+    """Prefixes for ``lowest`` (as short keys, or, for a corpus of format version 1 or
+    3, as whole shingles: not ``keys``), or LSH bands by ``lsh`` where given.
 
     >>> from fractions import Fraction
     >>> candidate_index(Fraction(4, 5), None).file_tables
+    ('prefix_keys',)
+    >>> candidate_index(Fraction(4, 5), None, keys=False).file_tables
     ('prefixes',)
     """
-    return PrefixIndex(lowest) if lsh is None else BandIndex(lsh)
+    if lsh is not None:
+        return BandIndex(lsh)
+    return KeyIndex(lowest) if keys else PrefixIndex(lowest)

@@ -1,10 +1,13 @@
 """The ``files`` table of a corpus: one row per stored file, checked by its checksum.
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
-modification time, SHA-256, token count, shingle count and its ascending shingles as one
-blob of 8-byte little-endian values, and a CRC-32 of all of them: a row that fails it is
-never used. :class:`FileTable` reads and writes these rows; a
-:class:`~samecode.corpus.store.Corpus` is one, with the tables that find candidates and
+modification time, SHA-256, token count, shingle count and, in a corpus of format version
+4, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+again from them, the bytes checked against the SHA-256 first), or its ascending shingles
+as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
+its bytes), and a CRC-32 of all of them: a row that fails it is never used.
+:class:`FileTable` reads and writes these rows; a :class:`~samecode.corpus.store.Corpus`
+is one, with the tables that find candidates and
 fragments beside it.
 """
 
@@ -20,11 +23,15 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.corpus.entries import StoredFile
-from samecode.errors import SamecodeTypeError
+from samecode.corpus.records import unpack_text
+from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.model import Document
+from samecode.sources.reading import Text, decode_text
+from samecode.sources.skipped import Skipped
 from samecode.store.file import IndexCorruptError, StoreFile
+from samecode.text.shingling import Shingling
 
-__all__ = ["FILES_TABLE", "FileTable", "shingles_blob", "str_paths"]
+__all__ = ["FILES_TABLE", "FILES_TABLES", "FileTable", "shingles_blob", "str_paths"]
 
 #: Values per ``IN (...)`` list.
 _LOOKUP_VALUES = 900
@@ -34,6 +41,13 @@ FILES_TABLE = (
     "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, "
     "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
     "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
+)
+#: The statements that make it in a corpus of format version 4: each row keeps the
+#: file's bytes, compressed, in ``text`` (and no shingles), or, for a document added
+#: without its bytes, ``text`` NULL and its shingles; SHA-256 indexed.
+FILES_TABLES = (
+    FILES_TABLE[:-1] + ", text BLOB)",
+    "CREATE INDEX files_sha256 ON files (sha256)",
 )
 
 
@@ -86,13 +100,28 @@ def _shingles_of(blob: bytes) -> array[int]:
     return values
 
 
-def _crc(path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: bytes) -> int:
+def _crc(
+    path: str, size: int, mtime_ns: int, sha256: str, tokens: int, blob: bytes, text: bytes
+) -> int:
     head = json.dumps([path, size, mtime_ns, sha256, tokens], ensure_ascii=True).encode()
-    return zlib.crc32(blob, zlib.crc32(head))
+    return zlib.crc32(text, zlib.crc32(blob, zlib.crc32(head)))
 
 
 class FileTable(StoreFile):
-    """A store whose ``files`` table holds a checked row per file (see the module)."""
+    """A store whose ``files`` table holds a checked row per file (see the module).
+
+    Where rows keep the file's text (:attr:`_keeps_text`, format version 4), its
+    shingles are made again from it by :attr:`_shingling` when they are read.
+    """
+
+    _keeps_text = False
+    _shingling = Shingling()
+
+    @property
+    def _row_columns(self) -> str:
+        """The columns :meth:`_checked` takes, in its order."""
+        text = "text" if self._keeps_text else "NULL"
+        return f"path, size, mtime_ns, sha256, tokens, count, shingles, crc, {text}"
 
     def __len__(self) -> int:
         return int(self._run("SELECT count(*) FROM files").fetchone()[0])
@@ -122,7 +151,8 @@ class FileTable(StoreFile):
         """For each SHA-256 among ``sha256s`` that stored files have, the ids of those
         files (ascending): the files byte-identical to a query.
 
-        Runtime complexity: one pass over the files' rows (the column has no index).
+        Runtime complexity: a look-up per SHA-256 where the column is indexed (format
+        version 4), else one pass over the files' rows.
         """
         wanted = sorted(set(sha256s))
         found: dict[str, list[int]] = {}
@@ -139,16 +169,19 @@ class FileTable(StoreFile):
     def touch(self, path: str, mtime_ns: int) -> None:
         """Record a new modification time for a file whose bytes did not change."""
         self._check_writable()
+        text = "text" if self._keeps_text else "NULL"
         row = self._run(
-            "SELECT size, sha256, tokens, shingles FROM files WHERE path = ?", (_db_path(path),)
+            f"SELECT size, sha256, tokens, shingles, {text} FROM files WHERE path = ?",
+            (_db_path(path),),
         ).fetchone()
         if row is None:
             raise KeyError(path)
-        size, sha256, tokens, blob = row
+        size, sha256, tokens, blob, packed = row
+        crc = _crc(path, size, mtime_ns, sha256, tokens, blob, packed or b"")
         with self._transaction():
             self._run(
                 "UPDATE files SET mtime_ns = ?, crc = ? WHERE path = ?",
-                (mtime_ns, _crc(path, size, mtime_ns, sha256, tokens, blob), _db_path(path)),
+                (mtime_ns, crc, _db_path(path)),
             )
 
     def _file_id(self, path: str) -> int | None:
@@ -156,21 +189,35 @@ class FileTable(StoreFile):
         row = self._run("SELECT id FROM files WHERE path = ?", (_db_path(path),)).fetchone()
         return None if row is None else int(row[0])
 
-    def _insert_file(self, document: Document, mtime: int, blob: bytes) -> int:
-        """Insert a file's row (inside a transaction); return its id."""
-        cursor = self._run(
-            "INSERT INTO files (path, size, mtime_ns, sha256, tokens, count, shingles, crc)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                _db_path(document.path),
+    def _insert_file(
+        self, document: Document, mtime: int, blob: bytes, text: bytes | None = None
+    ) -> int:
+        """Insert a file's row (inside a transaction): its shingles ``blob``, or, where
+        rows keep it, its compressed ``text`` (and an empty blob); return its id."""
+        values: list[object] = [
+            _db_path(document.path),
+            document.size,
+            mtime,
+            document.sha256,
+            document.tokens,
+            len(document.shingles),
+            blob,
+            _crc(
+                document.path,
                 document.size,
                 mtime,
                 document.sha256,
                 document.tokens,
-                len(document.shingles),
                 blob,
-                _crc(document.path, document.size, mtime, document.sha256, document.tokens, blob),
+                text or b"",
             ),
+        ]
+        columns = "path, size, mtime_ns, sha256, tokens, count, shingles, crc"
+        if self._keeps_text:
+            columns += ", text"
+            values.append(text)
+        cursor = self._run(
+            f"INSERT INTO files ({columns}) VALUES ({', '.join('?' * len(values))})", values
         )
         file_id = cursor.lastrowid
         if file_id is None:  # pragma: no cover - an INSERT always has a row id
@@ -194,26 +241,63 @@ class FileTable(StoreFile):
             raise IndexCorruptError(self._path, f"{named_by} names file {file_id}, which is gone")
         return _py_path(row[0])
 
-    def _load(self, file_id: int) -> tuple[str, array[int]]:
+    def _row(self, file_id: int) -> Sequence[Any]:
+        """The ``files`` row of ``file_id``, as :meth:`_checked` takes it."""
         row = self._run(
-            "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
-            "WHERE id = ?",
-            (file_id,),
+            f"SELECT {self._row_columns} FROM files WHERE id = ?", (file_id,)
         ).fetchone()
         if row is None:  # rows of a damaged file
             raise IndexCorruptError(self._path, f"a candidate names file {file_id}, which is gone")
-        return self._checked(row)
+        return row  # type: ignore[no-any-return]
+
+    def _load(self, file_id: int) -> tuple[str, array[int]]:
+        return self._checked(self._row(file_id))
+
+    def _text(self, file_id: int) -> Text:
+        """The text of stored file ``file_id``, under its stored path, checked: its
+        bytes are those of its SHA-256.
+
+        :raises IndexCorruptError: if the row fails its checks or keeps no text.
+        """
+        path, _, text = self._checked_row(self._row(file_id))
+        if text is None:
+            raise IndexCorruptError(self._path, f"the entry of {path!r} keeps no text")
+        return text
 
     def _checked(self, row: Sequence[Any]) -> tuple[str, array[int]]:
-        """A ``files`` row's path and shingles, checked against its checksum."""
-        stored_path, size, mtime, sha256, tokens, count, blob, crc = row
+        """A ``files`` row's path and shingles, checked against its checksum (made again
+        from its text where it keeps one)."""
+        path, shingles, _ = self._checked_row(row)
+        return path, shingles
+
+    def _checked_row(self, row: Sequence[Any]) -> tuple[str, array[int], Text | None]:
+        """A ``files`` row's path, shingles and text (``None`` where it keeps none),
+        checked against its checksum, and its text against its SHA-256."""
+        stored_path, size, mtime, sha256, tokens, count, blob, crc, packed = row
         path = _py_path(stored_path)
-        if not isinstance(blob, bytes) or _crc(path, size, mtime, sha256, tokens, blob) != crc:
+        if (
+            not isinstance(blob, bytes)
+            or not isinstance(packed, (bytes, type(None)))
+            or _crc(path, size, mtime, sha256, tokens, blob, packed or b"") != crc
+        ):
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
-        shingles = _shingles_of(blob)
+        text = None
+        if packed is None:
+            shingles = _shingles_of(blob)
+        else:
+            try:
+                data = unpack_text(packed, path)
+            except SamecodeValueError as error:
+                raise IndexCorruptError(self._path, str(error)) from None
+            read = decode_text(path, data)
+            if isinstance(read, Skipped) or read.sha256 != sha256:
+                raise IndexCorruptError(self._path, f"the text of {path!r} is damaged")
+            text = read
+            _, shingles = self._shingling.measure(read.text, path)
+            shingles = array("Q", sorted(shingles))
         if len(shingles) != count:
             raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
-        return path, shingles
+        return path, shingles, text
 
     def _stored_sets(self, ids: Sequence[int]) -> Iterator[tuple[str, array[int]]]:
         """The path and shingles of each of the stored files ``ids`` (ascending), each
@@ -221,7 +305,7 @@ class FileTable(StoreFile):
         for start in range(0, len(ids), _LOOKUP_VALUES):
             chunk = ids[start : start + _LOOKUP_VALUES]
             rows = self._run(
-                "SELECT path, size, mtime_ns, sha256, tokens, count, shingles, crc FROM files "
+                f"SELECT {self._row_columns} FROM files "
                 f"WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
                 chunk,
             ).fetchall()

@@ -11,14 +11,17 @@ the corpus file's :class:`~samecode.store.file.Statements`.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from samecode.corpus.records import decode
+from samecode.corpus.records import decode, encode
 from samecode.errors import SamecodeValueError
+from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tree import FileFingerprints, fingerprint_text
+from samecode.sources.reading import Text
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = ["FRAGMENT_TABLES", "FragmentTables"]
+__all__ = ["FRAGMENT_KEY_TABLES", "FRAGMENT_TABLES", "FragmentKeys", "FragmentTables"]
 
 #: The statements that make the tables.
 FRAGMENT_TABLES = (
@@ -26,6 +29,8 @@ FRAGMENT_TABLES = (
     "CREATE TABLE fragment_index (hash INTEGER NOT NULL, file INTEGER NOT NULL, "
     "PRIMARY KEY (hash, file)) WITHOUT ROWID",
 )
+#: Those of a corpus that keeps its files' texts (format version 4): the index alone.
+FRAGMENT_KEY_TABLES = FRAGMENT_TABLES[1:]
 
 
 class FragmentTables:
@@ -35,10 +40,23 @@ class FragmentTables:
     """
 
     #: The tables, each with a ``file`` column naming a row of ``files``.
-    file_tables = ("fragments", "fragment_index")
+    file_tables: tuple[str, ...] = ("fragments", "fragment_index")
 
     def __init__(self, k: int) -> None:
         self.k = k
+
+    def tables(self) -> tuple[str, ...]:
+        """The statements that make its tables."""
+        return FRAGMENT_TABLES
+
+    def found(self, sql: Statements, file_id: int, path: str) -> FileFingerprints:
+        """The fingerprints of stored file ``file_id`` (kept under ``path``): its record
+        decoded.
+
+        :raises IndexCorruptError: if the record is missing or fails its checksum.
+        :raises ValueError: if it does not decode.
+        """
+        return decode(self.record(sql, file_id), path, self.k)
 
     def store(self, sql: Statements, file_id: int, record: bytes) -> None:
         """Store a file's record (inside a transaction; its index rows apart)."""
@@ -62,7 +80,7 @@ class FragmentTables:
         """Forget a file's record and index rows (inside a transaction): by its record's
         hashes, or, for a damaged record, by a scan of the index."""
         try:
-            hashes = set(decode(self.record(sql, file_id), path, self.k).fingerprints)
+            hashes = set(self.found(sql, file_id, path).fingerprints)
         except (IndexCorruptError, SamecodeValueError):
             sql.run("DELETE FROM fragment_index WHERE file = ?", (file_id,))
         else:
@@ -70,6 +88,9 @@ class FragmentTables:
                 "DELETE FROM fragment_index WHERE hash = ? AND file = ?",
                 [(signed64(value), file_id) for value in hashes],
             )
+        self._forget_record(sql, file_id)
+
+    def _forget_record(self, sql: Statements, file_id: int) -> None:
         sql.run("DELETE FROM fragments WHERE file = ?", (file_id,))
 
     def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
@@ -136,7 +157,7 @@ class FragmentTables:
         """Whether a file's record decodes and the index holds its fingerprints, no more,
         no less."""
         try:
-            found = decode(self.record(sql, file_id), path, self.k)
+            found = self.found(sql, file_id, path)
         except (IndexCorruptError, SamecodeValueError):
             return False
         held = [
@@ -146,3 +167,47 @@ class FragmentTables:
             )
         ]
         return sorted(held) == sorted(set(found.fingerprints))
+
+
+class FragmentKeys(FragmentTables):
+    """The fragment index of a corpus of format version 4, which keeps every file's text
+    rather than its record: a file's fingerprints (and all a record holds) are made
+    again from its text, by the corpus's options, exactly as when it was stored.
+
+    :param options: the corpus's fragment options.
+    :param text_of: the checked text of a stored file, by id.
+    """
+
+    file_tables = ("fragment_index",)
+
+    def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
+        super().__init__(options.k)
+        self._options = options
+        self._text_of = text_of
+
+    def tables(self) -> tuple[str, ...]:
+        return FRAGMENT_KEY_TABLES
+
+    def store(self, sql: Statements, file_id: int, record: bytes) -> None:
+        """Nothing: the file's text is its record."""
+
+    def _forget_record(self, sql: Statements, file_id: int) -> None:
+        """Nothing: the file's text goes with its entry."""
+
+    def found(self, sql: Statements, file_id: int, path: str) -> FileFingerprints:
+        text = self._text_of(file_id)
+        return fingerprint_text(path, text.text, self._options)
+
+    def record(self, sql: Statements, file_id: int) -> bytes:
+        return encode(self.found(sql, file_id, self._text_of(file_id).path))
+
+    def count(self, sql: Statements) -> int:
+        return int(sql.run("SELECT count(*) FROM files").fetchone()[0])
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        (rows,) = sql.run("SELECT count(*) FROM fragment_index").fetchone()
+        return {
+            "fragment_records": self.count(sql),
+            "fragment_record_bytes": 0,
+            "fragment_index_rows": rows,
+        }

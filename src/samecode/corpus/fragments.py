@@ -2,15 +2,17 @@
 where, in both (``samecode match --fragments``).
 
 A corpus made with ``fragments`` (:meth:`Corpus.create
-<samecode.corpus.store.Corpus.create>`, format version 3) keeps, for every file, a record
-of its tokens, their lines and its fingerprints (:mod:`samecode.corpus.records`), and an
-index from each fingerprint hash to the files selecting it. :func:`match_fragments` then
+<samecode.corpus.store.Corpus.create>`) keeps, for every file, its bytes (format version
+4: its tokens, their lines and its fingerprints are made again from them) or a record of
+those (version 3, :mod:`samecode.corpus.records`), and an index from each fingerprint hash
+to the files selecting it. :func:`match_fragments` then
 runs, per batch of query files (a picklable stage, :func:`match_files`, that opens the
 corpus read-only itself, so a process pool runs it as it is):
 
     query files -> tokens with spans, boilerplate masked -> fingerprints
     -> the index: stored files sharing a fingerprint (boilerplate by corpus share ignored)
-    -> each candidate's record decoded -> regions (:func:`~samecode.fragments.regions.find_regions`)
+    -> each candidate's text fingerprinted again (or its record decoded)
+    -> regions (:func:`~samecode.fragments.regions.find_regions`)
 
 **What is found.** The regions of a query file and a stored file are those
 :func:`~samecode.fragments.tree.compare_fragments` gives for the two files on disk (the
@@ -58,7 +60,6 @@ from dataclasses import dataclass, field
 from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.corpus.match import MATCH_WALK
-from samecode.corpus.records import decode
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -172,8 +173,8 @@ def match_files(
         selected = [query.kgrams.fingerprints() for query in queries]
         counts, wanted = _candidates(corpus, queries, selected, limit, out)
         for file_id in sorted(wanted):
-            path = corpus.fragment_path(file_id)
-            stored = decode(corpus.fragment_record(file_id), path, options.k)
+            stored = corpus.stored_fragments(file_id)
+            path = stored.path
             mine = set(stored.fingerprints)
             for number in wanted[file_id]:
                 query = queries[number]

@@ -49,7 +49,7 @@ from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.scan.model import Document
 from samecode.scan.pipeline import document_of
-from samecode.sources.reading import read_text
+from samecode.sources.reading import decode_text, read_bytes
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling, kgram_array
@@ -59,9 +59,11 @@ __all__ = [
     "StoredDocument",
     "decode",
     "encode",
+    "pack_text",
     "read_all_stored",
     "read_stored",
     "read_stored_batches",
+    "unpack_text",
 ]
 
 #: The version of a record's layout (its first bytes say it).
@@ -186,11 +188,13 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
     return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected), ignored)
 
 
-class StoredDocument(tuple[Document, bytes, "array[int]"]):
-    """A file read for a corpus that stores fragments: its
-    :class:`~samecode.scan.model.Document`, its record (:func:`encode`) and its
-    fingerprints (the distinct hashes of the k-grams it selected, sorted: what the
-    corpus's index holds of it, the same as :func:`decode` of the record gives)."""
+class StoredDocument(tuple[Document, bytes, "array[int]", bytes]):
+    """A file read for a corpus that keeps more than its shingles: its
+    :class:`~samecode.scan.model.Document`, its record (:func:`encode`; empty where the
+    corpus keeps the text instead), its fingerprints (the distinct hashes of the k-grams
+    it selected, sorted: what the corpus's index holds of it, the same as :func:`decode`
+    of the record gives; empty without fragments) and its bytes as read, compressed
+    (:func:`pack_text`; empty where the corpus keeps records)."""
 
     __slots__ = ()
 
@@ -209,20 +213,50 @@ class StoredDocument(tuple[Document, bytes, "array[int]"]):
         """The distinct hashes of the file's fingerprints, sorted."""
         return self[2]
 
+    @property
+    def text(self) -> bytes:
+        """The file's bytes, compressed (:func:`pack_text`)."""
+        return self[3]
+
+
+def pack_text(data: bytes) -> bytes:
+    """A file's bytes as a corpus of format version 4 keeps them: zlib-compressed
+    (:func:`unpack_text` gives them back).
+
+    >>> unpack_text(pack_text(b"x = 1"), "a.py")
+    b'x = 1'
+    """
+    return zlib.compress(data, 6)
+
+
+def unpack_text(packed: bytes, path: str) -> bytes:
+    """The bytes :func:`pack_text` packed.
+
+    :raises ValueError: if ``packed`` does not decompress.
+    """
+    try:
+        return zlib.decompress(packed)
+    except (zlib.error, TypeError) as error:
+        raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
+
 
 def read_stored(
     paths: Sequence[str],
     shingling: Shingling,
     max_size: int | None,
     min_tokens: int,
-    options: FragmentOptions,
+    options: FragmentOptions | None,
     boilerplate: BoilerplateFiles | None = None,
+    text: bool = False,
 ) -> list[StoredDocument | Skipped]:
-    """Read a batch of files for a corpus that stores fragments: a stage, as
+    """Read a batch of files for a corpus: a stage, as
     :func:`~samecode.scan.pipeline.read_documents` (the same documents, and the same
-    files skipped, for the same reasons), each document with its fragment record.
+    files skipped, for the same reasons), each document with its fragment record and
+    fingerprints (by ``options``, where given), or, with ``text``, with its fingerprints
+    and its bytes compressed (:func:`pack_text`) instead of its record.
 
-    Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record.
+    Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record
+    or its compressed bytes.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
@@ -233,20 +267,30 @@ def read_stored(
     (40, [...])
     >>> item.fingerprints.tolist() == sorted(set(decode(item.record, path, 12).fingerprints))
     True
+    >>> (kept,) = read_stored([path], Shingling(), None, 10, None, text=True)
+    >>> kept.record, len(unpack_text(kept.text, path))
+    (b'', 149)
     """
     out: list[StoredDocument | Skipped] = []
+    none = array("Q")
     for path in paths:
-        text = read_text(path, max_size)
-        if isinstance(text, Skipped):
-            out.append(text)
+        data = read_bytes(path, max_size)
+        read = data if isinstance(data, Skipped) else decode_text(path, data)
+        if isinstance(read, Skipped):
+            out.append(read)
             continue
-        document = document_of(text, shingling, min_tokens)
+        document = document_of(read, shingling, min_tokens)
         if isinstance(document, Skipped):
             out.append(document)
             continue
-        found = fingerprint_text(path, text.text, options, boilerplate)
-        distinct = array("Q", sorted(set(found.fingerprints)))
-        out.append(StoredDocument((document, encode(found), distinct)))
+        record, distinct = b"", none
+        if options is not None:
+            found = fingerprint_text(path, read.text, options, boilerplate)
+            distinct = array("Q", sorted(set(found.fingerprints)))
+            if not text:
+                record = encode(found)
+        packed = pack_text(data) if text and isinstance(data, bytes) else b""
+        out.append(StoredDocument((document, record, distinct, packed)))
     return out
 
 
@@ -255,13 +299,14 @@ def read_stored_batches(
     shingling: Shingling,
     walk: WalkOptions,
     run: RunOptions,
-    fragments: FragmentOptions,
+    fragments: FragmentOptions | None,
     progress: Progress | None = None,
     engine: Engine | None = None,
+    text: bool = False,
 ) -> Iterator[list[StoredDocument | Skipped]]:
-    """Read ``paths`` for a corpus that stores fragments (by the rules of ``shingling``,
-    ``walk`` and ``fragments``), in batches of ``run.batch_size``
-    (:func:`~samecode.corpus.records.read_stored`), on ``engine``
+    """Read ``paths`` for a corpus (by the rules of ``shingling``, ``walk`` and
+    ``fragments``; with ``text``, each file's bytes kept), in batches of
+    ``run.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
     (this process by default), and yield each batch's results as it comes, in the order
     of ``paths`` whatever the engine: what is done with one batch is done while the engine
     reads on.
@@ -277,7 +322,7 @@ def read_stored_batches(
     [[40]]
     """
     rules = (shingling, walk.max_size, walk.min_tokens, fragments)
-    tasks = [(batch, *rules) for batch in run.batches(paths)]
+    tasks = [(batch, *rules, None, text) for batch in run.batches(paths)]
     tick = progress_counter(progress, "read", len(paths))
     for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
         tick(len(task[0]))

@@ -37,6 +37,7 @@ __all__ = [
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
+    "TEXT_VERSION",
     "CorpusSettings",
     "CorpusSettingsError",
     "corpus_lsh",
@@ -49,6 +50,11 @@ __all__ = [
 #: without them is made as its candidate index's version (1 or 2), so an older samecode
 #: reads it.
 FRAGMENTS_VERSION = "3"
+#: The format version of a corpus that keeps every file's text (compressed) instead of
+#: its shingles and fragment record, and its prefixes as short keys (its metadata names
+#: its ``candidates``, and its ``fragments`` parameters if it stores fragments): what
+#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+TEXT_VERSION = "4"
 #: The fragment parameters a corpus records (the others are the query's).
 FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
 #: Of those, the ones given on their own (the tokenization is the shingling's).
@@ -100,12 +106,13 @@ class CorpusSettings:
         version = meta["version"]
         kind = BandIndex.version if version == BandIndex.version else PrefixIndex.version
         fragments = None
-        if version == FRAGMENTS_VERSION:
+        if version in (FRAGMENTS_VERSION, TEXT_VERSION):
             kinds = {"prefix": PrefixIndex.version, "lsh": BandIndex.version}
             if meta["candidates"] not in kinds:
                 raise SamecodeValueError(f"unknown candidates {meta['candidates']!r}")
             kind = kinds[meta["candidates"]]
-            fragments = recorded_fragment_options(json.loads(meta["fragments"]), shingling)
+            if version == FRAGMENTS_VERSION or "fragments" in meta:
+                fragments = recorded_fragment_options(json.loads(meta["fragments"]), shingling)
         lsh = None
         if kind == BandIndex.version:
             lsh = LSHSettings.from_dict(json.loads(meta["lsh"]))
@@ -120,20 +127,15 @@ class CorpusSettings:
         included.
 
         >>> dict(CorpusSettings(Shingling(), Fraction(4, 5)).meta())["version"]
-        '1'
+        '4'
         """
         candidates = candidate_index(self.min_threshold, self.lsh)
-        recorded: list[tuple[str, str]] = []
-        version = candidates.version
+        recorded = [("candidates", "lsh" if self.lsh is not None else "prefix")]
         if self.fragments is not None:
-            version = FRAGMENTS_VERSION
             fragments = recorded_fragments(self.fragments, self.shingling)
-            recorded = [
-                ("candidates", "lsh" if self.lsh is not None else "prefix"),
-                ("fragments", json.dumps(fragments, sort_keys=True)),
-            ]
+            recorded.append(("fragments", json.dumps(fragments, sort_keys=True)))
         return [
-            ("version", version),
+            ("version", TEXT_VERSION),
             ("shingling", json.dumps(self.shingling.to_dict(), sort_keys=True)),
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),

@@ -12,10 +12,13 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file: 8 bytes per distinct shingle for the set, plus a row of about 30 bytes
-(with its two indexes) for each of the ``(1 - min_threshold)`` share of its shingles in
-the prefix: about 14 bytes per shingle at the default 0.8, some 2 to 4 times the size of
-a source file.
+Cost per file (format version 4, what :meth:`Corpus.create` makes): its bytes,
+zlib-compressed (its shingles, to verify a match exactly, are made again from them by the
+corpus's rules, the bytes checked against their SHA-256 first), plus a row of a 32-bit key
+and the file, in one b-tree, for each of the ``(1 - min_threshold)`` share of its
+shingles in the prefix (:class:`~samecode.corpus.candidates.KeyIndex`): 1.2 times the
+text on generated code at the default 0.8. Versions 1 to 3 kept the shingle set (8 bytes
+a shingle) and prefix rows of whole shingles with two indexes: 4 to 5 times the text.
 
 A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.settings.LSHSettings`, format
 version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
@@ -52,6 +55,7 @@ row, :class:`~samecode.hamming.sqlite.IndexFileError` for a file that cannot be 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 from array import array
@@ -62,19 +66,21 @@ from typing import Any
 from samecode._validation import check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.entries import identity, is_under
-from samecode.corpus.file_table import FILES_TABLE, FileTable, shingles_blob, str_paths
-from samecode.corpus.fragment_tables import FRAGMENT_TABLES, FragmentTables
+from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
+from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FragmentKeys, FragmentTables
 from samecode.corpus.match import match_by_join, match_each
-from samecode.corpus.records import decode
+from samecode.corpus.records import decode, unpack_text
 from samecode.corpus.settings import (
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
+    TEXT_VERSION,
     CorpusSettings,
 )
 from samecode.corpus.sync import SyncReport, sync_files
 from samecode.engine import Engine, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
+from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.minhash.lsh import Signature
 from samecode.minhash.settings import LSHSettings
 from samecode.profiles import profile as profile_of
@@ -83,6 +89,8 @@ from samecode.similarity import (
     MEASURES,
     exact_threshold,
 )
+from samecode.sources.reading import decode_text
+from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions
 from samecode.store.file import (
     IndexCorruptError,
@@ -103,11 +111,15 @@ __all__ = [
 #: What a corpus file says it is, and the version of its layout: 1 for a corpus that
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands, 3 for one that
 #: also stores every file's fragments (its metadata then names its ``candidates``,
-#: ``prefix`` or ``lsh``, and its ``fragments`` parameters). A corpus made without
-#: fragments is still made as version 1 or 2, so an older samecode reads it.
+#: ``prefix`` or ``lsh``, and its ``fragments`` parameters), each keeping every file's
+#: shingles (and fragment record); 4, what :meth:`Corpus.create` makes, for one that
+#: keeps every file's bytes instead, compressed, and makes its shingles and fragments
+#: again from them (its metadata names its ``candidates``, and its ``fragments``
+#: parameters if it stores them). Every version opens, is matched and is written as it
+#: was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 3
-_VERSIONS = ("1", "2", FRAGMENTS_VERSION)
+FORMAT_VERSION = 4
+_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -172,10 +184,15 @@ class Corpus(FileTable):
         self._lsh = settings.lsh
         self._fragments = settings.fragments
         self._profile = settings.profile
-        self._candidates = candidate_index(self._min_threshold, self._lsh)
-        self._fragment_tables = (
-            None if self._fragments is None else FragmentTables(self._fragments.k)
-        )
+        self._keeps_text = meta["version"] == TEXT_VERSION
+        self._candidates = candidate_index(self._min_threshold, self._lsh, self._keeps_text)
+        self._fragment_tables: FragmentTables | None = None
+        if self._fragments is not None:
+            self._fragment_tables = (
+                FragmentKeys(self._fragments, self._text)
+                if self._keeps_text
+                else FragmentTables(self._fragments.k)
+            )
 
     # -- opening ----------------------------------------------------------------------
 
@@ -258,9 +275,9 @@ class Corpus(FileTable):
         meta = [("format", FORMAT), *settings.meta()]
         meta.insert(3, ("hash_scheme", HASH_SCHEME))  # after the version and shingling
         statements = [
-            FILES_TABLE,
+            *FILES_TABLES,
             *candidate_index(settings.min_threshold, lsh).tables(),
-            *(FRAGMENT_TABLES if fragments is not None else ()),
+            *(FRAGMENT_KEY_TABLES if fragments is not None else ()),
         ]
         return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
 
@@ -343,6 +360,12 @@ class Corpus(FileTable):
         return self._version
 
     @property
+    def keeps_text(self) -> bool:
+        """Whether it keeps every file's bytes, compressed, and makes its shingles and
+        fragments again from them (format version 4), rather than keeping them."""
+        return self._keeps_text
+
+    @property
     def fragments(self) -> FragmentOptions | None:
         """The parameters its files' fragments are stored by (``k``, ``window``,
         ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``; the rest are the
@@ -391,6 +414,7 @@ class Corpus(FileTable):
         fingerprints: dict[str, array[int]] | None = None,
         replacing: dict[str, str] | None = None,
         per_transaction: int = _BATCH,
+        texts: dict[str, bytes] | None = None,
     ) -> int:
         """Store documents (made by these rules), replacing any of the same path; return
         how many were stored. Each batch of 100 is one transaction.
@@ -407,10 +431,18 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
+        :param texts: for a corpus that keeps texts (format version 4), each document's
+            bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
+            with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
+            :meth:`sync` does it all): checked against the document's SHA-256 and kept,
+            its shingles and fragments made again from them when needed. A document
+            given without them is kept by its shingles, 8 bytes each (in a corpus that
+            stores no fragments).
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
-            record, or a record that does not decode (nothing of its batch is stored).
+            record (its text, in format version 4), a record that does not decode, or a
+            text that is not the document's bytes (nothing of its batch is stored).
         """
         self._check_writable()
         size = check_int(per_transaction, "per_transaction")
@@ -422,17 +454,42 @@ class Corpus(FileTable):
             if isinstance(document, Document):
                 batch.append(document)
             if len(batch) >= size:
-                count += self._store(batch, mtimes, fragments, fingerprints, replacing)
+                count += self._store(batch, mtimes, fragments, fingerprints, replacing, texts)
                 batch = []
         if batch:
-            count += self._store(batch, mtimes, fragments, fingerprints, replacing)
+            count += self._store(batch, mtimes, fragments, fingerprints, replacing, texts)
         return count
+
+    def _texts(
+        self, batch: Sequence[Document], texts: dict[str, bytes] | None
+    ) -> list[bytes | None]:
+        """Each document's compressed bytes, checked against its SHA-256 (``None``
+        where it has none, or the corpus keeps no texts)."""
+        out: list[bytes | None] = []
+        for document in batch:
+            packed = None if texts is None or not self._keeps_text else texts.get(document.path)
+            if packed is not None:
+                data = unpack_text(packed, document.path)
+                if hashlib.sha256(data).hexdigest() != document.sha256:
+                    raise SamecodeValueError(
+                        f"the text given for {document.path!r} is not the bytes its "
+                        "document was read from (another SHA-256)"
+                    )
+            elif self._fragments is not None and self._keeps_text:
+                raise SamecodeValueError(
+                    f"{self._path} stores fragments: {document.path!r} needs its text "
+                    "(read files with samecode.corpus.records.read_stored(..., text=True), "
+                    "or use sync())"
+                )
+            out.append(packed)
+        return out
 
     def _records(
         self,
         batch: Sequence[Document],
         fragments: dict[str, bytes] | None,
         fingerprints: dict[str, array[int]] | None,
+        texts: Sequence[bytes | None],
     ) -> list[tuple[bytes, Sequence[int]]]:
         """Each document's fragment record and its distinct fingerprint hashes, sorted:
         given, or the record decoded, which checks it (none for a corpus without
@@ -441,7 +498,14 @@ class Corpus(FileTable):
             return []
 
         out: list[tuple[bytes, Sequence[int]]] = []
-        for document in batch:
+        for number, document in enumerate(batch):
+            given = None if fingerprints is None else fingerprints.get(document.path)
+            if self._keeps_text:  # the text is the record: its fingerprints given or made
+                if given is None:
+                    out.append((b"", self._text_fingerprints(document.path, texts[number] or b"")))
+                else:
+                    out.append((b"", given))
+                continue
             record = None if fragments is None else fragments.get(document.path)
             if not isinstance(record, bytes):
                 raise SamecodeValueError(
@@ -449,13 +513,19 @@ class Corpus(FileTable):
                     "record (read files with samecode.corpus.records.read_stored, or use "
                     "sync())"
                 )
-            known = None if fingerprints is None else fingerprints.get(document.path)
-            if known is not None:
-                out.append((record, known))
+            if given is not None:
+                out.append((record, given))
             else:
                 found = decode(record, document.path, self._fragments.k)
                 out.append((record, sorted(set(found.fingerprints))))
         return out
+
+    def _text_fingerprints(self, path: str, packed: bytes) -> list[int]:
+        """The distinct fingerprints, sorted, of a file of these compressed bytes."""
+        text = decode_text(path, unpack_text(packed, path))
+        if isinstance(text, Skipped) or self._fragments is None:
+            raise SamecodeValueError(f"the text of {path!r} is not a text to fingerprint")
+        return sorted(set(fingerprint_text(path, text.text, self._fragments).fingerprints))
 
     def _store(
         self,
@@ -464,10 +534,12 @@ class Corpus(FileTable):
         fragments: dict[str, bytes] | None = None,
         fingerprints: dict[str, array[int]] | None = None,
         replacing: dict[str, str] | None = None,
+        texts: dict[str, bytes] | None = None,
     ) -> int:
-        records = self._records(batch, fragments, fingerprints)
+        packed = self._texts(batch, texts)
+        records = self._records(batch, fragments, fingerprints, packed)
         rows = []
-        for document in batch:
+        for document, text in zip(batch, packed):
             if mtimes is not None and document.path in mtimes:
                 mtime = mtimes[document.path]
             else:
@@ -476,11 +548,12 @@ class Corpus(FileTable):
                 except OSError:
                     mtime = 0
             ordered = array("Q", sorted(document.shingles))
-            rows.append((document, mtime, shingles_blob(ordered), ordered))
+            blob = shingles_blob(ordered) if text is None else b""
+            rows.append((document, mtime, blob, ordered, text))
         index_rows: list[tuple[int, int]] = []  # the fragment index's, of the batch
         stored: dict[str, int] = {}  # path -> id, of the batch
         with self._transaction():
-            for number, (document, mtime, blob, ordered) in enumerate(rows):
+            for number, (document, mtime, blob, ordered, text) in enumerate(rows):
                 if document.path in stored:  # replaced within the batch: its rows go too
                     gone = stored[document.path]  # (and its id may be given again)
                     index_rows = [row for row in index_rows if row[1] != gone]
@@ -488,7 +561,7 @@ class Corpus(FileTable):
                 if older is not None:
                     self._delete(older)  # an older spelling of this file: replaced here
                 self._delete(document.path)
-                file_id = self._insert_file(document, mtime, blob)
+                file_id = self._insert_file(document, mtime, blob, text)
                 stored[document.path] = file_id
                 self._candidates.store(self._statements, file_id, ordered)
                 if records and self._fragment_tables is not None:
@@ -503,7 +576,11 @@ class Corpus(FileTable):
         file_id = self._file_id(path)
         if file_id is None:
             return False
-        self._candidates.delete(self._statements, file_id)
+        ordered = None
+        if self._candidates.delete_by_shingles:
+            with contextlib.suppress(IndexCorruptError):  # a damaged entry: none known
+                ordered = self._load(file_id)[1]
+        self._candidates.delete(self._statements, file_id, ordered)
         if self._fragment_tables is not None:
             self._fragment_tables.delete(self._statements, file_id, path)
         self._run("DELETE FROM files WHERE id = ?", (file_id,))
@@ -724,9 +801,25 @@ class Corpus(FileTable):
             raise self._no_fragments()
         return self._fragment_tables.files(self._statements, hashes)
 
+    def stored_fragments(self, file_id: int) -> FileFingerprints:
+        """The fragments of stored file ``file_id``, under its stored path: its record
+        decoded, or, in a corpus that keeps texts (format version 4), its text
+        fingerprinted again by the corpus's options (the same tokens, lines,
+        fingerprints and masked ranges).
+
+        :raises ValueError: if the corpus stores no fragments, or the record does not
+            decode.
+        :raises IndexCorruptError: if the entry is missing or fails its checks.
+        """
+        if self._fragment_tables is None:
+            raise self._no_fragments()
+        path = self.fragment_path(file_id)
+        return self._fragment_tables.found(self._statements, file_id, path)
+
     def fragment_record(self, file_id: int) -> bytes:
         """The fragment record of stored file ``file_id``, checked against its checksum
-        (:func:`~samecode.corpus.records.decode` reads it).
+        (:func:`~samecode.corpus.records.decode` reads it; in a corpus that keeps texts,
+        made from its text).
 
         :raises ValueError: if the corpus stores no fragments.
         :raises IndexCorruptError: if the record is missing or fails its checksum.

@@ -64,6 +64,10 @@ class SyncTarget(Protocol):
     def fragments(self) -> FragmentOptions | None:
         """The fragment options records are made by, or ``None``."""
 
+    @property
+    def keeps_text(self) -> bool:
+        """Whether it keeps each file's bytes (and no records)."""
+
     def __len__(self) -> int:
         """How many files it holds."""
 
@@ -82,6 +86,7 @@ class SyncTarget(Protocol):
         fingerprints: dict[str, array[int]] | None = None,
         replacing: dict[str, str] | None = None,
         per_transaction: int = 100,
+        texts: dict[str, bytes] | None = None,
     ) -> int:
         """Store documents, replacing any of the same path (and those ``replacing``
         names); return how many."""
@@ -151,6 +156,7 @@ class _Unstored:
     stale: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> older one
     records: dict[str, bytes] = dataclasses.field(default_factory=dict)
     fingerprints: dict[str, array[int]] = dataclasses.field(default_factory=dict)
+    texts: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 def sync_files(
@@ -294,7 +300,9 @@ def _read_and_store_part(
     batches: Iterator[Sequence[Document | StoredDocument | Skipped]]
     rules = (target.shingling, walk, run)
     fragments = target.fragments
-    if fragments is None:
+    if target.keeps_text:
+        batches = read_stored_batches(part, *rules, fragments, progress, engine, text=True)
+    elif fragments is None:
         batches = read_batches(part, *rules, progress, engine)
     else:
         batches = read_stored_batches(part, *rules, fragments, progress, engine)
@@ -335,6 +343,7 @@ def _sort_read_file(
     if isinstance(item, StoredDocument):
         unstored.records[real] = item.record
         unstored.fingerprints[real] = item.fingerprints
+        unstored.texts[real] = item.text
 
 
 def _store_read(
@@ -356,10 +365,12 @@ def _store_read(
         fingerprints=unstored.fingerprints if own else None,
         replacing=unstored.stale,
         per_transaction=STORE_BATCH,
+        texts=unstored.texts if target.keeps_text else None,
     )
     for document in fresh[:cut]:
         unstored.records.pop(document.path, None)
         unstored.fingerprints.pop(document.path, None)
+        unstored.texts.pop(document.path, None)
         unstored.stale.pop(document.path, None)
     del fresh[:cut]
 

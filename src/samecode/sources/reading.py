@@ -19,7 +19,7 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.sources.skipped import Skipped, SkipReason, skipped_for_error
 from samecode.text.display import printable
 
-__all__ = ["READ_FLAGS", "Text", "decode_text", "read_comparable", "read_text"]
+__all__ = ["READ_FLAGS", "Text", "decode_text", "read_bytes", "read_comparable", "read_text"]
 
 _SNIFF = 8192
 #: A file is opened without waiting (a FIFO put in its place cannot block the read), then
@@ -65,6 +65,20 @@ def read_text(path: str, max_size: int | None = None) -> Text | Skipped:
     >>> read_text(str(path)).reason
     'binary'
     """
+    data = read_bytes(path, max_size)
+    return data if isinstance(data, Skipped) else decode_text(path, data)
+
+
+def read_bytes(path: str, max_size: int | None = None) -> bytes | Skipped:
+    """Read a file's bytes by the policy of :func:`read_text` (a regular file, opened
+    without blocking, at most ``max_size`` bytes), undecoded: what a corpus keeps of a
+    file, to decode it again as :func:`decode_text` does.
+
+    :param path: the file.
+    :param max_size: the most bytes to read (``None``: no limit).
+
+    Runtime complexity: ``O(size)``.
+    """
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -83,7 +97,7 @@ def read_text(path: str, max_size: int | None = None) -> Text | Skipped:
         return skipped_for_error(path, error)
     if max_size is not None and len(data) > max_size:  # it grew while read
         return Skipped(path, SkipReason.TOO_LARGE)
-    return decode_text(path, data)
+    return data
 
 
 def decode_text(path: str, data: bytes) -> Text | Skipped:

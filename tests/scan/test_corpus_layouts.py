@@ -1,0 +1,174 @@
+"""A corpus of format version 4 (each file's bytes kept, compressed; prefixes as short
+keys) answers as the corpora before it: ``samecode match`` and ``match --fragments`` give
+the same JSON lines, byte for byte, against a version 4 corpus and a version 3 corpus
+of the same files (which still opens, matches and is written as it was made)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode.corpus.fragments import match_fragments
+from samecode.corpus.store import Corpus
+from samecode.fragments import FragmentOptions
+from samecode.hamming.sqlite import IndexCorruptError
+from samecode.sources.walk import WalkOptions
+from storefiles import legacy_corpus
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+WALK = WalkOptions(gitignore=False)
+HEADER = "# Copyright 2024 Example\n# SPDX-License-Identifier: MIT\nimport os\nimport sys\n"
+
+
+def lines(rng: random.Random, tag: str, count: int) -> list[str]:
+    return [f"{tag}_{rng.getrandbits(20):x} = step_{n % 7}({n}) + {rng.randrange(9)}" for n in
+            range(count)]  # fmt: skip
+
+
+def make_tree(root: Path, seed: int) -> tuple[Path, Path]:
+    """Stored files (some with licence headers and imports, masked) and queries: near
+    copies of stored files (for Jaccard) and files holding blocks of them (regions)."""
+    rng = random.Random(seed)
+    stored, queries = root / "stored", root / "queries"
+    stored.mkdir(parents=True)
+    queries.mkdir()
+    bodies = []
+    for number in range(12):
+        body = lines(rng, f"s{number}", rng.randrange(20, 60))
+        bodies.append(body)
+        head = HEADER if number % 3 == 0 else ""
+        (stored / f"s{number:02}.py").write_text(head + "\n".join(body) + "\n")
+    for number in range(8):
+        body = list(rng.choice(bodies))
+        if number % 2:  # a near copy: a line changed
+            body[rng.randrange(len(body))] = f"changed_{number} = 1"
+        else:  # a block of it among lines of its own
+            start = rng.randrange(len(body) // 2)
+            body = lines(rng, f"q{number}", 10) + body[start : start + 15] + lines(rng, "t", 5)
+        (queries / f"q{number}.py").write_text(HEADER + "\n".join(body) + "\n")
+    return stored, queries
+
+
+def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "samecode", *args],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        check=False,
+    )
+
+
+def build(tmp_path: Path, stored: Path) -> dict[str, Path]:
+    """The same files in a version 3 corpus (made as an older samecode made it) and a
+    version 4 one."""
+    made = {"v3": tmp_path / "v3.db", "v4": tmp_path / "v4.db"}
+    with legacy_corpus(made["v3"], 3, FragmentOptions()) as old:
+        old.sync([str(stored)], WALK)
+    with Corpus.create(made["v4"], fragments=FragmentOptions()) as new:
+        new.sync([str(stored)], WALK)
+        assert (new.format_version, new.keeps_text) == (4, True)
+    return made
+
+
+def test_match_and_match_fragments_give_the_same_lines_as_a_version_3_corpus(tmp_path):
+    stored, queries = make_tree(tmp_path, 1)
+    made = build(tmp_path, stored)
+    for extra in ([], ["--fragments"], ["--containment"]):
+        outputs = []
+        for name in ("v3", "v4"):
+            done = run("match", str(queries), "--db", str(made[name]), "--format", "jsonl",
+                       "-q", "--no-gitignore", *extra)  # fmt: skip
+            assert done.returncode in (0, 1), done.stderr
+            # the header names the corpus: the rest is the same, byte for byte
+            outputs.append(done.stdout.replace(os.fsencode(made[name]), b"DB"))
+        assert outputs[0] == outputs[1]
+        assert outputs[0].count(b"\n") >= 4
+
+
+def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_path):
+    stored, queries = make_tree(tmp_path, 2)
+    made = build(tmp_path, stored)
+    with Corpus.open(made["v3"]) as old:  # written as it was made: records, shingles
+        assert old.format_version == 3
+        assert not old.keeps_text
+        first = sorted(stored.iterdir())[0]
+        first.write_text(first.read_text() + "more = 1\n")
+        assert len(old.sync([str(stored)], WALK).updated) == 1
+        old.remove([str(sorted(stored.iterdir())[1])])
+        assert old.check() == []
+        assert old.stats()["fragment_record_bytes"] > 0
+    with Corpus.open(made["v4"]) as new:
+        assert len(new.sync([str(stored)], WALK).updated) == 1
+        new.remove([str(sorted(stored.iterdir())[1])])
+        assert new.check() == []
+        names = [row[0] for row in new._run("SELECT name FROM sqlite_schema")]
+        assert "fragments" not in names
+        assert "prefixes" not in names
+    for name in made.values():
+        with sqlite3.connect(name) as db:
+            db.execute("VACUUM")
+    assert os.path.getsize(made["v4"]) < os.path.getsize(made["v3"]) / 2
+    results = []
+    for name in ("v3", "v4"):
+        with Corpus.open(made[name], readonly=True) as corpus:
+            results.append(match_fragments(corpus, [str(queries)], walk=WALK).regions)
+    assert results[0] == results[1]
+
+
+def test_a_damaged_text_is_reported_and_never_matched(tmp_path):
+    stored, _queries = make_tree(tmp_path, 3)
+    made = build(tmp_path, stored)
+    with sqlite3.connect(made["v4"]) as db:
+        (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
+        db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
+    with Corpus.open(made["v4"], readonly=True) as corpus:
+        assert any("checksum" in problem for problem in corpus.check())
+        with pytest.raises(IndexCorruptError):
+            corpus.stored_fragments(1)
+
+
+def test_sha256_is_a_lookup_in_a_version_4_corpus(tmp_path):
+    stored, _ = make_tree(tmp_path, 4)
+    made = build(tmp_path, stored)
+    with Corpus.open(made["v4"], readonly=True) as corpus:
+        (sha,) = [f.sha256 for f in corpus.files()][:1]
+        plan = " ".join(
+            str(row)
+            for row in corpus._run(
+                "EXPLAIN QUERY PLAN SELECT sha256, id FROM files WHERE sha256 IN (?)", (sha,)
+            )
+        )
+        assert "files_sha256" in plan
+        assert list(corpus.same_bytes([sha]).values()) == [[1]]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000))
+def test_the_same_pairs_and_regions_from_either_layout(tmp_path_factory, seed):
+    tmp_path = tmp_path_factory.mktemp("layouts")
+    stored, queries = make_tree(tmp_path, seed)
+    made = build(tmp_path, stored)
+    found = []
+    for name in ("v3", "v4"):
+        with Corpus.open(made[name], readonly=True) as corpus:
+            from samecode.scan.pipeline import read_documents
+            from samecode.text.shingling import Shingling
+
+            paths = sorted(str(p) for p in queries.iterdir())
+            documents = read_documents(paths, Shingling(), None, 1)
+            found.append(
+                (
+                    corpus.match(documents, 0.8),
+                    corpus.match(documents, 0.8, "containment"),
+                    match_fragments(corpus, [str(queries)], walk=WALK).regions,
+                )
+            )
+    assert found[0] == found[1]
