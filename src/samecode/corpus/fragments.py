@@ -63,7 +63,7 @@ from samecode.corpus.match import MATCH_WALK
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, path_free_ids
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, digest_ids
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
@@ -280,7 +280,7 @@ def _record(
     if regions:
         out.query_ids[query.path] = query.tokens.ids
         out.query_sha256[query.path] = query.sha256
-        out.stored_ids[stored.path] = path_free_ids(stored.tokens.ids, stored.masked)
+        out.stored_ids[stored.path] = digest_ids(stored.tokens.ids, stored.masked)
         if query.ignored:
             out.query_masked[query.path] = query.masked
 

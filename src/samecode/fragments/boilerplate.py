@@ -58,11 +58,11 @@ __all__ = [
     "REASONS",
     "BoilerplateFiles",
     "Ignored",
+    "digest_ids",
     "import_blocks",
     "licence_header",
     "mask",
     "masked_ranges",
-    "path_free_ids",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -101,7 +101,7 @@ def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
     return sorted((item.first, item.stop) for item in ignored)
 
 
-def path_free_ids(
+def digest_ids(
     ids: array[int], masked: Iterable[tuple[int, int]], first: int = 0, stop: int | None = None
 ) -> array[int]:
     """``ids[first:stop]`` with the masked tokens (``masked``, :func:`masked_ranges`, in
@@ -110,9 +110,9 @@ def path_free_ids(
 
     Runtime complexity: ``O(stop - first)`` in C, and a step for each masked range.
 
-    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 0).tolist()
+    >>> digest_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 0).tolist()
     [5, 0, 0, 8]
-    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 2, 4).tolist()
+    >>> digest_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 2, 4).tolist()
     [0, 8]
     """
     stop = len(ids) if stop is None else stop
