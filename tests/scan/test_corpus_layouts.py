@@ -20,7 +20,10 @@ from samecode.corpus.fragments import match_fragments
 from samecode.corpus.store import Corpus
 from samecode.fragments import FragmentOptions
 from samecode.hamming.sqlite import IndexCorruptError
+from samecode.scan.pipeline import document_of
+from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions
+from samecode.text.shingling import Shingling
 from storefiles import legacy_corpus
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -172,3 +175,27 @@ def test_the_same_pairs_and_regions_from_either_layout(tmp_path_factory, seed):
                 )
             )
     assert found[0] == found[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_file_found_through_a_link_of_another_extension_is_kept_consistent(
+    tmp_path: Path,
+) -> None:
+    # Stored under its real path, a file is tokenized by that path's language when its
+    # text is made again: "//" is floor division in Python and a comment in C.
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "calc.py").write_text("x = a // b c d e f g\ny = 2\nz = x + y\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "calc.c").symlink_to(real / "calc.py")
+    shingling = Shingling(tokens="code", size=2)
+    walk = WalkOptions(gitignore=False, min_tokens=1)
+    with Corpus.create(str(tmp_path / "c.db"), shingling=shingling) as corpus:
+        assert corpus.sync([str(linked)], walk).added == (str(real / "calc.py"),)
+        assert corpus.check() == []
+        copy = tmp_path / "copy.py"
+        copy.write_bytes((real / "calc.py").read_bytes())
+        query = document_of(read_text(str(copy), None), shingling, 1)
+        (found,) = corpus.match([query], threshold=1)
+    assert found.b == str(real / "calc.py")

@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import sys
 import zlib
@@ -40,6 +41,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
+from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeValueError
 from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, masked_ranges
@@ -279,13 +281,15 @@ def read_stored(
         if isinstance(read, Skipped):
             out.append(read)
             continue
+        if text:  # tokenized by the path it is kept under, as its text is again later
+            read = dataclasses.replace(read, path=identity(path))
         document = document_of(read, shingling, min_tokens)
         if isinstance(document, Skipped):
-            out.append(document)
+            out.append(dataclasses.replace(document, path=path))  # as it was found
             continue
         record, distinct = b"", none
         if options is not None:
-            found = fingerprint_text(path, read.text, options, boilerplate)
+            found = fingerprint_text(read.path, read.text, options, boilerplate)
             distinct = array("Q", sorted(set(found.fingerprints)))
             if not text:
                 record = encode(found)
