@@ -641,10 +641,10 @@ def run_match_fragments(args: argparse.Namespace) -> int:
                 progress=feedback,
             )
         # asked of the whole result, before the baseline leaves some of it out
-        unshown = chosen.stored_to_hide(corpus, result)
+        texts, unshown = chosen.stored_views(corpus, result)
     if baseline is not None:
         result = only_new(result, baseline)
-    emit(chosen, FragmentReport(result, parameters, args.paths, unshown), args.output)
+    emit(chosen, FragmentReport(result, parameters, args.paths, unshown, texts), args.output)
     ignored = ignored_text(result)
     feedback.summary(
         f"matched {files_text(len(result.files))} against {db}, "

@@ -70,7 +70,7 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tree import FileFingerprints, fingerprint_files
-from samecode.sources.reading import read_text
+from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions, discover
 
@@ -79,6 +79,7 @@ __all__ = [
     "corpus_options",
     "match_files",
     "match_fragments",
+    "stored_texts",
     "unshown_stored",
 ]
 
@@ -463,11 +464,53 @@ def _first(clone: FragmentClass) -> tuple[str, int]:
     return first.path, first.first
 
 
+def stored_texts(corpus: Corpus, result: FragmentResult) -> dict[str, Text]:
+    """The texts a corpus keeps (format version 4) of the stored files of ``result``'s
+    regions that are not also query files: a page can show them as they were stored,
+    wherever the files are now, or whether they are still on disk at all. Empty for a
+    corpus that keeps no texts.
+
+    :param corpus: the corpus the result was matched against.
+    :param result: what :func:`match_fragments` found.
+    :raises IndexCorruptError: for an entry that fails its checks.
+
+    Runtime complexity: ``O(size)`` for each stored file of a region.
+
+    >>> import os, tempfile
+    >>> from samecode.corpus.store import Corpus
+    >>> from samecode.sources.walk import WalkOptions
+    >>> folder = tempfile.mkdtemp()
+    >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
+    >>> for name in ("known.py", "new.py"):
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(block)
+    >>> walk = WalkOptions(gitignore=False)
+    >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
+    ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
+    ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
+    ...     os.remove(os.path.join(folder, "known.py"))
+    ...     kept = stored_texts(corpus, found)
+    >>> [(os.path.basename(path), text.text == block) for path, text in kept.items()]
+    [('known.py', True)]
+    """
+    if not corpus.keeps_text:
+        return {}
+    queries = set(result.files)
+    out: dict[str, Text] = {}
+    for path in sorted({region.b for region in result.regions} - queries):
+        text = corpus.stored_text(path)
+        if text is not None:
+            out[path] = text
+    return out
+
+
 def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     """The stored files of ``result``'s regions whose text on disk is not the text
     stored (their bytes' SHA-256 is not the stored one), each with why: a page that reads
     files to show their lines (:func:`~samecode.reports.html.to_html`'s ``unshown``)
     must not show them. A file that cannot be read is left out: the page says why itself.
+    A corpus that keeps texts gives those of its files (:func:`stored_texts`) but of those
+    that are query files too.
 
     :param corpus: the corpus the result was matched against.
     :param result: what :func:`match_fragments` found.
@@ -485,7 +528,8 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     >>> walk = WalkOptions(gitignore=False)
     >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
     ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
-    ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
+    ...     queries = [os.path.join(folder, name) for name in ("new.py", "known.py")]
+    ...     found = match_fragments(corpus, queries, walk=walk)
     ...     same = unshown_stored(corpus, found)
     ...     with open(os.path.join(folder, "known.py"), "a") as f:
     ...         _ = f.write("more = 1\\n")
@@ -494,7 +538,10 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     ({}, ['changed since it was stored'])
     """
     out: dict[str, str] = {}
-    for path in sorted({region.b for region in result.regions}):
+    stored = {region.b for region in result.regions}
+    if corpus.keeps_text:  # the page shows those as kept (stored_texts)
+        stored &= set(result.files)
+    for path in sorted(stored):
         text = read_text(path, None)
         if isinstance(text, Skipped):
             continue

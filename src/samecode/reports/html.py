@@ -29,7 +29,8 @@ is ``5000``): integers cost less to write and to read than decimals.
 Paths and lines show control, bidirectional and other invisible characters escaped
 (:func:`~samecode.text.display.visible`; tabs in code are kept); the script writes them
 as text, never as markup. Needs jinja2 (the ``cli`` extra). A file that cannot be read
-any more, or that changed since the scan read it, shows why instead of its lines.
+any more, or that changed since the scan read it, shows why instead of its lines; texts
+given (a corpus's stored files) are shown as given.
 
 >>> import pathlib, tempfile
 >>> from samecode.fragments.tree import scan_fragments
@@ -257,6 +258,7 @@ def to_html(
     root: str | os.PathLike[str] | None = None,
     context: int = 3,
     unshown: Mapping[str, str] | None = None,
+    texts: Mapping[str, Text] | None = None,
 ) -> str:
     """The result as one self-contained HTML page (see the module's description).
 
@@ -269,6 +271,8 @@ def to_html(
     :param unshown: files whose text is not to be shown, each with why (a stored file
         whose text on disk is not the text matched:
         :func:`~samecode.corpus.fragments.unshown_stored`); their regions are listed.
+    :param texts: files' texts to show instead of reading the files (the texts a corpus
+        keeps of its files: :func:`~samecode.corpus.fragments.stored_texts`).
     :raises TypeError: for a result of the wrong type.
     :raises ValueError: for a ``context`` out of range.
 
@@ -294,10 +298,11 @@ def to_html(
     number = {path: n for n, path in enumerate(paths)}
     base = None if root is None else os.path.abspath(os.fspath(root))
     hidden = {} if unshown is None else unshown
+    given = {} if texts is None else texts
     lines = _Lines()
     files: list[list[str]] = []
     for n, path in enumerate(paths):
-        text = _readable(path, hidden, result.sha256.get(path))
+        text = given[path] if path in given else _readable(path, hidden, result.sha256.get(path))
         if isinstance(text, str):
             files.append([_shown(path, base), text])
             lines.files.append([])
