@@ -224,7 +224,7 @@ def test_masked_lines_are_in_the_data_with_why(tmp_path):
     (tmp_path / "b.py").write_text("x = 1\n" + imports + BLOCK)
     result = scan(tmp_path)
     data = page_data(to_html(result, root=tmp_path))
-    assert data["reasons"] == ["licence header", "import block", "boilerplate file"]
+    assert data["reasons"] == ["licence header", "import block", "boilerplate file", "message ids"]
     assert sorted(data["masked"]) == [[0, 1, 3, 1], [1, 2, 4, 1]]
     assert data["lines"][0][1] == "import os"  # shown, as masked, when near a region
 

@@ -5,6 +5,7 @@ of the same files (which still opens, matches and is written as it was made)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sqlite3
@@ -199,3 +200,29 @@ def test_a_file_found_through_a_link_of_another_extension_is_kept_consistent(
         query = document_of(read_text(str(copy), None), shingling, 1)
         (found,) = corpus.match([query], threshold=1)
     assert found.b == str(real / "calc.py")
+
+
+def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    legacy_corpus(path, 3, FragmentOptions(keep_msgids=True)).close()
+    with sqlite3.connect(path) as db:
+        (recorded,) = db.execute("SELECT value FROM samecode_meta WHERE name = 'fragments'")
+        fragments = json.loads(recorded[0])
+        del fragments["keep_msgids"]  # as a samecode before keep_msgids recorded it
+        db.execute(
+            "UPDATE samecode_meta SET value = ? WHERE name = 'fragments'", (json.dumps(fragments),)
+        )
+    db.close()
+    with Corpus.open(str(path)) as corpus:
+        assert corpus.fragments is not None
+        assert corpus.fragments.keep_msgids is True
+    po = tmp_path / "de.po"
+    po.write_text('msgid "Save the form"\nmsgstr "Das Formular sichern"\n' * 30)
+    query = tmp_path / "query" / "de.po"
+    query.parent.mkdir()
+    query.write_bytes(po.read_bytes())
+    with Corpus.open(str(path)) as corpus:
+        corpus.sync([str(po)], WalkOptions(gitignore=False, min_tokens=1))
+        found = match_fragments(corpus, [str(query)], walk=WALK)
+    assert not found.ignored  # its catalogues' ids are matched, as when it was made
+    assert [(r.a_start, r.a_end) for r in found.regions] == [(1, 60)]

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.corpus.match import MATCH_WALK
+from samecode.corpus.settings import FRAGMENT_KEYS
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -83,16 +84,14 @@ __all__ = [
     "unshown_stored",
 ]
 
-#: The fragment parameters a corpus stores its files by, which a query must share.
-_STORED = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
-
 
 def corpus_options(
     stored: FragmentOptions | None, options: FragmentOptions | None
 ) -> FragmentOptions:
     """The options of a match against a corpus storing fragments by ``stored``:
     ``options`` (the stored ones when ``None``), checked to share the stored parameters
-    (``k``, ``window``, ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``).
+    (:data:`~samecode.corpus.settings.FRAGMENT_KEYS`: ``k``, ``window``, ``tokens``,
+    ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``).
 
     :raises ValueError: if the corpus stores no fragments, or a parameter differs.
 
@@ -109,7 +108,7 @@ def corpus_options(
         return stored
     if not isinstance(options, FragmentOptions):
         raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
-    wrong = [name for name in _STORED if getattr(options, name) != getattr(stored, name)]
+    wrong = [name for name in FRAGMENT_KEYS if getattr(options, name) != getattr(stored, name)]
     if wrong:
         theirs = ", ".join(f"{name}={getattr(stored, name)!r}" for name in wrong)
         ours = ", ".join(f"{name}={getattr(options, name)!r}" for name in wrong)

@@ -56,9 +56,19 @@ FRAGMENTS_VERSION = "3"
 #: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
 TEXT_VERSION = "4"
 #: The fragment parameters a corpus records (the others are the query's).
-FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
+FRAGMENT_KEYS = (
+    "k",
+    "window",
+    "tokens",
+    "normalize",
+    "keep_licenses",
+    "keep_imports",
+    "keep_msgids",
+)
 #: Of those, the ones given on their own (the tokenization is the shingling's).
-GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports")
+GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports", "keep_msgids")
+#: The fragment parameters of a corpus made before they were recorded, as it was made.
+_UNRECORDED: dict[str, Any] = {"keep_msgids": True}
 
 
 class CorpusSettingsError(SamecodeValueError):
@@ -292,7 +302,10 @@ def recorded_fragment_options(recorded: Any, shingling: Shingling) -> FragmentOp
             f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
             f"layout {LAYOUT}"
         )
-    chosen = {key: recorded[key] for key in FRAGMENT_KEYS}
+    chosen: dict[str, Any] = {key: recorded.get(key, _UNRECORDED.get(key)) for key in FRAGMENT_KEYS}
+    missing = [key for key, value in chosen.items() if value is None]
+    if missing:
+        raise KeyError(missing[0])
     # a TypeError for a k that is not a number: the metadata is refused
     options = FragmentOptions(**chosen, min_tokens=max(FragmentOptions.min_tokens, chosen["k"]))
     if (options.tokens, options.normalize) != (shingling.tokens, shingling.normalize):

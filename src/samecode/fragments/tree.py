@@ -106,7 +106,7 @@ def fingerprint_text(
 ) -> FileFingerprints:
     """A text's :class:`FileFingerprints`, its boilerplate masked
     (:func:`~samecode.fragments.boilerplate.mask`, by ``options.keep_licenses``,
-    ``options.keep_imports`` and the ``boilerplate`` files).
+    ``options.keep_imports``, ``options.keep_msgids`` and the ``boilerplate`` files).
 
     Runtime complexity: ``O(size)`` (see
     :func:`~samecode.fragments.winnowing.fingerprints`).
@@ -123,6 +123,7 @@ def fingerprint_text(
         options.k,
         keep_licenses=options.keep_licenses,
         keep_imports=options.keep_imports,
+        keep_msgids=options.keep_msgids,
         files=boilerplate,
     )
     kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked_ranges(ignored))
