@@ -50,7 +50,7 @@ from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.scan.model import Document
 from samecode.scan.pipeline import document_of
 from samecode.sources.reading import decode_text, read_bytes
-from samecode.sources.skipped import Skipped
+from samecode.sources.skipped import Skipped, too_few_tokens
 from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling, kgram_array
 
@@ -240,6 +240,16 @@ def unpack_text(packed: bytes, path: str) -> bytes:
         raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
 
 
+def _same_tokens(shingling: Shingling, options: FragmentOptions) -> bool:
+    """Whether the fragments' tokens are the shingles' (the same kind, normalized or
+    not, and not characters): then one tokenization gives both."""
+    return (
+        shingling.tokens != "chars"
+        and shingling.tokens == options.tokens
+        and shingling.normalize == options.normalize
+    )
+
+
 def read_stored(
     paths: Sequence[str],
     shingling: Shingling,
@@ -256,7 +266,8 @@ def read_stored(
     and its bytes compressed (:func:`pack_text`) instead of its record.
 
     Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record
-    or its compressed bytes.
+    or its compressed bytes; the text is tokenized once where the fragments' tokens are
+    the shingles' (as in a corpus).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
@@ -279,13 +290,22 @@ def read_stored(
         if isinstance(read, Skipped):
             out.append(read)
             continue
-        document = document_of(read, shingling, min_tokens)
+        found = None
+        if options is not None and _same_tokens(shingling, options):
+            # one tokenization for both: the shingles made of the fragments' token ids
+            found = fingerprint_text(path, read.text, options, boilerplate)
+            tokens, shingles = shingling.measure_ids(found.tokens.ids)
+            short = too_few_tokens(path, tokens, min_tokens)
+            document = short or Document(path, read.size, read.sha256, tokens, shingles)
+        else:
+            document = document_of(read, shingling, min_tokens)
         if isinstance(document, Skipped):
             out.append(document)
             continue
         record, distinct = b"", none
         if options is not None:
-            found = fingerprint_text(path, read.text, options, boilerplate)
+            if found is None:
+                found = fingerprint_text(path, read.text, options, boilerplate)
             distinct = array("Q", sorted(set(found.fingerprints)))
             if not text:
                 record = encode(found)
