@@ -101,3 +101,18 @@ def test_whole_lines_drop_an_end_line_holding_under_half_its_tokens(text, data):
     if end < high:
         inside, total = share(high)
         assert 2 * inside < total
+
+
+@given(TEXTS, RULES, PATHS, st.integers(1, 6))
+def test_shingles_of_the_spans_ids_are_the_texts(text, rules, path, size):
+    # a corpus shingles a file from the ids its fragments tokenized (one tokenization)
+    rules = Shingling(tokens=rules.tokens, size=size, normalize=rules.normalize)
+    if rules.tokens == "chars":
+        with pytest.raises(SamecodeValueError, match="characters"):
+            rules.measure_ids([1, 2])
+        return
+    spans = TokenSpans.of(text, rules, path)
+    tokens, shingles = rules.measure_ids(spans.ids)
+    expected_tokens, expected = rules.measure(text, path)
+    assert tokens == expected_tokens
+    assert sorted(shingles) == sorted(expected)

@@ -52,7 +52,7 @@ from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.scan.model import Document
 from samecode.scan.pipeline import document_of
 from samecode.sources.reading import decode_text, read_bytes
-from samecode.sources.skipped import Skipped
+from samecode.sources.skipped import Skipped, too_few_tokens
 from samecode.sources.walk import WalkOptions
 from samecode.text.shingling import Shingling, kgram_array
 
@@ -242,6 +242,16 @@ def unpack_text(packed: bytes, path: str) -> bytes:
         raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
 
 
+def _same_tokens(shingling: Shingling, options: FragmentOptions) -> bool:
+    """Whether the fragments' tokens are the shingles' (the same kind, normalized or
+    not, and not characters): then one tokenization gives both."""
+    return (
+        shingling.tokens != "chars"
+        and shingling.tokens == options.tokens
+        and shingling.normalize == options.normalize
+    )
+
+
 def read_stored(
     paths: Sequence[str],
     shingling: Shingling,
@@ -258,7 +268,8 @@ def read_stored(
     and its bytes compressed (:func:`pack_text`) instead of its record.
 
     Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record
-    or its compressed bytes.
+    or its compressed bytes; the text is tokenized once where the fragments' tokens are
+    the shingles' (as in a corpus).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.py")
@@ -283,13 +294,22 @@ def read_stored(
             continue
         if text:  # tokenized by the path it is kept under, as its text is again later
             read = dataclasses.replace(read, path=identity(path))
-        document = document_of(read, shingling, min_tokens)
+        found = None
+        if options is not None and _same_tokens(shingling, options):
+            # one tokenization for both: the shingles made of the fragments' token ids
+            found = fingerprint_text(read.path, read.text, options, boilerplate)
+            tokens, shingles = shingling.measure_ids(found.tokens.ids)
+            short = too_few_tokens(path, tokens, min_tokens)
+            document = short or Document(read.path, read.size, read.sha256, tokens, shingles)
+        else:
+            document = document_of(read, shingling, min_tokens)
         if isinstance(document, Skipped):
             out.append(dataclasses.replace(document, path=path))  # as it was found
             continue
         record, distinct = b"", none
         if options is not None:
-            found = fingerprint_text(read.path, read.text, options, boilerplate)
+            if found is None:
+                found = fingerprint_text(read.path, read.text, options, boilerplate)
             distinct = array("Q", sorted(set(found.fingerprints)))
             if not text:
                 record = encode(found)

@@ -18,18 +18,16 @@ SARIF.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.text.shingling import Shingling, token_ids
 
 __all__ = ["TokenSpans"]
-
-_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,8 @@ class TokenSpans:
             raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
         tokens, starts, ends = shingling.token_spans(text, path)
         lines = array("q", [0])
-        lines.extend(match.end() for match in _NEWLINE.finditer(text))
+        # each line starts just past the one before and its newline
+        lines.extend(accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
         offsets = "i" if len(text) < 2**31 else "q"  # 4 bytes an offset where they fit
         return cls(
             array("Q", token_ids(tokens)), array(offsets, starts), array(offsets, ends), lines

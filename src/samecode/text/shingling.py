@@ -48,7 +48,8 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import accumulate, chain, islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from samecode._kernels import use_numpy
@@ -78,6 +79,11 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 # Unicode's on ASCII but for white space: str.isspace() (and Unicode's \s) holds for the
 # information separators \x1c-\x1f, which re.ASCII's \s leaves out; they are added back.
 _ASCII_WORDS = re.compile(r"\w+|[^\w\s\x1c-\x1f]", re.ASCII)
+# The same tokens, each with the white space before it: white space is all the words'
+# patterns leave out, so the lengths of these pairs place every token (the offsets made
+# in C, not one match object a token).
+_SPACED_WORDS = re.compile(r"(\s*)(\w+|[^\w\s])")
+_ASCII_SPACED_WORDS = re.compile(r"([\s\x1c-\x1f]*)(\w+|[^\w\s\x1c-\x1f])", re.ASCII)
 # The characters of ``tokens="chars"``: each run of white space (one space once
 # normalised), or any other character.
 _CHARS = re.compile(r"\s+|.", re.DOTALL)
@@ -327,15 +333,18 @@ class Shingling:
             )
             ends = [start + len(token) for start, token in zip(starts, found)]
             return (_normal_code(found, language) if self.normalize else found), starts, ends
-        words = _ASCII_WORDS if text.isascii() else _WORDS
-        pattern = _CHARS if self.tokens == "chars" else words
-        found, starts, ends = [], [], []
-        for match in pattern.finditer(text):
-            found.append(match.group())
-            starts.append(match.start())
-            ends.append(match.end())
         if self.tokens == "chars":
+            found, starts, ends = [], [], []
+            for match in _CHARS.finditer(text):
+                found.append(match.group())
+                starts.append(match.start())
+                ends.append(match.end())
             return [" " if token.isspace() else token for token in found], starts, ends
+        pairs = (_ASCII_SPACED_WORDS if text.isascii() else _SPACED_WORDS).findall(text)
+        # the end of each space, then of its token: starts and ends, alternately
+        marks = list(accumulate(map(len, chain.from_iterable(pairs))))
+        found = list(map(itemgetter(1), pairs))
+        starts, ends = marks[0::2], marks[1::2]
         return (_normal_words(found, language_of(path)) if self.normalize else found), starts, ends
 
     def shingles(self, text: str, path: str = "") -> array[int]:
@@ -365,14 +374,30 @@ class Shingling:
             if not distinct and normal:
                 distinct = {token_id(normal)}
             return len(normal), array("Q", distinct)
-        ids = _ids(self.token_list(text, path))
+        return self.measure_ids(_ids(self.token_list(text, path)))
+
+    def measure_ids(self, ids: Sequence[int]) -> tuple[int, array[int]]:
+        """:meth:`measure` of a text whose tokens by these rules have these ids
+        (:func:`token_ids`), for a caller that has them already (the ids of
+        :class:`~samecode.fragments.tokens.TokenSpans`, of the same ``tokens`` and
+        ``normalize``): the same count and set.
+
+        :raises ValueError: for rules of ``tokens="chars"`` (their shingles are of
+            characters, not of token ids).
+
+        >>> rules = Shingling(size=2)
+        >>> rules.measure_ids(token_ids(rules.token_list("a b a b"))) == rules.measure("a b a b")
+        True
+        """
+        if self.tokens == "chars":
+            raise SamecodeValueError("chars shingles are made of characters, not token ids")
         if len(ids) >= self.size and use_numpy(len(ids)):
             import samecode._numpy_kernels as fast
 
             words = fast.as_uint64(ids)
             if words is not None:  # ascending: one order of the set
                 return len(ids), fast.distinct_kgrams(words, self.size)
-        return len(ids), array("Q", set(_hashes(ids, self.size)))
+        return len(ids), array("Q", set(_hashes(list(ids), self.size)))
 
 
 def _normal_words(tokens: list[str], language: Language) -> list[str]:
