@@ -395,6 +395,8 @@ MESSAGES = [
             [(1, 3), (5, 5)],
         ),
         (['msgid "a"', 'msgstr "b"', 'msgid ""', 'msgstr ""', '"c"'], "de.po", [(1, 1), (3, 3)]),
+        # a first entry with a context is no header: its translation is its own
+        (['msgctxt "c"', 'msgid ""', 'msgstr "Leer"'], "de.po", [(1, 2)]),
     ],
 )
 def test_message_ids_are_the_id_statements_and_the_tools_comments(lines, path, expected):

@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samecode.corpus.fragments import match_fragments
+from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
 from samecode.fragments import FragmentOptions
-from samecode.hamming.sqlite import IndexCorruptError
+from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.scan.pipeline import document_of
 from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions
@@ -226,3 +227,20 @@ def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_pa
         found = match_fragments(corpus, [str(query)], walk=WALK)
     assert not found.ignored  # its catalogues' ids are matched, as when it was made
     assert [(r.a_start, r.a_end) for r in found.regions] == [(1, 60)]
+
+
+def test_a_corpus_whose_texts_rules_differ_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    Corpus.create(str(path)).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samecode_meta SET value = '0' WHERE name = 'text_rules'")
+    db.close()
+    with pytest.raises(IndexFileError, match="makes its texts' keys by rules '0'"):
+        Corpus.open(str(path))
+
+
+def test_a_packed_text_must_be_bytes() -> None:
+    with pytest.raises(TypeError, match="must be bytes"):
+        unpack_text("x = 1", "a.py")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="is damaged"):
+        unpack_text(b"not zlib", "a.py")

@@ -41,9 +41,10 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
+from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
-from samecode.errors import SamecodeValueError
+from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, masked_ranges
 from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.options import FragmentOptions
@@ -234,11 +235,14 @@ def pack_text(data: bytes) -> bytes:
 def unpack_text(packed: bytes, path: str) -> bytes:
     """The bytes :func:`pack_text` packed.
 
+    :raises TypeError: if ``packed`` is not bytes.
     :raises ValueError: if ``packed`` does not decompress.
     """
+    if not isinstance(packed, bytes):
+        raise SamecodeTypeError(f"the text of {path!r} must be bytes; got {describe(packed)}")
     try:
         return zlib.decompress(packed)
-    except (zlib.error, TypeError) as error:
+    except zlib.error as error:
         raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
 
 

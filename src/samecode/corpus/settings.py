@@ -27,7 +27,7 @@ from samecode._validation import describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.records import LAYOUT
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.options import FragmentOptions
+from samecode.fragments.options import UNSTATED, FragmentOptions
 from samecode.minhash.settings import LSHSettings
 from samecode.scan.candidates import default_lsh_threshold
 from samecode.similarity import exact_threshold
@@ -37,6 +37,7 @@ __all__ = [
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
+    "TEXT_RULES",
     "TEXT_VERSION",
     "CorpusSettings",
     "CorpusSettingsError",
@@ -55,6 +56,11 @@ FRAGMENTS_VERSION = "3"
 #: its ``candidates``, and its ``fragments`` parameters if it stores fragments): what
 #: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
 TEXT_VERSION = "4"
+#: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
+#: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
+#: samecode whose rules differ refuses the corpus, whose keys were made by the others.
+#: A corpus that records none was made by version 1.
+TEXT_RULES = "1"
 #: The fragment parameters a corpus records (the others are the query's).
 FRAGMENT_KEYS = (
     "k",
@@ -67,8 +73,6 @@ FRAGMENT_KEYS = (
 )
 #: Of those, the ones given on their own (the tokenization is the shingling's).
 GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports", "keep_msgids")
-#: The fragment parameters of a corpus made before they were recorded, as it was made.
-_UNRECORDED: dict[str, Any] = {"keep_msgids": True}
 
 
 class CorpusSettingsError(SamecodeValueError):
@@ -151,6 +155,7 @@ class CorpusSettings:
             *candidates.meta(),
             *recorded,
             *([] if self.profile is None else [("profile", self.profile)]),
+            ("text_rules", TEXT_RULES),
         ]
 
     def check_given(
@@ -169,11 +174,12 @@ class CorpusSettings:
         order, the first that fails raised: the ``profile`` (a corpus that names none
         was made with the library's defaults, ``duplicates``), fragments asked of a
         corpus that stores none (``fragments`` true, or any of ``k``, ``window``,
-        ``keep_licenses`` and ``keep_imports`` given), each of those four,
+        ``keep_licenses``, ``keep_imports`` and ``keep_msgids`` given), each of those five,
         ``min_threshold``, ``candidates`` (``"prefix"`` or ``"lsh"``), ``num_perm`` and
         ``lsh_threshold``.
 
-        :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``.
+        :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``,
+            ``keep_msgids``.
         :raises CorpusSettingsError: naming the first setting that differs.
         :raises TypeError: for a name that is no setting a corpus stores.
 
@@ -302,7 +308,7 @@ def recorded_fragment_options(recorded: Any, shingling: Shingling) -> FragmentOp
             f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
             f"layout {LAYOUT}"
         )
-    chosen: dict[str, Any] = {key: recorded.get(key, _UNRECORDED.get(key)) for key in FRAGMENT_KEYS}
+    chosen: dict[str, Any] = {key: recorded.get(key, UNSTATED.get(key)) for key in FRAGMENT_KEYS}
     missing = [key for key, value in chosen.items() if value is None]
     if missing:
         raise KeyError(missing[0])

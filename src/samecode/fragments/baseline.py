@@ -50,7 +50,7 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.options import FragmentOptions
+from samecode.fragments.options import UNSTATED, FragmentOptions
 from samecode.fragments.regions import Region
 from samecode.fragments.result import SCHEMA, BaselineNovelty, ClassNovelty, FragmentResult
 
@@ -78,9 +78,6 @@ _OPTIONS = tuple(
 #: which files are compared, as adding or removing files does, not what a file's places
 #: are, and may differ.
 MATCHED_PARAMETERS = (*_OPTIONS, "boilerplate_digest")
-#: The parameters of reports made before they were stated, as those reports were made
-#: (catalogues' message ids were matched then).
-_UNSTATED = {"keep_msgids": True}
 
 
 class BaselineError(SamecodeValueError):
@@ -119,7 +116,7 @@ def _matched(parameters: Mapping[str, Any], refuse: Callable[[str], Exception]) 
     """The :data:`MATCHED_PARAMETERS` of a report's ``parameters``, checked as
     :class:`~samecode.fragments.options.FragmentOptions` checks them (``refuse(why)``
     is raised for what is missing or wrong)."""
-    parameters = {**_UNSTATED, **parameters}
+    parameters = {**UNSTATED, **parameters}
     absent = [name for name in _OPTIONS if name not in parameters]
     if absent:
         raise refuse(f"its parameters have no {', '.join(map(repr, absent))}")

@@ -311,7 +311,9 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     empty = False  # the id met is the first, and empty so far
     for number, line in enumerate(lines, 1):
         if _MESSAGE_ID.match(line):
-            if line.lstrip().startswith("msgid"):
+            if line.lstrip().startswith("msgctxt"):  # the header entry has no context
+                first = False
+            elif line.lstrip().startswith("msgid"):
                 empty, first = first and line.strip() == 'msgid ""', False
             state = "id"
         elif state != "outside" and _CONTINUATION.match(line):

@@ -7,14 +7,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from samecode._validation import check_bool, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 
-__all__ = ["FragmentOptions"]
+__all__ = ["UNSTATED", "FragmentOptions"]
+
+#: The parameters that reports and corpora made before they existed do not state, with
+#: the value they were made by (catalogues' message ids were matched then): how a saved
+#: baseline or a corpus's metadata without them is read.
+UNSTATED: Mapping[str, Any] = MappingProxyType({"keep_msgids": True})
 
 
 @dataclass(frozen=True)

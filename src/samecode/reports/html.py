@@ -149,8 +149,9 @@ def _shown(path: str, root: str | None) -> str:
     when within it."""
     if root is not None:
         absolute = os.path.abspath(path)
-        if absolute.startswith(root) and absolute[len(root) : len(root) + 1] == os.sep:
-            path = absolute[len(root) + 1 :]
+        inside = root if root.endswith(os.sep) else root + os.sep  # "/" ends in one
+        if absolute.startswith(inside):
+            path = absolute[len(inside) :]
         elif absolute == root:
             path = os.curdir
     return visible(path)
@@ -273,7 +274,8 @@ def to_html(
         :func:`~samecode.corpus.fragments.unshown_stored`); their regions are listed.
     :param texts: files' texts to show instead of reading the files (the texts a corpus
         keeps of its files: :func:`~samecode.corpus.fragments.stored_texts`).
-    :raises TypeError: for a result of the wrong type.
+    :raises TypeError: for a result of the wrong type, or a text that is not a
+        :class:`~samecode.sources.reading.Text`.
     :raises ValueError: for a ``context`` out of range.
 
     Runtime complexity: ``O(size)`` to read each file with an occurrence, and
@@ -299,6 +301,9 @@ def to_html(
     base = None if root is None else os.path.abspath(os.fspath(root))
     hidden = {} if unshown is None else unshown
     given = {} if texts is None else texts
+    for kept in given.values():
+        if not isinstance(kept, Text):
+            raise SamecodeTypeError(f"texts must map paths to Text; got {describe(kept)}")
     lines = _Lines()
     files: list[list[str]] = []
     for n, path in enumerate(paths):
@@ -417,7 +422,7 @@ def page_data(page: str) -> dict[str, Any]:
     end, reason]``, the reason an index in ``reasons``); ``cuts`` (``[file, line, its
     length]``); ``context``; and, unpacked, ``lines``: for each file, the text of each
     line the page holds, by its number. Files are numbered from 0, pairs, classes and
-    regions from 1.
+    regions from 1; similarities and shares are whole ten-thousandths (``5000`` is half).
 
     :param page: the text of the page.
     :raises ValueError: for a page that holds no such data.
