@@ -5,6 +5,7 @@ of the same files (which still opens, matches and is written as it was made)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -118,7 +119,7 @@ def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_
         assert "fragments" not in names
         assert "prefixes" not in names
     for name in made.values():
-        with sqlite3.connect(name) as db:
+        with contextlib.closing(sqlite3.connect(name)) as db:
             db.execute("VACUUM")
     assert os.path.getsize(made["v4"]) < os.path.getsize(made["v3"]) / 2
     results = []
@@ -131,7 +132,7 @@ def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_
 def test_a_damaged_text_is_reported_and_never_matched(tmp_path):
     stored, _queries = make_tree(tmp_path, 3)
     made = build(tmp_path, stored)
-    with sqlite3.connect(made["v4"]) as db:
+    with contextlib.closing(sqlite3.connect(made["v4"])) as db, db:
         (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
         db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
     with Corpus.open(made["v4"], readonly=True) as corpus:
@@ -206,14 +207,13 @@ def test_a_file_found_through_a_link_of_another_extension_is_kept_consistent(
 def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     legacy_corpus(path, 3, FragmentOptions(keep_msgids=True)).close()
-    with sqlite3.connect(path) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         (recorded,) = db.execute("SELECT value FROM samecode_meta WHERE name = 'fragments'")
         fragments = json.loads(recorded[0])
         del fragments["keep_msgids"]  # as a samecode before keep_msgids recorded it
         db.execute(
             "UPDATE samecode_meta SET value = ? WHERE name = 'fragments'", (json.dumps(fragments),)
         )
-    db.close()
     with Corpus.open(str(path)) as corpus:
         assert corpus.fragments is not None
         assert corpus.fragments.keep_msgids is True
@@ -232,9 +232,8 @@ def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_pa
 def test_a_corpus_whose_texts_rules_differ_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "c.db"
     Corpus.create(str(path)).close()
-    with sqlite3.connect(path) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE samecode_meta SET value = '0' WHERE name = 'text_rules'")
-    db.close()
     with pytest.raises(IndexFileError, match="makes its texts' keys by rules '0'"):
         Corpus.open(str(path))
 
