@@ -21,6 +21,9 @@ folder, tests included; ``site-packages`` left out by the scan's default exclude
 * ``distinct shingles``: :meth:`Shingling.measure
   <samecode.text.shingling.Shingling.measure>` with the default rules (tokenizing
   included), what ``scan`` without ``--fragments`` computes of each file.
+* ``exact matches``: :func:`samecode.fragments.regions.exact_matches` of each file (its
+  k-grams made, boilerplate masked) against a near-copy of it, every 40th line left out:
+  the seed look-ups, sorted on numpy, and the matches through them.
 
 Each kernel's output is hashed (sha256 of its pickle) both ways and must be the same. Then
 ``python -m samecode scan TREE [--fragments] --format jsonl --jobs N`` of this checkout, a
@@ -49,6 +52,7 @@ from samecode._kernels import PURE
 from samecode.fragments import FragmentOptions
 from samecode.fragments.boilerplate import mask, masked_ranges
 from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.regions import exact_matches
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
 from samecode.sources.reading import read_text
@@ -57,7 +61,8 @@ from samecode.text.shingling import Shingling, kgram_array, kgram_hashes
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 KERNELS = ["k-gram hashes (list)", "k-gram hashes (array)", "winnowing", "look-up arrays",
-           "all three (Kgrams.of)", "distinct shingles (measure)"]  # fmt: skip
+           "all three (Kgrams.of)", "distinct shingles (measure)",
+           "exact matches (seeds)"]  # fmt: skip
 WAYS = {"pure": "1", "numpy": ""}
 
 
@@ -77,7 +82,12 @@ def inputs(tree: Path) -> list[tuple[Any, ...]]:
             continue
         masked = masked_ranges(mask(path, text.text, tokens, options.k))
         kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
-        found.append((tokens.ids, masked, kgrams.hashes, kgrams.selected, text.text, path))
+        # a near-copy to match the file with: every 40th line left out
+        edited = "\n".join(line for n, line in enumerate(text.text.split("\n")) if n % 40 != 7)
+        copy = TokenSpans.of(edited, options.shingling, path)
+        pair = (kgrams, Kgrams.of(copy.ids, options.k, options.window))
+        found.append((tokens.ids, masked, kgrams.hashes, kgrams.selected, text.text, path,
+                      copy.ids, pair))  # fmt: skip
     return found
 
 
@@ -95,6 +105,9 @@ def run_kernels(files: list[Any], way: str) -> tuple[dict[str, float], dict[str,
         KERNELS[3]: lambda f: Kgrams.selecting(f[2], f[3]),
         KERNELS[4]: lambda f: Kgrams.of(f[0], k, window, f[1]),
         KERNELS[5]: lambda f: shingling.measure(f[4], f[5]),
+        KERNELS[6]: lambda f: exact_matches(
+            f[0], f[6], k=k, window=window, max_repeats=options.max_repeats, kgrams=f[7]
+        ),
     }
     shingling = Shingling()  # what a scan without --fragments measures
     try:

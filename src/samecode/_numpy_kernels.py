@@ -18,6 +18,7 @@ __all__ = [
     "as_uint64",
     "distinct_kgrams",
     "kgram_hashes",
+    "seed_heads",
     "sieve",
     "sorted_kgrams",
     "to_array",
@@ -152,3 +153,82 @@ def sieve(values: Words, size: int) -> bitarray:
     out = bitarray(endian="big")
     out.frombytes(np.packbits(bits).tobytes())
     return out
+
+
+def _places(
+    selected: array[int],
+    hashes: array[int],
+    other: array[int],
+    order: array[int],
+    most: int | None,
+    ignored: frozenset[int],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+    """The seeds of the fingerprints at ``selected`` (k-gram ``hashes``) among the
+    k-grams ``other`` (``order``: their positions in the order of their hashes): the
+    fingerprint's position and the other's, a pair per place, and how many fingerprints
+    were repetitive (in ``other`` more than ``most`` times), ``ignored`` ones left out."""
+    at = np.frombuffer(selected, dtype=selected.typecode).astype(np.int64, copy=False)
+    values = np.frombuffer(hashes, dtype=np.uint64)[at]
+    places = np.frombuffer(order, dtype=order.typecode).astype(np.int64, copy=False)
+    ranked = np.frombuffer(other, dtype=np.uint64)[places]
+    low = np.searchsorted(ranked, values, "left")
+    # most fingerprints are not in the other text: the end of their places is sought
+    # for those that are
+    held = low < len(ranked)
+    held[held] = ranked[low[held]] == values[held]
+    count = np.zeros(len(values), dtype=np.int64)
+    count[held] = np.searchsorted(ranked, values[held], "right") - low[held]
+    if ignored and held.any():
+        found = np.flatnonzero(held)
+        held[found] = [value not in ignored for value in values[found].tolist()]
+    repetitive = 0
+    if most is not None:
+        many = held & (count > most)
+        repetitive = int(many.sum())
+        held &= ~many
+    at, low, count = at[held], low[held], count[held]
+    # each fingerprint's places: low, low + 1, ... low + count - 1 in the order
+    steps = np.arange(int(count.sum()), dtype=np.int64)
+    steps += np.repeat(low - (np.cumsum(count) - count), count)
+    return np.repeat(at, count), places[steps], repetitive
+
+
+def seed_heads(
+    a: array[int],
+    b: array[int],
+    k: int,
+    mine: tuple[array[int], array[int], array[int]],
+    theirs: tuple[array[int], array[int], array[int]],
+    most: int | None,
+    same: bool,
+    ignored: frozenset[int],
+) -> tuple[list[int], list[int], int]:
+    """The seeds of :func:`samecode.fragments.regions.exact_matches` between the token
+    ids ``a`` and ``b`` (``mine`` and ``theirs``: the hashes, fingerprints and order of
+    their k-grams), as the first of each cluster: a seed whose k-gram overlaps or
+    touches the one before it on its diagonal is on the same run of equal tokens, and
+    only the first of such a cluster needs extending. Returns their places in ``a`` and
+    diagonals (``a - b``), in the order of diagonal then place, and how many
+    fingerprints were repetitive. Seeds whose k-grams differ (a hash collision) are left
+    out; with ``same``, those not below the diagonal."""
+    hashes, selected, order = mine
+    p, q, repetitive = _places(selected, hashes, theirs[0], theirs[2], most, ignored)
+    if same:
+        below = q < p
+        p, q = p[below], q[below]
+    else:
+        their_q, their_p, more = _places(theirs[1], theirs[0], hashes, order, most, ignored)
+        p, q = np.concatenate((p, their_p)), np.concatenate((q, their_q))
+        repetitive += more
+    tokens_a = np.frombuffer(a, dtype=np.uint64)
+    tokens_b = np.frombuffer(b, dtype=np.uint64)
+    equal = np.ones(len(p), dtype=bool)
+    for offset in range(k):
+        equal &= tokens_a[p + offset] == tokens_b[q + offset]
+    p, q = p[equal], q[equal]
+    diagonal = p - q
+    ranked = np.lexsort((p, diagonal))
+    p, diagonal = p[ranked], diagonal[ranked]
+    head = np.ones(len(p), dtype=bool)
+    head[1:] = (diagonal[1:] != diagonal[:-1]) | (p[1:] - p[:-1] > k)
+    return p[head].tolist(), diagonal[head].tolist(), repetitive

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_winnowing import shared_runs
 
 from budget import line_budget
+from kernelpaths import BOTH, kernels
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import (
@@ -40,9 +41,11 @@ def is_maximal_run(a, b, match):
     )
 
 
+@BOTH
 @given(TOKENS, TOKENS, st.integers(1, 4), st.integers(1, 5))
-def test_exact_matches_hold_every_long_shared_run_exactly(a, b, k, w):
-    found, repetitive = exact_matches(ids(a), ids(b), k=k, window=w)
+def test_exact_matches_hold_every_long_shared_run_exactly(pure, a, b, k, w):
+    with kernels(pure):
+        found, repetitive = exact_matches(ids(a), ids(b), k=k, window=w)
     assert repetitive == 0
     got = {(m.a_start, m.b_start, m.length) for m in found}
     for run in shared_runs(a, b, w + k - 1):
@@ -54,15 +57,17 @@ def test_exact_matches_hold_every_long_shared_run_exactly(a, b, k, w):
     assert len(got) == len(found)
 
 
-def _seeded_by_brute_force(a, b, k, w, most, masked=((), ())):
-    """The module's definition, step by step: every fingerprint of each text, at every
-    place of the other holding its k-gram's hash (none past ``most`` places), seeds the
-    maximal run of equal tokens through it."""
+def _seeded_by_brute_force(a, b, k, w, most, masked=((), ()), ignored=frozenset()):
+    """The module's definition, step by step: every fingerprint of each text (but those
+    ``ignored``), at every place of the other holding its k-gram's hash (none past
+    ``most`` places), seeds the maximal run of equal tokens through it."""
     grams = [Kgrams.of(ids(text), k, w, spans) for text, spans in zip((a, b), masked)]
     runs, repetitive = set(), 0
     for mine, theirs, flip in ((0, 1, False), (1, 0, True)):
         for at in grams[mine].selected:
             value = grams[mine].hashes[at]
+            if value in ignored:
+                continue
             places = [q for q, h in enumerate(grams[theirs].hashes) if h == value]
             if most is not None and len(places) > most:
                 repetitive += 1
@@ -96,16 +101,18 @@ def _edited_copies(draw):
     return a, b
 
 
-@example(("bbabababaaabaaabbabaabbbabaaa", "bbabababaaabaaabbabaabbababaaab"), 4, 5, 2, [])
-@example(("abbbaaabaabaaaabbab", "aaaabaabaaaababab"), 3, 5, 1, [(False, 5, 2), (True, 7, 4)])
+@BOTH
+@example(("bbabababaaabaaabbabaabbbabaaa", "bbabababaaabaaabbabaabbababaaab"), 4, 5, 2, [], [])
+@example(("abbbaaabaabaaaabbab", "aaaabaabaaaababab"), 3, 5, 1, [(False, 5, 2), (True, 7, 4)], [])
 @given(
     _edited_copies(),
     st.integers(1, 4),
     st.integers(1, 5),
     st.none() | st.integers(0, 4),
     st.lists(st.tuples(st.booleans(), st.integers(0, 40), st.integers(1, 4)), max_size=2),
+    st.lists(st.integers(0, 40), max_size=3),
 )
-def test_exact_matches_are_the_runs_the_seeds_make(texts, k, w, most, spans):
+def test_exact_matches_are_the_runs_the_seeds_make(pure, texts, k, w, most, spans, dropped):
     a, b = (list(text) for text in texts)
     masked = tuple(
         sorted(
@@ -114,15 +121,36 @@ def test_exact_matches_are_the_runs_the_seeds_make(texts, k, w, most, spans):
         for side, text in ((False, a), (True, b))
     )
     grams = tuple(Kgrams.of(ids(text), k, w, ranges) for text, ranges in zip((a, b), masked))
-    found, repetitive = exact_matches(ids(a), ids(b), k=k, window=w, max_repeats=most, kgrams=grams)
+    hashes = sorted(set(grams[0].hashes))  # some of a's k-grams as boilerplate
+    ignored = frozenset(hashes[n] for n in dropped if n < len(hashes))
+    with kernels(pure):
+        found, repetitive = exact_matches(
+            ids(a), ids(b), k=k, window=w, max_repeats=most, kgrams=grams, ignored=ignored
+        )
+    assert found == sorted(found, key=lambda m: (m.a_start, m.b_start))
     assert ({(m.a_start, m.b_start, m.length) for m in found}, repetitive) == (
-        _seeded_by_brute_force(a, b, k, w, most, masked)
+        _seeded_by_brute_force(a, b, k, w, most, masked, ignored)
     )
 
 
+@BOTH
+def test_a_hash_collision_seeds_nothing(pure):
+    # forged hashes: a's k-gram at 0 and b's at 0 share one, their tokens differ
+    a, b = array("Q", [1, 2, 3, 4]), array("Q", [9, 9, 3, 4])
+    grams = (
+        Kgrams.selecting(array("Q", [42, 50, 60]), array("q", [0, 2])),
+        Kgrams.selecting(array("Q", [42, 51, 60]), array("q", [0, 2])),
+    )
+    with kernels(pure):
+        found = exact_matches(a, b, k=2, window=2, kgrams=grams)
+    assert found == ([Match(2, 2, 2)], 0)
+
+
+@BOTH
 @given(TOKENS, st.integers(1, 4), st.integers(1, 5))
-def test_a_text_against_itself_finds_its_repeats_once_each(a, k, w):
-    found, _ = exact_matches(ids(a), ids(a), k=k, window=w, same=True)
+def test_a_text_against_itself_finds_its_repeats_once_each(pure, a, k, w):
+    with kernels(pure):
+        found, _ = exact_matches(ids(a), ids(a), k=k, window=w, same=True)
     got = {(m.a_start, m.b_start, m.length) for m in found}
     for i, j, n in shared_runs(a, a, w + k - 1):
         if j < i and n <= i - j:  # an earlier copy, not overlapping

@@ -17,6 +17,7 @@ import pytest
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
+from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.regions import Match, Region
 from samecode.fragments.scratch import ReadFile, load
@@ -137,11 +138,12 @@ def test_at_several_jobs_the_index_is_sorted_and_asked_by_the_workers(
     assert one.boilerplate > 0
 
 
-def test_regions_pickle_as_their_fields():
+def test_regions_and_masked_ranges_pickle_as_their_fields():
     # regions and their matches cross from the workers by the hundred thousand: each as
     # its fields, not as a dataclass's state looked up field by field
     region = Region("a", "b", 1, 2, 3, 4, 30, 0.5, 0.25, 0, 30, 5, 35, (Match(0, 5, 30),))
-    for value in (region, region.matches[0]):
+    masked = Ignored("a", REASONS[3], 2, 3, 9, 10, 19)  # a catalogue has one a message
+    for value in (region, region.matches[0], masked):
         assert value.__reduce__() == (
             type(value),
             tuple(getattr(value, f.name) for f in fields(value)),

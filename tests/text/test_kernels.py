@@ -10,8 +10,7 @@ import pickle
 import subprocess
 import sys
 from array import array
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kernelpaths import kernels
 from samecode import _kernels
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.winnowing import winnow
@@ -32,26 +32,10 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 ALL_ONES = 2**64 - 1
 
 
-@contextmanager
-def _path(pure: bool) -> Iterator[None]:
-    """Run the kernels in pure Python, or on numpy whatever the input's length."""
-    saved = os.environ.get(_kernels.PURE), _kernels.MIN_LENGTH
-    os.environ[_kernels.PURE] = "1" if pure else "0"
-    _kernels.MIN_LENGTH = 0
-    try:
-        yield
-    finally:
-        if saved[0] is None:
-            del os.environ[_kernels.PURE]
-        else:
-            os.environ[_kernels.PURE] = saved[0]
-        _kernels.MIN_LENGTH = saved[1]
-
-
 def _both(work: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
-    with _path(pure=True):
+    with kernels(pure=True):
         pure = work(*args)
-    with _path(pure=False):
+    with kernels(pure=False):
         fast = work(*args)
     return pure, fast
 
@@ -186,7 +170,7 @@ def test_distinct_shingles_are_the_same_set_both_ways(
 
 def test_ids_numpy_cannot_hold_are_hashed_the_pure_way() -> None:
     ids = [-1, 2**64, 5, 7]
-    with _path(pure=False):
+    with kernels(pure=False):
         assert kgram_hashes(ids, 2) == [hash(tuple(ids[i : i + 2])) & ALL_ONES for i in range(3)]
         assert winnow([-5, 2**70, -5], 2) == [0, 2]
 

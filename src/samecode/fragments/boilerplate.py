@@ -106,6 +106,13 @@ class Ignored:
     first: int = 0
     stop: int = 0
 
+    def __reduce__(self) -> tuple[type[Ignored], tuple[str, str, int, int, int, int, int]]:
+        # a catalogue has a range per message: they cross from the workers by the ten
+        # thousand, and a dataclass's own pickling looks up its fields for every object
+        return Ignored, (
+            self.path, self.reason, self.start, self.end, self.tokens, self.first, self.stop
+        )  # fmt: skip
+
 
 def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
     """The tokens masked in a file: its ``ignored`` ranges as ``(first, stop)`` tokens
