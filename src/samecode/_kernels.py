@@ -2,7 +2,7 @@
 pure Python.
 
 The stages that are array work (a text's k-gram hashes, winnowing, the k-grams sorted by
-hash and their sieves) have two implementations with the same output: the pure one, always
+hash and their sieves, the seeds of two texts' exact matches) have two implementations with the same output: the pure one, always
 there, and one on numpy (:mod:`samecode._numpy_kernels`), used when numpy can be imported,
 the input is long enough for numpy's fixed cost per call to pay, and the environment
 variable ``SAMECODE_PURE`` is not set (or is ``0``). The variable is read at each call, so
