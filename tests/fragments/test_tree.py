@@ -13,6 +13,8 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -20,6 +22,7 @@ from samecode.fragments import FragmentOptions, compare_fragments, scan_fragment
 from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.regions import Match, Region
+from samecode.fragments.result import FragmentResult
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
 from samecode.reports.fragments import jsonl_pieces, to_json, to_jsonl, to_text
@@ -366,3 +369,29 @@ def test_n_copies_cost_n_comparisons_and_n_minus_one_regions(tmp_path, identical
     assert {Path(r.a).name for r in result.regions} == {"copy_000.py"}
     (clone,) = result.classes
     assert len(clone.occurrences) == 200
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(max_size=12),
+            st.sampled_from(REASONS),
+            st.integers(1, 10**6),
+            st.integers(0, 10**6),
+            st.integers(0, 10**6),
+        ),
+        max_size=8,
+    )
+)
+def test_the_jsonl_lines_of_ranges_ignored_are_their_records_encoded(items):
+    # made on their own (a catalogue has one a message), they are what the JSON report
+    # holds, encoded as every other line is
+    ignored = [Ignored(path, reason, start, start + extra, tokens)
+               for path, reason, start, extra, tokens in items]  # fmt: skip
+    result = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0, ignored=ignored)
+    lines = to_jsonl(result, {}).split("\n")[1:]
+    expected = [
+        {"type": "ignored", **record} for record in json.loads(to_json(result, {}))["ignored"]
+    ]
+    assert [json.loads(line) for line in lines] == expected
+    assert lines == [json.dumps(record) for record in expected]

@@ -160,9 +160,11 @@ def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> 
     return record
 
 
-def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
-    """``(type, record)`` for every file pair, region, class, skipped file and range
-    ignored, in the report's order."""
+def records(
+    result: FragmentResult, *, ignored: bool = True
+) -> Iterable[tuple[str, dict[str, Any]]]:
+    """``(type, record)`` for every file pair, region, class, skipped file and (unless
+    not ``ignored``) range ignored, in the report's order."""
     for found in result.pairs():
         yield "pair", _pair_record(found)
     digests: list[tuple[str, str] | None] = [*result.region_digests]
@@ -173,7 +175,7 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
         yield "class", _class_record(number, clone, result)
     for skipped in result.skipped:
         yield "skipped", {"path": skipped.path, "reason": skipped.reason}
-    for item in result.ignored:
+    for item in result.ignored if ignored else ():
         yield (
             "ignored",
             {
@@ -206,8 +208,18 @@ def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator
         "summary": result.summary(),
     }
     yield _dumps(head)
-    for kind, record in records(result):
+    for kind, record in records(result, ignored=False):
         yield "\n" + _dumps({"type": kind, **record})
+    # A catalogue has a masked range a message: tens of thousands of lines of one shape,
+    # made as the encoder makes them (its separators), each path and reason encoded once.
+    encoded: dict[str, str] = {}
+    for item in result.ignored:
+        path = encoded.get(item.path) or encoded.setdefault(item.path, _dumps(item.path))
+        reason = encoded.get(item.reason) or encoded.setdefault(item.reason, _dumps(item.reason))
+        yield (
+            f'\n{{"type": "ignored", "path": {path}, "reason": {reason}, '
+            f'"start": {item.start:d}, "end": {item.end:d}, "tokens": {item.tokens:d}}}'
+        )
 
 
 def to_jsonl(result: FragmentResult, parameters: dict[str, Any]) -> str:
