@@ -23,7 +23,10 @@ folder, tests included; ``site-packages`` left out by the scan's default exclude
   included), what ``scan`` without ``--fragments`` computes of each file.
 * ``exact matches``: :func:`samecode.fragments.regions.exact_matches` of each file (its
   k-grams made, boilerplate masked) against a near-copy of it, every 40th line left out:
-  the seed look-ups, sorted on numpy, and the matches through them.
+  the seed look-ups, sorted on numpy, and the matches through them;
+* ``tokens with offsets``: :meth:`TokenSpans.of
+  <samecode.fragments.tokens.TokenSpans.of>` of each file's text (the offsets of its
+  words summed on numpy).
 
 Each kernel's output is hashed (sha256 of its pickle) both ways and must be the same. Then
 ``python -m samecode scan TREE [--fragments] --format jsonl --jobs N`` of this checkout, a
@@ -62,7 +65,7 @@ from samecode.text.shingling import Shingling, kgram_array, kgram_hashes
 SRC = Path(__file__).resolve().parents[1] / "src"
 KERNELS = ["k-gram hashes (list)", "k-gram hashes (array)", "winnowing", "look-up arrays",
            "all three (Kgrams.of)", "distinct shingles (measure)",
-           "exact matches (seeds)"]  # fmt: skip
+           "exact matches (seeds)", "tokens with offsets (TokenSpans.of)"]  # fmt: skip
 WAYS = {"pure": "1", "numpy": ""}
 
 
@@ -108,6 +111,7 @@ def run_kernels(files: list[Any], way: str) -> tuple[dict[str, float], dict[str,
         KERNELS[6]: lambda f: exact_matches(
             f[0], f[6], k=k, window=window, max_repeats=options.max_repeats, kgrams=f[7]
         ),
+        KERNELS[7]: lambda f: TokenSpans.of(f[4], options.shingling, f[5]),
     }
     shingling = Shingling()  # what a scan without --fragments measures
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +22,7 @@ __all__ = [
     "seed_heads",
     "sieve",
     "sorted_kgrams",
+    "spaced_offsets",
     "to_array",
     "winnow",
 ]
@@ -232,3 +234,12 @@ def seed_heads(
     head = np.ones(len(p), dtype=bool)
     head[1:] = (diagonal[1:] != diagonal[:-1]) | (p[1:] - p[:-1] > k)
     return p[head].tolist(), diagonal[head].tolist(), repetitive
+
+
+def spaced_offsets(pairs: list[tuple[str, str]], typecode: str) -> tuple[array[int], array[int]]:
+    """The offsets of the tokens of ``pairs`` (each token with the white space before it,
+    in order, from the text's start): where each starts and where it ends, as arrays of
+    ``typecode``."""
+    lengths = np.fromiter(map(len, chain.from_iterable(pairs)), np.int64, 2 * len(pairs))
+    marks = np.cumsum(lengths)  # the end of each space, then of its token
+    return to_array(marks[0::2], typecode), to_array(marks[1::2], typecode)

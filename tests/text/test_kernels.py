@@ -128,6 +128,25 @@ def test_winnow_skips_the_same_both_ways(hashes: list[int], window: int, skip: i
     assert fast == pure == [at for at in unskipped if hashes[at] != skip]
 
 
+@given(
+    st.text(alphabet=st.sampled_from("ab_1 \t\n\x1c\u00e9\u2028+("), max_size=200)
+    | st.text(max_size=100),
+    st.sampled_from([Shingling(), Shingling(normalize=True), Shingling(tokens="code")]),
+    st.sampled_from("iq"),
+)
+def test_token_offsets_are_the_same_both_ways(text: str, rules: Shingling, code: str) -> None:
+    pure, fast = _both(rules.token_offsets, text, "a.py", code)
+    tokens, starts, ends = rules.token_spans(text, "a.py")
+    assert pure == fast == (tokens, array(code, starts), array(code, ends))
+
+
+def test_token_offsets_refuse_another_typecode() -> None:
+    with pytest.raises(ValueError, match="typecode must be 'i' or 'q'; got 'Q'"):
+        Shingling().token_offsets("a b", "a.py", "Q")
+    with pytest.raises(TypeError, match="text must be a str"):
+        Shingling().token_offsets(b"a b", "a.py", "i")  # type: ignore[arg-type]
+
+
 @given(HASHES, st.data())
 def test_the_look_up_arrays_are_the_same_both_ways(hashes: list[int], data: Any) -> None:
     selected = sorted(data.draw(st.sets(st.integers(0, max(0, len(hashes) - 1)))))

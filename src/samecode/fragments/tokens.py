@@ -57,14 +57,12 @@ class TokenSpans:
         """
         if not isinstance(shingling, Shingling):
             raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
-        tokens, starts, ends = shingling.token_spans(text, path)
+        offsets = "i" if len(text) < 2**31 else "q"  # 4 bytes an offset where they fit
+        tokens, starts, ends = shingling.token_offsets(text, path, offsets)
         lines = array("q", [0])
         # each line starts just past the one before and its newline
         lines.extend(accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
-        offsets = "i" if len(text) < 2**31 else "q"  # 4 bytes an offset where they fit
-        return cls(
-            array("Q", token_ids(tokens)), array(offsets, starts), array(offsets, ends), lines
-        )
+        return cls(array("Q", token_ids(tokens)), starts, ends, lines)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -119,6 +119,11 @@ def token_id(token: str) -> int:
     return int.from_bytes(digest, "little")
 
 
+def _spaced_words(text: str) -> list[tuple[str, str]]:
+    """Each word token of ``text`` with the white space before it."""
+    return (_ASCII_SPACED_WORDS if text.isascii() else _SPACED_WORDS).findall(text)
+
+
 def _ids(tokens: Sequence[str]) -> list[int]:
     """The ids of ``tokens``, through the memo."""
     return list(map(_memo.__getitem__, tokens))
@@ -340,12 +345,40 @@ class Shingling:
                 starts.append(match.start())
                 ends.append(match.end())
             return [" " if token.isspace() else token for token in found], starts, ends
-        pairs = (_ASCII_SPACED_WORDS if text.isascii() else _SPACED_WORDS).findall(text)
+        pairs = _spaced_words(text)
         # the end of each space, then of its token: starts and ends, alternately
         marks = list(accumulate(map(len, chain.from_iterable(pairs))))
         found = list(map(itemgetter(1), pairs))
         starts, ends = marks[0::2], marks[1::2]
         return (_normal_words(found, language_of(path)) if self.normalize else found), starts, ends
+
+    def token_offsets(
+        self, text: str, path: str = "", typecode: str = "q"
+    ) -> tuple[list[str], array[int], array[int]]:
+        """Return :meth:`token_spans` with the offsets as arrays of ``typecode`` (``"i"``
+        for a text under ``2**31`` characters, or ``"q"``).
+
+        :raises TypeError: if ``text`` is not a ``str``.
+        :raises ValueError: for another ``typecode``.
+
+        Runtime complexity: that of :meth:`token_spans`; with numpy
+        (``samecode[fast]``), the offsets of words are summed in C, with the same arrays.
+
+        >>> tokens, starts, ends = Shingling().token_offsets("def f(x):", "a.py", "i")
+        >>> tokens, starts
+        (['def', 'f', '(', 'x', ')', ':'], array('i', [0, 4, 5, 6, 7, 8]))
+        """
+        if typecode not in ("i", "q"):
+            raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
+        if self.tokens != "words" or not isinstance(text, str) or not use_numpy(len(text)):
+            found, starts, ends = self.token_spans(text, path)
+            return found, array(typecode, starts), array(typecode, ends)
+        import samecode._numpy_kernels as fast
+
+        pairs = _spaced_words(text)
+        found = list(map(itemgetter(1), pairs))
+        first, past = fast.spaced_offsets(pairs, typecode)
+        return (_normal_words(found, language_of(path)) if self.normalize else found), first, past
 
     def shingles(self, text: str, path: str = "") -> array[int]:
         """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no
