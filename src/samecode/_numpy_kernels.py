@@ -19,7 +19,7 @@ __all__ = [
     "as_uint64",
     "distinct_kgrams",
     "kgram_hashes",
-    "seed_heads",
+    "seed_runs",
     "sieve",
     "sorted_kgrams",
     "spaced_offsets",
@@ -195,7 +195,40 @@ def _places(
     return np.repeat(at, count), places[steps], repetitive
 
 
-def seed_heads(
+def _agreeing(
+    a: Words,
+    b: Words,
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    most: npt.NDArray[np.int64],
+    step: int,
+) -> npt.NDArray[np.int64]:
+    """For each row, how many tokens ``a`` and ``b`` agree on from ``i`` and ``j`` on,
+    going forwards (``step`` 1) or backwards (``step`` -1, the tokens before them), up to
+    ``most``: in rounds of windows that double, each row until it meets a token that
+    differs or its limit (so ``O(agreed + 8)`` compared a row)."""
+    agreed = np.zeros(len(i), dtype=np.int64)
+    active = np.flatnonzero(most > 0)
+    width = 8
+    while len(active):
+        done = agreed[active]
+        offsets = np.arange(width, dtype=np.int64)
+        inside = offsets < (most[active] - done)[:, None]
+        if step > 0:
+            x, y = i[active] + done, j[active] + done
+        else:
+            x, y, offsets = i[active] - done - 1, j[active] - done - 1, -offsets
+        x, y = x[:, None] + offsets, y[:, None] + offsets
+        x, y = np.where(inside, x, 0), np.where(inside, y, 0)  # within both texts
+        same = (a[x] == b[y]) & inside
+        whole = same.all(axis=1)
+        agreed[active] = done + np.where(whole, width, same.argmin(axis=1))
+        active = active[whole & (agreed[active] < most[active])]
+        width *= 2
+    return agreed
+
+
+def seed_runs(
     a: array[int],
     b: array[int],
     k: int,
@@ -204,15 +237,20 @@ def seed_heads(
     most: int | None,
     same: bool,
     ignored: frozenset[int],
-) -> tuple[list[int], list[int], int]:
-    """The seeds of :func:`samecode.fragments.regions.exact_matches` between the token
+) -> tuple[list[int], list[int], list[int], int]:
+    """The matches of :func:`samecode.fragments.regions.exact_matches` between the token
     ids ``a`` and ``b`` (``mine`` and ``theirs``: the hashes, fingerprints and order of
-    their k-grams), as the first of each cluster: a seed whose k-gram overlaps or
-    touches the one before it on its diagonal is on the same run of equal tokens, and
-    only the first of such a cluster needs extending. Returns their places in ``a`` and
-    diagonals (``a - b``), in the order of diagonal then place, and how many
-    fingerprints were repetitive. Seeds whose k-grams differ (a hash collision) are left
-    out; with ``same``, those not below the diagonal."""
+    their k-grams): the maximal runs of equal tokens through the seeds, as the places in
+    ``a`` and ``b`` and lengths, sorted by place in ``a`` then ``b``, and how many
+    fingerprints were repetitive.
+
+    Seeds whose k-grams differ (a hash collision) are left out; with ``same``, those not
+    below the diagonal, and runs that overlap their copy. On a diagonal, seeds whose
+    k-grams overlap or touch lie on one run: a cluster. Each cluster's tokens after its
+    last seed are compared up to the next cluster's first (when they all agree, both are
+    on one run), and a run's first cluster's before it, to the token that differs: each
+    token is compared at most twice, all in C.
+    """
     hashes, selected, order = mine
     p, q, repetitive = _places(selected, hashes, theirs[0], theirs[2], most, ignored)
     if same:
@@ -231,9 +269,40 @@ def seed_heads(
     diagonal = p - q
     ranked = np.lexsort((p, diagonal))
     p, diagonal = p[ranked], diagonal[ranked]
-    head = np.ones(len(p), dtype=bool)
-    head[1:] = (diagonal[1:] != diagonal[:-1]) | (p[1:] - p[:-1] > k)
-    return p[head].tolist(), diagonal[head].tolist(), repetitive
+    if not len(p):
+        return [], [], [], repetitive
+    # clusters: their first and last seed
+    first = np.ones(len(p), dtype=bool)
+    first[1:] = (diagonal[1:] != diagonal[:-1]) | (p[1:] - p[:-1] > k)
+    starts = np.flatnonzero(first)
+    lasts = np.append(starts[1:] - 1, len(p) - 1)
+    low, on = p[starts], diagonal[starts]
+    after = p[lasts] + k  # the first token past a cluster's last seed, in a
+    # up to the next cluster on the diagonal, or the end of either text
+    reach = np.minimum(len(tokens_a) - after, len(tokens_b) - (after - on))
+    following = np.append(on[1:] == on[:-1], False)
+    reach[following] = np.minimum(reach[following], low[1:][following[:-1]] - after[following])
+    forward = _agreeing(tokens_a, tokens_b, after, after - on, reach, 1)
+    joined = following & (forward == reach)  # the next cluster is on the same run
+    # a run: its clusters, from one that does not follow a joined one
+    opens = np.ones(len(low), dtype=bool)
+    opens[1:] = ~joined[:-1]
+    closes = np.append(opens[1:], True)
+    begin, on = low[opens], on[opens]
+    back = _agreeing(tokens_a, tokens_b, begin, begin - on, np.minimum(begin, begin - on), -1)
+    run_a = begin - back
+    length = (after + forward)[closes] - run_a
+    if same:  # a tandem repeat overlaps its copy
+        kept = length <= on
+        run_a, on, length = run_a[kept], on[kept], length[kept]
+    run_b = run_a - on
+    ordered = np.lexsort((run_b, run_a))
+    return (
+        run_a[ordered].tolist(),
+        run_b[ordered].tolist(),
+        length[ordered].tolist(),
+        repetitive,
+    )
 
 
 def spaced_offsets(pairs: list[tuple[str, str]], typecode: str) -> tuple[array[int], array[int]]:

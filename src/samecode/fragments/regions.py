@@ -154,11 +154,11 @@ def exact_matches(
     if use_numpy(len(mine.selected) + len(theirs.selected)):
         import samecode._numpy_kernels as fast
 
-        heads, diagonals, repetitive = fast.seed_heads(
+        in_a, in_b, lengths, repetitive = fast.seed_runs(
             a, b, k, (mine.hashes, mine.selected, mine.positions),
             (theirs.hashes, theirs.selected, theirs.positions), max_repeats, same, ignored,
         )  # fmt: skip
-        return _runs_through(a, b, k, same, heads, diagonals), repetitive
+        return list(map(Match, in_a, in_b, lengths)), repetitive
     # Seeds come in the order of their places in the seeding text, so on a diagonal in
     # the order of a: the matches found from a's fingerprints are appended to a sorted
     # list, and a seed from b's lies in one of them (a binary search) or in the last
@@ -170,27 +170,6 @@ def exact_matches(
         repetitive += _seed_from(seeds, theirs, mine, True)
     seeds.matches.sort(key=lambda m: (m.a_start, m.b_start))
     return seeds.matches, repetitive
-
-
-def _runs_through(
-    a: array[int], b: array[int], k: int, same: bool, heads: list[int], diagonals: list[int]
-) -> list[Match]:
-    """The matches through seeds that start clusters (:func:`exact_matches` with
-    numpy): their places in ``a`` and diagonals, sorted by diagonal then place; a seed
-    inside the match found last on its diagonal is on it."""
-    matches = []
-    diagonal, stop = None, 0
-    for p, on in zip(heads, diagonals):
-        if on == diagonal and p < stop:
-            continue
-        q = p - on
-        start = p - common_suffix(a, b, p, q)
-        stop = p + k + common_prefix(a, b, p + k, q + k)
-        diagonal = on
-        if not same or stop - start <= on:  # not a tandem repeat
-            matches.append(Match(start, start - on, stop - start))
-    matches.sort(key=lambda m: (m.a_start, m.b_start))
-    return matches
 
 
 @dataclass(slots=True)
