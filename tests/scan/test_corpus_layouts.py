@@ -74,7 +74,7 @@ def build(tmp_path: Path, stored: Path) -> dict[str, Path]:
         old.sync([str(stored)], WALK)
     with Corpus.create(made["v4"], fragments=FragmentOptions()) as new:
         new.sync([str(stored)], WALK)
-        assert (new.format_version, new.keeps_text) == (4, True)
+        assert (new.format_version, new.keeps_text) == (5, True)
     return made
 
 

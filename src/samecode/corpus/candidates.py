@@ -10,6 +10,8 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
+* :class:`KeyBlocks` (format version 5): the same keys in posting blocks
+  (:mod:`samecode.corpus.postings`): about 3.5 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
   buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
   does not propose is missed.
@@ -30,11 +32,19 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from samecode.minhash.buckets import BucketTable
+from samecode.corpus.postings import PostingBlocks
 from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = ["BandIndex", "CandidateIndex", "KeyIndex", "PrefixIndex", "candidate_index"]
+__all__ = [
+    "BandIndex",
+    "CandidateIndex",
+    "KeyBlocks",
+    "KeyIndex",
+    "PrefixIndex",
+    "candidate_index",
+]
 
 
 class CandidateIndex(ABC):
@@ -59,6 +69,12 @@ class CandidateIndex(ABC):
     @abstractmethod
     def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
         """Index a file of these ascending shingles (inside a transaction)."""
+
+    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
+        """Index files ``(id, ascending shingles)`` (inside a transaction): :meth:`store`
+        of each, unless the index writes a batch at once."""
+        for file_id, ordered in files:
+            self.store(sql, file_id, ordered)
 
     @abstractmethod
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
@@ -215,10 +231,12 @@ class KeyIndex(PrefixIndex):
         return sorted({self._key(h) for h in ordered[: self._length(len(ordered))]})
 
     def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
-        sql.many(
-            "INSERT INTO prefix_keys VALUES (?, ?)",
-            [(key, file_id) for key in self._keys(ordered)],
-        )
+        self.store_all(sql, [(file_id, ordered)])
+
+    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
+        # in the b-tree's order: each page it changes written once
+        rows = sorted((key, file_id) for file_id, ordered in files for key in self._keys(ordered))
+        sql.many("INSERT INTO prefix_keys VALUES (?, ?)", rows)
 
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         if ordered is None:  # a damaged entry: found by a scan of the whole table
@@ -253,6 +271,83 @@ class KeyIndex(PrefixIndex):
     def stats(self, sql: Statements) -> dict[str, Any]:
         (rows,) = sql.run("SELECT count(*) FROM prefix_keys").fetchone()
         return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class KeyBlocks(KeyIndex):
+    """Every file's prefix keys at ``min_threshold``, as :class:`KeyIndex` makes them
+    (unsigned here), in posting blocks (format version 5,
+    :class:`~samecode.corpus.postings.PostingBlocks`): about 3.5 bytes a key rather
+    than 12 to 17, a batch of files written a block at a time. As exact as
+    :class:`KeyIndex`.
+    """
+
+    version = "5"
+    file_tables = ()
+    blocks = PostingBlocks("prefix_blocks", 32)
+
+    @staticmethod
+    def _key(shingle: int) -> int:
+        return shingle >> 32
+
+    def tables(self) -> list[str]:
+        return self.blocks.tables()
+
+    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
+        self.blocks.add(
+            sql, [(key, file_id) for file_id, ordered in files for key in self._keys(ordered)]
+        )
+
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
+        if ordered is None:  # a damaged entry: found by a pass over every block
+            self.blocks.remove_file(sql, file_id)
+        else:
+            self.blocks.remove(sql, [(key, file_id) for key in self._keys(ordered)])
+
+    def _files(self, sql: Statements, keys: set[int]) -> set[int]:
+        return {file for files in self.blocks.lookup(sql, keys).values() for file in files}
+
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        n = len(ordered)
+        probe = ordered[: prefix_length(n, t, "jaccard")] if measure == "jaccard" else ordered
+        return self._files(sql, {self._key(h) for h in probe})
+
+    def probe_batch(
+        self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
+    ) -> set[int]:
+        probe: set[int] = set()
+        for x in queries:  # as PrefixIndex.probe_batch
+            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
+        sizes = [len(x) for x in queries]
+        if measure == "jaccard":
+            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
+        else:
+            low, high = 1, max(sizes) * t.denominator // t.numerator
+        found = sorted(self._files(sql, {self._key(h) for h in probe}))
+        ids: set[int] = set()
+        for start in range(0, len(found), 500):  # within SQLite's limit on parameters
+            part = found[start : start + 500]
+            counts = dict(
+                sql.run(
+                    f"SELECT id, count FROM files WHERE id IN ({', '.join('?' * len(part))})",
+                    part,
+                ).fetchall()
+            )
+            for file_id in part:
+                if file_id not in counts:  # rows of a damaged file
+                    raise IndexCorruptError(
+                        sql.path, f"a candidate names file {file_id}, which is gone"
+                    )
+                if low <= counts[file_id] <= high:
+                    ids.add(file_id)
+        return ids
+
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        keys = self._keys(ordered)
+        held = self.blocks.held(sql, [(key, file_id) for key in keys])
+        return None if held == len(keys) else "prefix"
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        return {"candidates": "prefix", "prefix_rows": self.blocks.count(sql)}
 
 
 class BandIndex(CandidateIndex):
@@ -334,16 +429,21 @@ class BandIndex(CandidateIndex):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
-def candidate_index(lowest: Fraction, lsh: LSHSettings | None, keys: bool = True) -> CandidateIndex:
-    """Prefixes for ``lowest`` (as short keys, or, for a corpus of format version 1 or
-    3, as whole shingles: not ``keys``), or LSH bands by ``lsh`` where given.
+def candidate_index(lowest: Fraction, lsh: LSHSettings | None, version: int = 5) -> CandidateIndex:
+    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (short keys
+    in blocks from 5, short keys in rows in 4, whole shingles in 1 and 3), or LSH bands
+    by ``lsh`` where given.
 
     >>> from fractions import Fraction
-    >>> candidate_index(Fraction(4, 5), None).file_tables
+    >>> candidate_index(Fraction(4, 5), None).tables()[0].split(" (")[0]
+    'CREATE TABLE prefix_blocks'
+    >>> candidate_index(Fraction(4, 5), None, 4).file_tables
     ('prefix_keys',)
-    >>> candidate_index(Fraction(4, 5), None, keys=False).file_tables
+    >>> candidate_index(Fraction(4, 5), None, 3).file_tables
     ('prefixes',)
     """
     if lsh is not None:
         return BandIndex(lsh)
-    return KeyIndex(lowest) if keys else PrefixIndex(lowest)
+    if version >= 5:
+        return KeyBlocks(lowest)
+    return KeyIndex(lowest) if version == 4 else PrefixIndex(lowest)

@@ -67,10 +67,11 @@ from samecode._validation import check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.entries import identity, is_under
 from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
-from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FragmentKeys, FragmentTables
+from samecode.corpus.fragment_tables import FragmentBlocks, FragmentKeys, FragmentTables
 from samecode.corpus.match import match_by_join, match_each
 from samecode.corpus.records import decode, unpack_text
 from samecode.corpus.settings import (
+    BLOCKS_VERSION,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
     TEXT_VERSION,
@@ -104,6 +105,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "HASH_SCHEME",
+    "PAGE_SIZE",
     "Corpus",
     "no_fragments",
 ]
@@ -115,16 +117,21 @@ __all__ = [
 #: shingles (and fragment record); 4, what :meth:`Corpus.create` makes, for one that
 #: keeps every file's bytes instead, compressed, and makes its shingles and fragments
 #: again from them (its metadata names its ``candidates``, and its ``fragments``
-#: parameters if it stores them). Every version opens, is matched and is written as it
-#: was made.
+#: parameters if it stores them); 5, what :meth:`Corpus.create` makes, for one that
+#: keeps them as 4 does, its prefix keys and fragment index in posting blocks
+#: (:mod:`samecode.corpus.postings`), on pages of :data:`PAGE_SIZE`. Every version
+#: opens, is matched and is written as it was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 4
-_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION)
+FORMAT_VERSION = 5
+_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
+#: The page size of a corpus of format version 5: a file's compressed text (a few KiB)
+#: takes most of a 4 KiB page and leaves the rest unused; pages of 16 KiB hold several.
+PAGE_SIZE = 16384
 #: The page cache (KiB) a sync's connection may use while it writes: the index rows land
 #: all over the index, whose pages a small cache reads again and again. SQLite takes the
 #: cache's memory as pages are used.
@@ -184,15 +191,16 @@ class Corpus(FileTable):
         self._lsh = settings.lsh
         self._fragments = settings.fragments
         self._profile = settings.profile
-        self._keeps_text = meta["version"] == TEXT_VERSION
-        self._candidates = candidate_index(self._min_threshold, self._lsh, self._keeps_text)
+        self._keeps_text = self._version >= int(TEXT_VERSION)
+        self._candidates = candidate_index(self._min_threshold, self._lsh, self._version)
         self._fragment_tables: FragmentTables | None = None
         if self._fragments is not None:
-            self._fragment_tables = (
-                FragmentKeys(self._fragments, self._text)
-                if self._keeps_text
-                else FragmentTables(self._fragments.k)
-            )
+            if self._version >= int(BLOCKS_VERSION):
+                self._fragment_tables = FragmentBlocks(self._fragments, self._text)
+            elif self._keeps_text:
+                self._fragment_tables = FragmentKeys(self._fragments, self._text)
+            else:
+                self._fragment_tables = FragmentTables(self._fragments.k)
 
     # -- opening ----------------------------------------------------------------------
 
@@ -277,9 +285,11 @@ class Corpus(FileTable):
         statements = [
             *FILES_TABLES,
             *candidate_index(settings.min_threshold, lsh).tables(),
-            *(FRAGMENT_KEY_TABLES if fragments is not None else ()),
+            *(FragmentBlocks.blocks.tables() if fragments is not None else ()),
         ]
-        return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
+        return cls._create_path(
+            path, timeout, "corpus with Corpus.open", statements, meta, page_size=PAGE_SIZE
+        )
 
     @classmethod
     def _create_or_open(
@@ -551,23 +561,26 @@ class Corpus(FileTable):
             blob = shingles_blob(ordered) if text is None else b""
             rows.append((document, mtime, blob, ordered, text))
         index_rows: list[tuple[int, int]] = []  # the fragment index's, of the batch
+        indexed: list[tuple[int, array[int]]] = []  # the candidate index's, of the batch
         stored: dict[str, int] = {}  # path -> id, of the batch
         with self._transaction():
             for number, (document, mtime, blob, ordered, text) in enumerate(rows):
                 if document.path in stored:  # replaced within the batch: its rows go too
                     gone = stored[document.path]  # (and its id may be given again)
                     index_rows = [row for row in index_rows if row[1] != gone]
+                    indexed = [item for item in indexed if item[0] != gone]
                 older = None if replacing is None else replacing.get(document.path)
                 if older is not None:
                     self._delete(older)  # an older spelling of this file: replaced here
                 self._delete(document.path)
                 file_id = self._insert_file(document, mtime, blob, text)
                 stored[document.path] = file_id
-                self._candidates.store(self._statements, file_id, ordered)
+                indexed.append((file_id, ordered))
                 if records and self._fragment_tables is not None:
                     record, hashes = records[number]
                     self._fragment_tables.store(self._statements, file_id, record)
                     index_rows += self._fragment_tables.index_rows(file_id, hashes)
+            self._candidates.store_all(self._statements, indexed)
             if index_rows and self._fragment_tables is not None:
                 self._fragment_tables.index(self._statements, index_rows)
         return len(rows)
