@@ -47,7 +47,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_fragments_speed import arguments, commands, save, trees
+from bench_fragments_speed import Tree, arguments, commands, save, trees
 from bench_pipeline import timed, wait_idle
 from samecode.fragments import FragmentOptions
 from samecode.fragments.boilerplate import mask, masked_ranges
@@ -91,11 +91,11 @@ class Clock:
         return result
 
 
-def steps(tree: Path) -> tuple[dict[str, float], dict[str, float], int]:
+def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
     """One pass over ``tree``: the seconds of each step and floor, and the tokens."""
     options = FragmentOptions()
     walk = WalkOptions(gitignore=False)
-    paths, _ = discover([str(tree)], walk)
+    paths, _ = discover([str(root) for root in tree.paths], walk)
     clock, floors = Clock(), Clock()
     files = []
     for path in paths:

@@ -1,12 +1,13 @@
 """Builds of samecode side by side: the scan pipeline, corpus matching and stable output.
 
     python benchmarks/bench_pipeline.py --build before=/tmp/bench-base --build after=. \\
-        --repeat 3 [--repeat-slow 1] [--only NAME...]
+        --repeat 3 [--repeat-slow 1] [--only NAME...] [--stdlib roots] [--extras cli,fast]
 
 Each ``--build NAME=CHECKOUT`` is a checkout of this project, copied as it is now (work
 tree, uncommitted changes included) and installed, not editable, with its ``cli`` extra
 into a virtual environment of its own, ``.bench-venvs/pipeline-NAME`` (reinstalled every
-run); its ``samecode`` command is what is timed. Every run is a fresh process (cold), the
+run, with the extras ``--extras`` names: ``cli`` by default); its ``samecode`` command is
+what is timed. Every run is a fresh process (cold), the
 builds interleaved within each repeat; the table gives the median wall time, CPU time
 (user + system) and peak memory (of the process and its workers) of each case, and the CPU
 time the rest of the machine used during each run. A busy machine skews the figures, so
@@ -19,7 +20,10 @@ Cases:
 
 * ``stdlib-j1``, ``stdlib-j2``: ``samecode scan --jobs 1|2 --format jsonl`` of the ``.py``
   files of the standard libraries of every CPython 3.10-3.13 installed (test folders left
-  out, as in ``bench_scan.py``), handed over as paths.
+  out, as in ``bench_scan.py``), handed over as paths; with ``--stdlib roots``, the four
+  libraries' folders instead, walked by the command (every file, tests included; the
+  installed packages left out by the default excludes).
+* ``stdlib-frag-j1``, ``stdlib-frag-j2``: the same with ``--fragments``.
 * ``django-scan-j1``, ``django-scan-j2``: the sdists of Django 4.2.16, 5.0.9 and 5.1.3
   (downloaded once into ``.bench-cache/django/<version>/``) scanned together.
 * ``django-index``, ``django-match``, ``django-scan2``: ``samecode index add`` of 4.2.16
@@ -28,11 +32,13 @@ Cases:
   match are slow: they run ``--repeat-slow`` times.
 * ``identical``: the SHA-256 of the stdlib JSONL at ``--jobs 1`` and ``2`` in every
   repeat (and, for a build whose ``scan`` has ``--batch-size``, at batch sizes 1, 7 and
-  64 with ``--jobs 2``), fields that are timings left out; all must be equal.
+  64 with ``--jobs 2``), fields that are timings left out; all must be equal, and so
+  must those of ``--fragments`` (where its cases run).
 
 Every command gets ``--no-gitignore`` (the cache lies in an ignored folder) and the
 defaults otherwise (threshold 0.8; ``--jobs`` every core where not given). The table is
-printed and written to ``.bench-cache/bench_pipeline.md``; a case a build lacks is "n/a".
+printed and written to ``.bench-cache/bench_pipeline.md``, with the ratios of the median
+wall times (``--jobs 1`` over ``--jobs 2``); a case a build lacks is "n/a".
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_scan import stdlib_files
+from bench_scan import stdlib_files, stdlib_roots
 
 from _refenv import HERE
 
@@ -66,6 +72,8 @@ BATCH_SIZES = (1, 7, 64)
 CASES = (
     "stdlib-j1",
     "stdlib-j2",
+    "stdlib-frag-j1",
+    "stdlib-frag-j2",
     "django-scan-j1",
     "django-scan-j2",
     "django-index",
@@ -124,8 +132,9 @@ class Run:
 # -- builds ------------------------------------------------------------------------------
 
 
-def install(build: Build) -> None:
-    """Install a snapshot of the build's checkout into its own virtual environment."""
+def install(build: Build, extras: str = "cli") -> None:
+    """Install a snapshot of the build's checkout, with ``extras``, into its own virtual
+    environment."""
     home = VENVS / f"pipeline-{build.name}"
     python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     if not python.exists():
@@ -143,7 +152,7 @@ def install(build: Build) -> None:
         shutil.copytree(build.checkout, snapshot, ignore=SNAPSHOT_IGNORE, symlinks=True)
         pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--quiet"]
         subprocess.run([*pip, "uninstall", "--yes", "samecode"], check=False)
-        subprocess.run([*pip, "install", f"{snapshot}[cli]"], check=True)
+        subprocess.run([*pip, "install", f"{snapshot}[{extras}]"], check=True)
     build.samecode = str(home / ("Scripts/samecode.exe" if os.name == "nt" else "bin/samecode"))
     build.version = subprocess.run(
         [build.samecode, "--version"], capture_output=True, text=True, check=True
@@ -372,6 +381,11 @@ class Bench:
             if case in wanted or "identical" in wanted:
                 for build in self.builds:
                     self.stdlib_scan(build, case, jobs, [])
+        for jobs in (1, 2):
+            case = f"stdlib-frag-j{jobs}"
+            if case in wanted:
+                for build in self.builds:
+                    self.stdlib_scan(build, case, jobs, ["--fragments"])
         if first and "identical" in wanted:
             for size in BATCH_SIZES:
                 for build in self.builds:
@@ -423,8 +437,13 @@ class Bench:
         lines = ["# samecode builds side by side (benchmarks/bench_pipeline.py)", ""]
         for build in self.builds:
             lines.append(f"- **{build.name}**: {build.checkout} at {build.commit}, {build.version}")
+        stdlib = (
+            f"{len(self.stdlib)} stdlib folders (walked)"
+            if args.stdlib == "roots"
+            else f"{len(self.stdlib)} stdlib files"
+        )
         lines.append(
-            f"- {len(self.stdlib)} stdlib files; Django sdists {', '.join(DJANGO)}; "
+            f"- {stdlib}; extras {args.extras}; Django sdists {', '.join(DJANGO)}; "
             f"repeat {args.repeat} (index and match {args.repeat_slow}); Python "
             f"{sys.version.split()[0]}, {os.cpu_count()} cores; load average "
             f"{self.load[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
@@ -452,11 +471,15 @@ class Bench:
                     f"| {case} | {build.name} | {len(runs)} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | "
                     f"{other} |"
                 )
-        lines += ["", "| build | stdlib j1/j2 | django scan j1/j2 | match / scan2 |"]
-        lines.append("|---|---|---|---|")
+        lines += [
+            "",
+            "| build | stdlib j1/j2 | stdlib fragments j1/j2 | django scan j1/j2 | match / scan2 |",
+        ]
+        lines.append("|---|---|---|---|---|")
         for build in self.builds:
             lines.append(
                 f"| {build.name} | {self.ratio('stdlib-j1', 'stdlib-j2', build)} | "
+                f"{self.ratio('stdlib-frag-j1', 'stdlib-frag-j2', build)} | "
                 f"{self.ratio('django-scan-j1', 'django-scan-j2', build)} | "
                 f"{self.ratio('django-match', 'django-scan2', build)} |"
             )
@@ -499,8 +522,6 @@ class Bench:
             if not found:
                 lines.append(f"- {build.name}: n/a")
                 continue
-            hashes = set().union(*found.values())
-            every |= hashes
             runs = sum(len(self.runs.get((c, build.name), [])) for c in self._stdlib_cases())
             labels = "; ".join(f"{label}: {len(h)} distinct" for label, h in found.items())
             if not build.has("scan", "--batch-size"):
@@ -509,13 +530,24 @@ class Bench:
                 why = self.missing.get((f"stdlib-j2-b{size}", build.name))
                 if why:
                     labels += f"; --batch-size {size}: n/a ({why})"
-            verdict = "all identical" if len(hashes) == 1 else "NOT identical"
-            lines.append(
-                f"- {build.name}: {verdict} over {runs} runs ({labels}); "
-                f"{', '.join(sorted(h[:16] for h in hashes))}"
+            # a scan's output and that of --fragments differ; each must be one
+            kinds: dict[bool, set[str]] = {}
+            for label, found_hashes in found.items():
+                kinds.setdefault("--fragments" in label, set()).update(found_hashes)
+            same = all(len(hashes) == 1 for hashes in kinds.values())
+            for fragments, hashes in sorted(kinds.items()):
+                every |= {f"{fragments}:{h}" for h in hashes}
+            verdict = "all identical" if same else "NOT identical"
+            shown = ", ".join(
+                ("--fragments " if fragments else "") + h[:16]
+                for fragments, hashes in sorted(kinds.items())
+                for h in sorted(hashes)
             )
+            lines.append(f"- {build.name}: {verdict} over {runs} runs ({labels}); {shown}")
         if len(self.builds) > 1:
-            lines.append(f"- across builds: {'identical' if len(every) == 1 else 'different'}")
+            kinds = {digest.partition(":")[0] for digest in every}
+            same = len(every) == len(kinds)
+            lines.append(f"- across builds: {'identical' if same else 'different'}")
         return lines
 
     def _stdlib_cases(self) -> list[str]:
@@ -532,6 +564,16 @@ def main() -> int:
         help="a build to compare: a name and a checkout of samecode (repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--stdlib",
+        choices=("files", "roots"),
+        default="files",
+        help="the standard libraries as their .py files (test folders left out) or as "
+        "their four folders, walked by the command",
+    )
+    parser.add_argument(
+        "--extras", default="cli", help="the extras each build is installed with (cli,fast)"
+    )
     parser.add_argument(
         "--repeat-slow", type=int, default=1, help="runs of django-index and django-match"
     )
@@ -567,13 +609,13 @@ def main() -> int:
         builds.append(Build(name, Path(checkout).resolve()))
     cases = [c for c in CASES if not args.only or c in args.only]
     for build in builds:
-        install(build)
+        install(build, args.extras)
 
     work = CACHE / "pipeline"
     shutil.rmtree(work, ignore_errors=True)
     bench = Bench(builds, cases, work, args.wait_idle, args.retries, args.max_busy)
     if any(c.startswith("stdlib") or c == "identical" for c in cases):
-        bench.stdlib = stdlib_files()
+        bench.stdlib = stdlib_roots() if args.stdlib == "roots" else stdlib_files()
     if any(c.startswith("django") for c in cases):
         bench.trees = [django_tree(v) for v in DJANGO]
     for number in range(args.repeat):

@@ -43,15 +43,21 @@ WORDS = re.compile(r"\w+|[^\w\s]")
 SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
 
 
+def stdlib_roots() -> list[str]:
+    """The folder of every installed CPython 3.10-3.13 standard library."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = []
+    for minor in ("3.10", "3.11", "3.12", "3.13"):
+        versions = sorted(pyenv.glob(f"{minor}.*"))
+        if versions:
+            found.append(str(versions[-1] / "lib" / f"python{minor}"))
+    return found
+
+
 def stdlib_files() -> list[str]:
     """The ``.py`` files of every installed CPython 3.10-3.13 standard library."""
     found = []
-    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    for minor in ("3.10", "3.11", "3.12", "3.13"):
-        versions = sorted(pyenv.glob(f"{minor}.*"))
-        if not versions:
-            continue
-        library = versions[-1] / "lib" / f"python{minor}"
+    for library in stdlib_roots():
         for folder, dirs, files in os.walk(library):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             found += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]

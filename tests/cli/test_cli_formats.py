@@ -15,6 +15,7 @@ from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tree import compare_fragments
 from samecode.reports.comparison import COMPARISON_FORMATS
 from samecode.reports.fragments import FRAGMENT_COMPARISON_FORMATS, FRAGMENT_FORMATS
+from samecode.reports.html import page_data
 from samecode.reports.pairs import PAIR_FORMATS
 from samecode.scan.comparison import compare_files
 from samecode.text.shingling import Shingling
@@ -65,7 +66,7 @@ def test_scan_and_match_fragments_write_every_fragment_format(tree, tmp_path, ca
     assert "a.py" in matched
 
 
-def test_the_page_of_a_match_hides_a_stored_file_changed_since(tree, tmp_path, capsys):
+def test_the_page_of_a_match_shows_a_stored_file_as_stored(tree, tmp_path, capsys):
     pytest.importorskip("jinja2")
     db = str(tmp_path / "c.db")
     assert main(["index", "add", str(tree / "a.py"), "--db", db, "--fragments", "-q"]) == 0
@@ -73,7 +74,11 @@ def test_the_page_of_a_match_hides_a_stored_file_changed_since(tree, tmp_path, c
         file.write("more = 1\n")
     page = _both(capsys, tmp_path, "match", str(tree / "b.py"), "--db", db, "--fragments",
                  "--format", "html")  # fmt: skip
-    assert "changed since it was stored" in page
+    data = page_data(page)
+    assert "changed since it was stored" not in page
+    stored = [n for n, (path, _) in enumerate(data["files"]) if path.endswith("a.py")]
+    assert data["lines"][stored[0]]
+    assert "more = 1" not in "".join(data["lines"][stored[0]].values())
 
 
 @pytest.mark.parametrize("name", list(COMPARISON_FORMATS))

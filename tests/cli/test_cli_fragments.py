@@ -284,3 +284,23 @@ def test_compare_lays_tabs_out_at_the_columns_of_the_escaped_text(tmp_path, caps
         "end_0 = 0\\x0c",  # a form feed is shown; trailing blanks and CRLF's CR are not
     ]
     assert all(line.index("#") % 8 == 0 for line in shown[:3])
+
+
+def test_keep_msgids_matches_the_message_ids_of_catalogues(tmp_path, capsys):
+    ids = [f"Enter a valid value for field number {n} of the form before saving" for n in
+           range(20)]  # fmt: skip
+    for language, word in (("de", "Bitte"), ("fr", "Entrez")):
+        entries = [f'msgid "{m}"\nmsgstr "{word} {n}"\n' for n, m in enumerate(ids)]
+        (tmp_path / f"{language}.po").write_text("\n".join(entries))
+    args = ("scan", str(tmp_path), "--fragments", "--format", "jsonl", "--no-gitignore")
+    status, out, err = run(capsys, *args)
+    assert status == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records[0]["parameters"]["keep_msgids"] is False
+    assert not [r for r in records if r["type"] == "region"]
+    assert {r["reason"] for r in records if r["type"] == "ignored"} == {"message ids"}
+    status, out, err = run(capsys, *args, "--keep-msgids")
+    assert status == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records[0]["parameters"]["keep_msgids"] is True
+    assert [r for r in records if r["type"] == "region"]

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from samecode.cli import main
+from samecode.corpus.store import Corpus
+from samecode.fragments import FragmentOptions
 from samecode.reports.html import page_data
+from storefiles import legacy_corpus
 
 LICENCE = "# Copyright 2024 Example. Licensed under the MIT licence.\n"
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -27,6 +30,16 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def corpus(tmp_path: Path, capsys) -> tuple[Path, Path, Path]:
+    return _corpus(tmp_path, capsys, legacy=False)
+
+
+@pytest.fixture
+def old_corpus(tmp_path: Path, capsys) -> tuple[Path, Path, Path]:
+    """The files of :func:`corpus` in a corpus of format version 3 (no text kept)."""
+    return _corpus(tmp_path, capsys, legacy=True)
+
+
+def _corpus(tmp_path: Path, capsys, legacy: bool) -> tuple[Path, Path, Path]:
     root = Path(os.path.realpath(tmp_path))
     known = root / "known"
     known.mkdir()
@@ -36,6 +49,8 @@ def corpus(tmp_path: Path, capsys) -> tuple[Path, Path, Path]:
     (known / "other.py").write_text("".join(f"other_{i} = {i}\n" for i in range(30)))
     (root / "new.py").write_text(LICENCE + "import os\n" + BLOCK + "done = True\n")
     db = root / "c.db"
+    if legacy:
+        legacy_corpus(db, 3, FragmentOptions()).close()
     status, _, err = run(capsys, "index", "add", str(known), "--db", str(db), "--fragments",
                          "--no-gitignore", "--jobs", "1")  # fmt: skip
     assert status == 0, err
@@ -204,8 +219,29 @@ def test_match_with_a_baseline_reports_only_new_copies(corpus, capsys, tmp_path)
     assert [(r["a_start"], r["a_end"]) for r in regions] == [(16, 27)]
 
 
-def test_match_writes_an_html_page_even_when_a_stored_file_is_gone(corpus, capsys):
+def test_the_html_page_shows_a_stored_file_as_the_corpus_keeps_it(corpus, capsys):
     root, db, known = corpus
+    stored = (known / "lib.py").read_text()
+    with (known / "lib.py").open("a") as handle:
+        handle.write("appended = 1\n")
+    for step in ("changed", "gone"):
+        if step == "gone":
+            (known / "lib.py").unlink()
+        status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db),
+                               "--fragments", "--format", "html", "--jobs", "1")  # fmt: skip
+        assert status == 0, err
+        data = page_data(out)
+        assert [why for _, why in data["files"]] == ["", ""]
+        shown = data["lines"][0]
+        assert shown
+        assert all(stored.split("\n")[n - 1] == line for n, line in shown.items())
+        assert "appended" not in "".join(shown.values())
+
+
+def test_match_writes_an_html_page_even_when_a_stored_file_is_gone(old_corpus, capsys):
+    root, db, known = old_corpus
+    with Corpus.open(str(db)) as opened:
+        assert opened.format_version == 3
     (known / "lib.py").unlink()  # its stored lines stay in the corpus
     status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",
                            "--format", "html", "--jobs", "1")  # fmt: skip
@@ -260,8 +296,8 @@ def test_a_query_that_is_a_stored_file_with_other_text_is_another_text(corpus, c
         assert {Path(region["a"]).name, Path(region["b"]).name} == names
 
 
-def test_the_html_page_does_not_show_a_stored_file_that_changed(corpus, capsys):
-    root, db, known = corpus
+def test_the_html_page_does_not_show_a_stored_file_that_changed(old_corpus, capsys):
+    root, db, known = old_corpus
     with (known / "lib.py").open("a") as handle:
         handle.write("appended = 1\n")  # the stored lines are no longer the file's
     status, out, err = run(capsys, "match", str(root / "new.py"), "--db", str(db), "--fragments",

@@ -174,6 +174,7 @@ OTHER_VALUES = {
     "normalize": True,
     "keep_licenses": True,
     "keep_imports": True,
+    "keep_msgids": True,
 }
 
 
@@ -183,6 +184,14 @@ def test_every_fragment_parameter_is_matched():
     fields = {field.name for field in dataclasses.fields(FragmentOptions)} - {"all_pairs"}
     assert {*fields, "boilerplate_digest"} == set(MATCHED_PARAMETERS)
     assert fields == set(OTHER_VALUES)
+
+
+def test_a_baseline_made_before_message_ids_were_stated_kept_them(tmp_path):
+    saved = saved_report(tmp_path)
+    del saved["parameters"]["keep_msgids"]
+    with pytest.raises(BaselineError, match="keep_msgids True"):
+        parse_baseline(json.dumps(saved), FragmentOptions(), "old.json")
+    parse_baseline(json.dumps(saved), FragmentOptions(keep_msgids=True), "old.json")
 
 
 def test_a_baseline_made_with_all_pairs_serves_a_scan_without(tmp_path):

@@ -22,6 +22,7 @@ from samecode.fragments.boilerplate import (
     BoilerplateFiles,
     import_blocks,
     licence_header,
+    message_ids,
 )
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
@@ -327,3 +328,102 @@ def test_a_query_identical_to_a_stored_file_is_one_whole_region(tmp_path):
         ("init.py", "known", 1, len(IMPORTS), 1.0),
         ("version.py", "known", 1, 1, 1.0),
     ]  # fmt: skip
+
+
+def catalogue(language: str, translations: dict[str, str]) -> str:
+    """A gettext catalogue of ``translations`` (message id: translation), with the
+    comments the tools write beside each message and a header."""
+    head = [
+        f"# {language} translation of the example program.",
+        "# Copyright (C) 2024 THE PACKAGE'S COPYRIGHT HOLDER",
+        "#, fuzzy",
+        'msgid ""',
+        'msgstr ""',
+        f'"Language: {language}\\n"',
+        '"Content-Type: text/plain; charset=UTF-8\\n"',
+        "",
+    ]
+    body = []
+    for number, (message, translation) in enumerate(translations.items()):
+        body += [
+            f"#: views/page_{number}.py:{10 + number}",
+            "#, python-format",
+            f'msgid "{message}"',
+            f'msgstr "{translation}"',
+            "",
+        ]
+    return "\n".join(head + body)
+
+
+MESSAGES = [
+    f"Enter a valid value for field number {n} of the form before saving it again"
+    for n in range(30)
+]
+
+
+@pytest.mark.parametrize(
+    ("lines", "path", "expected"),
+    [
+        (['msgid "a"', 'msgstr "b"'], "de.po", [(1, 1)]),
+        (
+            ['msgctxt "menu"', 'msgid "Open"', 'msgid_plural "Opens"', 'msgstr[0] "x"'],
+            "fr.po",
+            [(1, 3)],
+        ),
+        (
+            ['msgid ""', '"long "', '"text"', 'msgstr ""', '"still the translation"'],
+            "x.pot",
+            [(1, 3)],
+        ),
+        (
+            [
+                "# translator's note",
+                "#. extracted",
+                "#: a.py:1",
+                '#| msgid "old"',
+                'msgid "a"',
+                'msgstr "b"',
+            ],
+            "es.PO",
+            [(2, 5)],
+        ),
+        (['msgid "a"', 'msgstr "b"'], "notes.txt", []),
+        # the header entry: the empty first id's translation, continued
+        (
+            ['msgid ""', 'msgstr ""', '"Language: de\\n"', "", 'msgid "a"', 'msgstr ""', '"b"'],
+            "de.po",
+            [(1, 3), (5, 5)],
+        ),
+        (['msgid "a"', 'msgstr "b"', 'msgid ""', 'msgstr ""', '"c"'], "de.po", [(1, 1), (3, 3)]),
+        # a first entry with a context is no header: its translation is its own
+        (['msgctxt "c"', 'msgid ""', 'msgstr "Leer"'], "de.po", [(1, 2)]),
+    ],
+)
+def test_message_ids_are_the_id_statements_and_the_tools_comments(lines, path, expected):
+    assert message_ids(lines, path) == expected
+
+
+def test_catalogues_of_one_program_share_no_region_by_their_message_ids(tmp_path):
+    de, fr = tmp_path / "de.po", tmp_path / "fr.po"
+    de.write_text(catalogue("de", {m: f"Bitte {n} eingeben" for n, m in enumerate(MESSAGES)}))
+    fr.write_text(catalogue("fr", {m: f"Entrez {n} svp" for n, m in enumerate(MESSAGES)}))
+    found = compare_fragments(de, fr)
+    assert found.regions == []
+    assert {i.reason for i in found.ignored} == {"licence header", "message ids"}
+    # the licence header's lines (its "#, fuzzy" too) are its reason's alone: none twice
+    lines = [line for i in found.ignored if i.path == str(de) for line in
+             range(i.start, i.end + 1)]  # fmt: skip
+    assert len(lines) == len(set(lines))
+    kept = compare_fragments(de, fr, FragmentOptions(keep_msgids=True))
+    assert kept.regions
+    assert all(i.reason != "message ids" for i in kept.ignored)
+
+
+def test_a_copied_translation_is_still_found(tmp_path):
+    words = " ".join(f"wort{n}" for n in range(40))
+    ours = {m: f"{words} {n}" for n, m in enumerate(MESSAGES)}
+    (tmp_path / "de.po").write_text(catalogue("de", ours))
+    (tmp_path / "de_AT.po").write_text(catalogue("de_AT", ours))
+    found = compare_fragments(tmp_path / "de.po", tmp_path / "de_AT.po")
+    # the translations seed it, and it grows through the message ids both hold alike
+    assert [(r.a_end - r.a_start) > 100 for r in found.regions] == [True]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -116,3 +118,12 @@ def test_shingles_of_the_spans_ids_are_the_texts(text, rules, path, size):
     expected_tokens, expected = rules.measure(text, path)
     assert tokens == expected_tokens
     assert sorted(shingles) == sorted(expected)
+
+
+def test_measure_ids_takes_ids_only():
+    rules = Shingling(size=2)
+    assert rules.measure_ids([1, 2, 3]) == rules.measure_ids(array("Q", [1, 2, 3]))
+    with pytest.raises(TypeError, match="ids must be ints"):
+        rules.measure_ids(["a", "b", "c"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="from 0 to 2\\*\\*64 - 1"):
+        rules.measure_ids([1, -2, 3])

@@ -140,6 +140,8 @@ def test_the_same_result_gives_the_same_bytes_and_bad_arguments_are_refused(tmp_
         to_html("result")  # type: ignore[arg-type]
     with pytest.raises(SamecodeValueError, match="context must be from 0 to 1000; got -1"):
         to_html(result, context=-1)
+    with pytest.raises(SamecodeTypeError, match="texts must map paths to Text; got str"):
+        to_html(result, texts={str(tmp_path / "a.py"): "x = 1"})  # type: ignore[dict-item]
     with pytest.raises(SamecodeValueError, match="not a samecode HTML report"):
         page_data("<!DOCTYPE html><p>hello</p>")
     (tmp_path / "b.py").unlink()
@@ -224,7 +226,7 @@ def test_masked_lines_are_in_the_data_with_why(tmp_path):
     (tmp_path / "b.py").write_text("x = 1\n" + imports + BLOCK)
     result = scan(tmp_path)
     data = page_data(to_html(result, root=tmp_path))
-    assert data["reasons"] == ["licence header", "import block", "boilerplate file"]
+    assert data["reasons"] == ["licence header", "import block", "boilerplate file", "message ids"]
     assert sorted(data["masked"]) == [[0, 1, 3, 1], [1, 2, 4, 1]]
     assert data["lines"][0][1] == "import os"  # shown, as masked, when near a region
 
@@ -297,3 +299,13 @@ def test_a_query_file_changed_after_a_match_is_said_so(tmp_path):
     assert data["files"][1] == ["new.py", "cannot show the file: changed since it was read"]
     assert data["lines"][1] == {}
     assert sorted(data["lines"][0]) == list(range(1, 14))  # known.py, unchanged
+
+
+def test_paths_under_the_root_folder_are_shown_relative_to_it(tmp_path):
+    (tmp_path / "a.py").write_text(BLOCK)
+    (tmp_path / "b.py").write_text(BLOCK)
+    result = scan(tmp_path)
+    shown = [path for path, _ in page_data(to_html(result, root="/"))["files"]]
+    assert shown == [str(tmp_path / name).lstrip("/") for name in ("a.py", "b.py")]
+    shown = [path for path, _ in page_data(to_html(result, root=tmp_path))["files"]]
+    assert shown == ["a.py", "b.py"]

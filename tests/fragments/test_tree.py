@@ -4,8 +4,12 @@ boilerplate ignored and counted, renamed copies with normalize, a fixed output."
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import pickle
 import random
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,8 @@ import pytest
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
+from samecode.fragments.index import FingerprintIndex
+from samecode.fragments.regions import Match, Region
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
 from samecode.reports.fragments import jsonl_pieces, to_json, to_jsonl, to_text
@@ -93,6 +99,54 @@ def test_the_output_is_the_same_for_any_jobs_and_batch_size(planted):
     )
     assert to_jsonl(one, {}) == to_jsonl(many, {})
     assert len(one.regions) == 2
+
+
+@pytest.mark.skipif(
+    multiprocessing.get_context().get_start_method() != "fork",
+    reason="the workers see this test's patch only when forked",
+)
+def test_at_several_jobs_the_index_is_sorted_and_asked_by_the_workers(
+    planted, monkeypatch, tmp_path_factory
+):
+    # Sorting the index and asking it for boilerplate and candidate pairs is most of
+    # what happens between reading and comparing: one process doing it all leaves the
+    # others idle. Each worker takes parts of the index (ranges of hashes).
+    root, _ = planted
+    (root / "again.py").write_text((root / "a.py").read_text())  # and identical files
+    noted = tmp_path_factory.mktemp("log") / "sorted-by"  # not in the tree scanned
+    sort = FingerprintIndex._sorted
+
+    def sorted_by(self: FingerprintIndex) -> object:
+        with noted.open("a") as log:
+            log.write(f"{os.getpid()}\n")
+        return sort(self)
+
+    monkeypatch.setattr(FingerprintIndex, "_sorted", sorted_by)
+    # the block is boilerplate: in 4 files of 6
+    options = FragmentOptions(boilerplate_share=0.5, boilerplate_files=2)
+    many = scan_fragments([str(root)], options, walk=WALK, run=RunOptions(jobs=2))
+    sorting = set(noted.read_text().split())
+    assert len(sorting) == 2
+    assert str(os.getpid()) not in sorting
+    one = scan_fragments([str(root)], options, walk=WALK, run=RunOptions(jobs=1))
+    assert to_jsonl(many, {}) == to_jsonl(one, {})
+    assert (many.boilerplate, many.boilerplate_occurrences) == (
+        one.boilerplate,
+        one.boilerplate_occurrences,
+    )
+    assert one.boilerplate > 0
+
+
+def test_regions_pickle_as_their_fields():
+    # regions and their matches cross from the workers by the hundred thousand: each as
+    # its fields, not as a dataclass's state looked up field by field
+    region = Region("a", "b", 1, 2, 3, 4, 30, 0.5, 0.25, 0, 30, 5, 35, (Match(0, 5, 30),))
+    for value in (region, region.matches[0]):
+        assert value.__reduce__() == (
+            type(value),
+            tuple(getattr(value, f.name) for f in fields(value)),
+        )
+        assert pickle.loads(pickle.dumps(value)) == value
 
 
 def test_tasks_of_any_size_give_the_same_output(planted, monkeypatch):

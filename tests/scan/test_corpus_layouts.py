@@ -5,6 +5,8 @@ of the same files (which still opens, matches and is written as it was made)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import random
 import sqlite3
@@ -17,10 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samecode.corpus.fragments import match_fragments
+from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
 from samecode.fragments import FragmentOptions
-from samecode.hamming.sqlite import IndexCorruptError
+from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
+from samecode.scan.pipeline import document_of
+from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions
+from samecode.text.shingling import Shingling
 from storefiles import legacy_corpus
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -113,7 +119,7 @@ def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_
         assert "fragments" not in names
         assert "prefixes" not in names
     for name in made.values():
-        with sqlite3.connect(name) as db:
+        with contextlib.closing(sqlite3.connect(name)) as db:
             db.execute("VACUUM")
     assert os.path.getsize(made["v4"]) < os.path.getsize(made["v3"]) / 2
     results = []
@@ -126,7 +132,7 @@ def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_
 def test_a_damaged_text_is_reported_and_never_matched(tmp_path):
     stored, _queries = make_tree(tmp_path, 3)
     made = build(tmp_path, stored)
-    with sqlite3.connect(made["v4"]) as db:
+    with contextlib.closing(sqlite3.connect(made["v4"])) as db, db:
         (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
         db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
     with Corpus.open(made["v4"], readonly=True) as corpus:
@@ -172,3 +178,68 @@ def test_the_same_pairs_and_regions_from_either_layout(tmp_path_factory, seed):
                 )
             )
     assert found[0] == found[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_file_found_through_a_link_of_another_extension_is_kept_consistent(
+    tmp_path: Path,
+) -> None:
+    # Stored under its real path, a file is tokenized by that path's language when its
+    # text is made again: "//" is floor division in Python and a comment in C.
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "calc.py").write_text("x = a // b c d e f g\ny = 2\nz = x + y\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "calc.c").symlink_to(real / "calc.py")
+    shingling = Shingling(tokens="code", size=2)
+    walk = WalkOptions(gitignore=False, min_tokens=1)
+    with Corpus.create(str(tmp_path / "c.db"), shingling=shingling) as corpus:
+        assert corpus.sync([str(linked)], walk).added == (str(real / "calc.py"),)
+        assert corpus.check() == []
+        copy = tmp_path / "copy.py"
+        copy.write_bytes((real / "calc.py").read_bytes())
+        query = document_of(read_text(str(copy), None), shingling, 1)
+        (found,) = corpus.match([query], threshold=1)
+    assert found.b == str(real / "calc.py")
+
+
+def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    legacy_corpus(path, 3, FragmentOptions(keep_msgids=True)).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        (recorded,) = db.execute("SELECT value FROM samecode_meta WHERE name = 'fragments'")
+        fragments = json.loads(recorded[0])
+        del fragments["keep_msgids"]  # as a samecode before keep_msgids recorded it
+        db.execute(
+            "UPDATE samecode_meta SET value = ? WHERE name = 'fragments'", (json.dumps(fragments),)
+        )
+    with Corpus.open(str(path)) as corpus:
+        assert corpus.fragments is not None
+        assert corpus.fragments.keep_msgids is True
+    po = tmp_path / "de.po"
+    po.write_text('msgid "Save the form"\nmsgstr "Das Formular sichern"\n' * 30)
+    query = tmp_path / "query" / "de.po"
+    query.parent.mkdir()
+    query.write_bytes(po.read_bytes())
+    with Corpus.open(str(path)) as corpus:
+        corpus.sync([str(po)], WalkOptions(gitignore=False, min_tokens=1))
+        found = match_fragments(corpus, [str(query)], walk=WALK)
+    assert not found.ignored  # its catalogues' ids are matched, as when it was made
+    assert [(r.a_start, r.a_end) for r in found.regions] == [(1, 60)]
+
+
+def test_a_corpus_whose_texts_rules_differ_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    Corpus.create(str(path)).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE samecode_meta SET value = '0' WHERE name = 'text_rules'")
+    with pytest.raises(IndexFileError, match="makes its texts' keys by rules '0'"):
+        Corpus.open(str(path))
+
+
+def test_a_packed_text_must_be_bytes() -> None:
+    with pytest.raises(TypeError, match="must be bytes"):
+        unpack_text("x = 1", "a.py")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="is damaged"):
+        unpack_text(b"not zlib", "a.py")

@@ -424,7 +424,7 @@ def _sync_text(db: str, report: Any) -> str:
 
 def _stored_fragment_flags(args: argparse.Namespace) -> list[str]:
     """The options of the fragments a corpus stores that were given."""
-    names = ("kgram", "window", "keep_licenses", "keep_imports")
+    names = ("kgram", "window", "keep_licenses", "keep_imports", "keep_msgids")
     return [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) is not None]
 
 
@@ -434,6 +434,7 @@ _FLAGS = {
     "window": "--window",
     "keep_licenses": "--keep-licenses",
     "keep_imports": "--keep-imports",
+    "keep_msgids": "--keep-msgids",
     "num_perm": "--num-perm",
     "lsh_threshold": "--lsh-threshold",
 }
@@ -544,6 +545,7 @@ def _fragment_options(args: argparse.Namespace, stored: Any = None) -> Any:
         "boilerplate_share": getattr(args, "boilerplate_share", None),
         "keep_licenses": args.keep_licenses,
         "keep_imports": args.keep_imports,
+        "keep_msgids": args.keep_msgids,
         "all_pairs": getattr(args, "all_pairs", None),
     }
     chosen = {name: value for name, value in given.items() if value is not None}
@@ -641,10 +643,10 @@ def run_match_fragments(args: argparse.Namespace) -> int:
                 progress=feedback,
             )
         # asked of the whole result, before the baseline leaves some of it out
-        unshown = chosen.stored_to_hide(corpus, result)
+        texts, unshown = chosen.stored_views(corpus, result)
     if baseline is not None:
         result = only_new(result, baseline)
-    emit(chosen, FragmentReport(result, parameters, args.paths, unshown), args.output)
+    emit(chosen, FragmentReport(result, parameters, args.paths, unshown, texts), args.output)
     ignored = ignored_text(result)
     feedback.summary(
         f"matched {files_text(len(result.files))} against {db}, "

@@ -456,6 +456,13 @@ def _stored_fragment_options(group: Any) -> None:
         default=None,
         help="match import blocks too (ignored by default)",
     )
+    group.add_argument(
+        "--keep-msgids",
+        action="store_true",
+        default=None,
+        help="match the message ids of gettext catalogues (.po, .pot) too (ignored by "
+        "default: every catalogue of a program holds them)",
+    )
 
 
 def _share(text: str) -> float:
@@ -706,12 +713,14 @@ PROFILE_OPTIONS = {
     ("fragments", "gap"): "gap",
     ("fragments", "keep_licenses"): "keep_licenses",
     ("fragments", "keep_imports"): "keep_imports",
+    ("fragments", "keep_msgids"): "keep_msgids",
     ("fragments", "all_pairs"): "all_pairs",
 }
 
 #: The options a corpus fixes when it is made: against an existing corpus, its own.
 CORPUS_FIXED = frozenset(
-    {"shingle", "tokens", "normalize", "kgram", "window", "keep_licenses", "keep_imports"}
+    {"shingle", "tokens", "normalize", "kgram", "window"}
+    | {"keep_licenses", "keep_imports", "keep_msgids"}
 )
 
 

@@ -147,6 +147,19 @@ class FileTable(StoreFile):
         ).fetchone()
         return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
+    def stored_text(self, path: str) -> Text | None:
+        """The text the corpus keeps of ``path`` (format version 4: its bytes, checked
+        against their SHA-256), or ``None`` if it holds no such file or keeps no texts.
+
+        :raises IndexCorruptError: if the entry fails its checks.
+
+        Runtime complexity: ``O(size)`` to decompress, hash and shingle the text.
+        """
+        file_id = self._file_id(path)
+        if file_id is None:
+            return None
+        return self._checked_row(self._row(file_id))[2]
+
     def same_bytes(self, sha256s: Iterable[str]) -> dict[str, list[int]]:
         """For each SHA-256 among ``sha256s`` that stored files have, the ids of those
         files (ascending): the files byte-identical to a query.

@@ -52,10 +52,6 @@ class FragmentTables:
     def __init__(self, k: int) -> None:
         self.k = k
 
-    def tables(self) -> tuple[str, ...]:
-        """The statements that make its tables."""
-        return FRAGMENT_TABLES
-
     def found(self, sql: Statements, file_id: int, path: str) -> FileFingerprints:
         """The fingerprints of stored file ``file_id`` (kept under ``path``): its record
         decoded.
@@ -191,9 +187,6 @@ class FragmentKeys(FragmentTables):
         super().__init__(options.k)
         self._options = options
         self._text_of = text_of
-
-    def tables(self) -> tuple[str, ...]:
-        return FRAGMENT_KEY_TABLES
 
     def store(self, sql: Statements, file_id: int, record: bytes) -> None:
         """Nothing: the file's text is its record."""

@@ -60,17 +60,18 @@ from dataclasses import dataclass, field
 from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.corpus.match import MATCH_WALK
+from samecode.corpus.settings import FRAGMENT_KEYS
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, path_free_ids
+from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, digest_ids
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, region_digests
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.tree import FileFingerprints, fingerprint_files
-from samecode.sources.reading import read_text
+from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions, discover
 
@@ -79,11 +80,9 @@ __all__ = [
     "corpus_options",
     "match_files",
     "match_fragments",
+    "stored_texts",
     "unshown_stored",
 ]
-
-#: The fragment parameters a corpus stores its files by, which a query must share.
-_STORED = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
 
 
 def corpus_options(
@@ -91,7 +90,8 @@ def corpus_options(
 ) -> FragmentOptions:
     """The options of a match against a corpus storing fragments by ``stored``:
     ``options`` (the stored ones when ``None``), checked to share the stored parameters
-    (``k``, ``window``, ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``).
+    (:data:`~samecode.corpus.settings.FRAGMENT_KEYS`: ``k``, ``window``, ``tokens``,
+    ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``).
 
     :raises ValueError: if the corpus stores no fragments, or a parameter differs.
 
@@ -108,7 +108,7 @@ def corpus_options(
         return stored
     if not isinstance(options, FragmentOptions):
         raise SamecodeTypeError(f"options must be FragmentOptions; got {describe(options)}")
-    wrong = [name for name in _STORED if getattr(options, name) != getattr(stored, name)]
+    wrong = [name for name in FRAGMENT_KEYS if getattr(options, name) != getattr(stored, name)]
     if wrong:
         theirs = ", ".join(f"{name}={getattr(stored, name)!r}" for name in wrong)
         ours = ", ".join(f"{name}={getattr(options, name)!r}" for name in wrong)
@@ -280,7 +280,7 @@ def _record(
     if regions:
         out.query_ids[query.path] = query.tokens.ids
         out.query_sha256[query.path] = query.sha256
-        out.stored_ids[stored.path] = path_free_ids(stored.tokens.ids, stored.masked)
+        out.stored_ids[stored.path] = digest_ids(stored.tokens.ids, stored.masked)
         if query.ignored:
             out.query_masked[query.path] = query.masked
 
@@ -463,11 +463,53 @@ def _first(clone: FragmentClass) -> tuple[str, int]:
     return first.path, first.first
 
 
+def stored_texts(corpus: Corpus, result: FragmentResult) -> dict[str, Text]:
+    """The texts a corpus keeps (format version 4) of the stored files of ``result``'s
+    regions that are not also query files: a page can show them as they were stored,
+    wherever the files are now, or whether they are still on disk at all. Empty for a
+    corpus that keeps no texts.
+
+    :param corpus: the corpus the result was matched against.
+    :param result: what :func:`match_fragments` found.
+    :raises IndexCorruptError: for an entry that fails its checks.
+
+    Runtime complexity: ``O(size)`` for each stored file of a region.
+
+    >>> import os, tempfile
+    >>> from samecode.corpus.store import Corpus
+    >>> from samecode.sources.walk import WalkOptions
+    >>> folder = tempfile.mkdtemp()
+    >>> block = "".join(f"total_{i} = price_{i} * count + tax\\n" for i in range(10))
+    >>> for name in ("known.py", "new.py"):
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(block)
+    >>> walk = WalkOptions(gitignore=False)
+    >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
+    ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
+    ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
+    ...     os.remove(os.path.join(folder, "known.py"))
+    ...     kept = stored_texts(corpus, found)
+    >>> [(os.path.basename(path), text.text == block) for path, text in kept.items()]
+    [('known.py', True)]
+    """
+    if not corpus.keeps_text:
+        return {}
+    queries = set(result.files)
+    out: dict[str, Text] = {}
+    for path in sorted({region.b for region in result.regions} - queries):
+        text = corpus.stored_text(path)
+        if text is not None:
+            out[path] = text
+    return out
+
+
 def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     """The stored files of ``result``'s regions whose text on disk is not the text
     stored (their bytes' SHA-256 is not the stored one), each with why: a page that reads
     files to show their lines (:func:`~samecode.reports.html.to_html`'s ``unshown``)
     must not show them. A file that cannot be read is left out: the page says why itself.
+    A corpus that keeps texts gives those of its files (:func:`stored_texts`) but of those
+    that are query files too.
 
     :param corpus: the corpus the result was matched against.
     :param result: what :func:`match_fragments` found.
@@ -485,7 +527,8 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     >>> walk = WalkOptions(gitignore=False)
     >>> with Corpus.create(os.path.join(folder, "c.db"), fragments=FragmentOptions()) as corpus:
     ...     _ = corpus.sync([os.path.join(folder, "known.py")], walk)
-    ...     found = match_fragments(corpus, [os.path.join(folder, "new.py")], walk=walk)
+    ...     queries = [os.path.join(folder, name) for name in ("new.py", "known.py")]
+    ...     found = match_fragments(corpus, queries, walk=walk)
     ...     same = unshown_stored(corpus, found)
     ...     with open(os.path.join(folder, "known.py"), "a") as f:
     ...         _ = f.write("more = 1\\n")
@@ -494,7 +537,10 @@ def unshown_stored(corpus: Corpus, result: FragmentResult) -> dict[str, str]:
     ({}, ['changed since it was stored'])
     """
     out: dict[str, str] = {}
-    for path in sorted({region.b for region in result.regions}):
+    stored = {region.b for region in result.regions}
+    if corpus.keeps_text:  # the page shows those as kept (stored_texts)
+        stored &= set(result.files)
+    for path in sorted(stored):
         text = read_text(path, None)
         if isinstance(text, Skipped):
             continue

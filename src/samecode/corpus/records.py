@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import sys
 import zlib
@@ -40,8 +41,10 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
+from samecode._validation import describe
+from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
-from samecode.errors import SamecodeValueError
+from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, masked_ranges
 from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.options import FragmentOptions
@@ -232,11 +235,14 @@ def pack_text(data: bytes) -> bytes:
 def unpack_text(packed: bytes, path: str) -> bytes:
     """The bytes :func:`pack_text` packed.
 
+    :raises TypeError: if ``packed`` is not bytes.
     :raises ValueError: if ``packed`` does not decompress.
     """
+    if not isinstance(packed, bytes):
+        raise SamecodeTypeError(f"the text of {path!r} must be bytes; got {describe(packed)}")
     try:
         return zlib.decompress(packed)
-    except (zlib.error, TypeError) as error:
+    except zlib.error as error:
         raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
 
 
@@ -290,22 +296,24 @@ def read_stored(
         if isinstance(read, Skipped):
             out.append(read)
             continue
+        if text:  # tokenized by the path it is kept under, as its text is again later
+            read = dataclasses.replace(read, path=identity(path))
         found = None
         if options is not None and _same_tokens(shingling, options):
             # one tokenization for both: the shingles made of the fragments' token ids
-            found = fingerprint_text(path, read.text, options, boilerplate)
+            found = fingerprint_text(read.path, read.text, options, boilerplate)
             tokens, shingles = shingling.measure_ids(found.tokens.ids)
             short = too_few_tokens(path, tokens, min_tokens)
-            document = short or Document(path, read.size, read.sha256, tokens, shingles)
+            document = short or Document(read.path, read.size, read.sha256, tokens, shingles)
         else:
             document = document_of(read, shingling, min_tokens)
         if isinstance(document, Skipped):
-            out.append(document)
+            out.append(dataclasses.replace(document, path=path))  # as it was found
             continue
         record, distinct = b"", none
         if options is not None:
             if found is None:
-                found = fingerprint_text(path, read.text, options, boilerplate)
+                found = fingerprint_text(read.path, read.text, options, boilerplate)
             distinct = array("Q", sorted(set(found.fingerprints)))
             if not text:
                 record = encode(found)

@@ -27,7 +27,7 @@ from samecode._validation import describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.records import LAYOUT
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.options import FragmentOptions
+from samecode.fragments.options import UNSTATED, FragmentOptions
 from samecode.minhash.settings import LSHSettings
 from samecode.scan.candidates import default_lsh_threshold
 from samecode.similarity import exact_threshold
@@ -38,6 +38,7 @@ __all__ = [
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
+    "TEXT_RULES",
     "TEXT_VERSION",
     "CorpusSettings",
     "CorpusSettingsError",
@@ -61,10 +62,23 @@ TEXT_VERSION = "4"
 #: (:mod:`~samecode.corpus.postings`): what :meth:`Corpus.create
 #: <samecode.corpus.store.Corpus.create>` makes.
 BLOCKS_VERSION = "5"
+#: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
+#: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
+#: samecode whose rules differ refuses the corpus, whose keys were made by the others.
+#: A corpus that records none was made by version 1.
+TEXT_RULES = "1"
 #: The fragment parameters a corpus records (the others are the query's).
-FRAGMENT_KEYS = ("k", "window", "tokens", "normalize", "keep_licenses", "keep_imports")
+FRAGMENT_KEYS = (
+    "k",
+    "window",
+    "tokens",
+    "normalize",
+    "keep_licenses",
+    "keep_imports",
+    "keep_msgids",
+)
 #: Of those, the ones given on their own (the tokenization is the shingling's).
-GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports")
+GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports", "keep_msgids")
 
 
 class CorpusSettingsError(SamecodeValueError):
@@ -147,6 +161,7 @@ class CorpusSettings:
             *candidates.meta(),
             *recorded,
             *([] if self.profile is None else [("profile", self.profile)]),
+            ("text_rules", TEXT_RULES),
         ]
 
     def check_given(
@@ -165,11 +180,12 @@ class CorpusSettings:
         order, the first that fails raised: the ``profile`` (a corpus that names none
         was made with the library's defaults, ``duplicates``), fragments asked of a
         corpus that stores none (``fragments`` true, or any of ``k``, ``window``,
-        ``keep_licenses`` and ``keep_imports`` given), each of those four,
+        ``keep_licenses``, ``keep_imports`` and ``keep_msgids`` given), each of those five,
         ``min_threshold``, ``candidates`` (``"prefix"`` or ``"lsh"``), ``num_perm`` and
         ``lsh_threshold``.
 
-        :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``.
+        :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``,
+            ``keep_msgids``.
         :raises CorpusSettingsError: naming the first setting that differs.
         :raises TypeError: for a name that is no setting a corpus stores.
 
@@ -298,7 +314,10 @@ def recorded_fragment_options(recorded: Any, shingling: Shingling) -> FragmentOp
             f"its fragments are stored in layout {describe(recorded)}; this samecode reads "
             f"layout {LAYOUT}"
         )
-    chosen = {key: recorded[key] for key in FRAGMENT_KEYS}
+    chosen: dict[str, Any] = {key: recorded.get(key, UNSTATED.get(key)) for key in FRAGMENT_KEYS}
+    missing = [key for key, value in chosen.items() if value is None]
+    if missing:
+        raise KeyError(missing[0])
     # a TypeError for a k that is not a number: the metadata is refused
     options = FragmentOptions(**chosen, min_tokens=max(FragmentOptions.min_tokens, chosen["k"]))
     if (options.tokens, options.normalize) != (shingling.tokens, shingling.normalize):

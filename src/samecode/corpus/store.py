@@ -74,6 +74,7 @@ from samecode.corpus.settings import (
     BLOCKS_VERSION,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
+    TEXT_RULES,
     TEXT_VERSION,
     CorpusSettings,
 )
@@ -192,6 +193,14 @@ class Corpus(FileTable):
         self._fragments = settings.fragments
         self._profile = settings.profile
         self._keeps_text = self._version >= int(TEXT_VERSION)
+        rules = meta.get("text_rules", "1")
+        if self._keeps_text and rules != TEXT_RULES:
+            raise IndexFileError(
+                path,
+                f"makes its texts' keys by rules {rules!r}; this samecode by {TEXT_RULES!r} "
+                "(open it with the samecode that made it, or make it again: samecode index "
+                "add --db NEW.db PATHS...)",
+            )
         self._candidates = candidate_index(self._min_threshold, self._lsh, self._version)
         self._fragment_tables: FragmentTables | None = None
         if self._fragments is not None:
@@ -231,9 +240,10 @@ class Corpus(FileTable):
             below ``min_threshold`` (see :mod:`samecode.minhash.lsh`).
         :param fragments: also store every file's fragments, by these parameters
             (:class:`~samecode.fragments.options.FragmentOptions`: its ``k``, ``window``,
-            ``keep_licenses`` and ``keep_imports`` are recorded; its ``tokens`` and
-            ``normalize`` must be ``shingling``'s), for :meth:`match_fragments` (format
-            version 3; see :mod:`samecode.corpus.records` for the cost).
+            ``keep_licenses``, ``keep_imports`` and ``keep_msgids`` are recorded; its
+            ``tokens`` and ``normalize`` must be ``shingling``'s), for
+            :meth:`match_fragments`: their index is kept, and each candidate's fragments
+            are made again from its kept bytes (see :ref:`fragments-corpus` for the cost).
         :param profile: the name of the :mod:`~samecode.profiles` profile its settings
             come from, recorded (``samecode match --profile`` refuses another).
         :param timeout: how many seconds a change waits for another writer's lock.
@@ -378,7 +388,8 @@ class Corpus(FileTable):
     @property
     def fragments(self) -> FragmentOptions | None:
         """The parameters its files' fragments are stored by (``k``, ``window``,
-        ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``; the rest are the
+        ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``;
+        the rest are the
         defaults), or ``None`` for a corpus that stores none (made without
         ``fragments``, or by a samecode before format version 3)."""
         return self._fragments

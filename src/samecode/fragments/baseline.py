@@ -50,7 +50,7 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.options import FragmentOptions
+from samecode.fragments.options import UNSTATED, FragmentOptions
 from samecode.fragments.regions import Region
 from samecode.fragments.result import SCHEMA, BaselineNovelty, ClassNovelty, FragmentResult
 
@@ -116,6 +116,7 @@ def _matched(parameters: Mapping[str, Any], refuse: Callable[[str], Exception]) 
     """The :data:`MATCHED_PARAMETERS` of a report's ``parameters``, checked as
     :class:`~samecode.fragments.options.FragmentOptions` checks them (``refuse(why)``
     is raised for what is missing or wrong)."""
+    parameters = {**UNSTATED, **parameters}
     absent = [name for name in _OPTIONS if name not in parameters]
     if absent:
         raise refuse(f"its parameters have no {', '.join(map(repr, absent))}")

@@ -1,5 +1,5 @@
-"""Boilerplate: the text fragments ignore, and why: licence headers, import blocks, and the
-text of files named as boilerplate.
+"""Boilerplate: the text fragments ignore, and why: licence headers, import blocks, the
+message ids of translation catalogues, and the text of files named as boilerplate.
 
 Such tokens are *masked*: they keep their ids, but no k-gram over any of them is a
 fingerprint or is looked up (:meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>`
@@ -28,9 +28,18 @@ The rules (:func:`licence_header`, :func:`import_blocks`):
   ``const x = require('...')``; Rust ``use``, ``extern crate`` and ``mod x;``; C# ``using
   X;``; PHP ``use``, ``namespace``, ``require``, ``include`` (and their ``_once``). Other
   languages have none. Kept with ``keep_imports``.
+* The **message ids** of a gettext catalogue (a ``.po`` or ``.pot`` file): its
+  ``msgctxt``, ``msgid`` and ``msgid_plural`` statements with their continuation lines
+  (``"..."``), and the comments the tools write beside them (``#.`` extracted comments,
+  ``#:`` references, ``#,`` flags, ``#|`` previous ids), and the header entry (the
+  empty id's translation: the catalogue's metadata, such as its ``Content-Type``). Every
+  catalogue of a program holds the same ids, by construction; its translations
+  (``msgstr``) and translators' comments are its own text. Kept with ``keep_msgids``.
 * A **boilerplate file** (:class:`BoilerplateFiles`, ``--boilerplate PATH``): every token
   of every k-gram of another file that is also a k-gram of a boilerplate file.
 
+>>> message_ids(['#: views.py:12', 'msgid "Save"', 'msgstr "Sichern"'], "de.po")
+[(1, 2)]
 >>> text = "# Copyright 2024 Example\\n# SPDX-License-Identifier: MIT\\n\\nimport os\\nx = 1\\n"
 >>> licence_header(text.split("\\n"), "a.py"), import_blocks(text.split("\\n"), "a.py")
 ((1, 2), [(4, 4)])
@@ -58,11 +67,12 @@ __all__ = [
     "REASONS",
     "BoilerplateFiles",
     "Ignored",
+    "digest_ids",
     "import_blocks",
     "licence_header",
     "mask",
     "masked_ranges",
-    "path_free_ids",
+    "message_ids",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -71,8 +81,15 @@ LICENCE_WORDS = re.compile(
     r"permission is hereby granted",
     re.IGNORECASE,
 )
-#: Why a range is ignored, in the order reports give them.
-REASONS = ("licence header", "import block", "boilerplate file")
+#: Why a range is ignored, in the order reports give them (a corpus's records name a
+#: reason by its place here: a new one goes last).
+REASONS = ("licence header", "import block", "boilerplate file", "message ids")
+#: The file extensions of gettext catalogues.
+CATALOGUES = (".po", ".pot")
+#: A line of a catalogue's message id: a statement, or a comment the tools write.
+_MESSAGE_ID = re.compile(r"\s*(?:msgctxt|msgid|msgid_plural)\b|#[.:,|]")
+#: A continuation line of a catalogue's statement: a string alone.
+_CONTINUATION = re.compile(r'\s*"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +118,7 @@ def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
     return sorted((item.first, item.stop) for item in ignored)
 
 
-def path_free_ids(
+def digest_ids(
     ids: array[int], masked: Iterable[tuple[int, int]], first: int = 0, stop: int | None = None
 ) -> array[int]:
     """``ids[first:stop]`` with the masked tokens (``masked``, :func:`masked_ranges`, in
@@ -110,9 +127,9 @@ def path_free_ids(
 
     Runtime complexity: ``O(stop - first)`` in C, and a step for each masked range.
 
-    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 0).tolist()
+    >>> digest_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 0).tolist()
     [5, 0, 0, 8]
-    >>> path_free_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 2, 4).tolist()
+    >>> digest_ids(array("Q", [5, 6, 7, 8]), [(1, 3)], 2, 4).tolist()
     [0, 8]
     """
     stop = len(ids) if stop is None else stop
@@ -271,6 +288,48 @@ def import_blocks(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     return blocks
 
 
+def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
+    """The runs of message id lines of a gettext catalogue of these ``lines`` at ``path``
+    (a ``.po`` or ``.pot`` file; none for others), the catalogue's header entry with
+    them: each as its first and last line (from 1), in order (see the module's
+    description).
+
+    Runtime complexity: ``O(size)``, one regular expression match per line.
+
+    >>> message_ids(['msgid ""', '"a long "', '"message"', 'msgstr ""', '"lang"'], "x.pot")
+    [(1, 3)]
+    >>> message_ids(['msgid ""', 'msgstr ""', '"Language: de\\n"', 'msgid "a"'], "de.po")
+    [(1, 4)]
+    >>> message_ids(['msgid "Save"'], "notes.txt")
+    []
+    """
+    if not path.lower().endswith(CATALOGUES):
+        return []
+    runs: list[tuple[int, int]] = []
+    state = "outside"  # or "id" (a statement of an id), "header" (the header's translation)
+    first = True  # no id met yet: an empty first id is the header entry's
+    empty = False  # the id met is the first, and empty so far
+    for number, line in enumerate(lines, 1):
+        if _MESSAGE_ID.match(line):
+            if line.lstrip().startswith("msgctxt"):  # the header entry has no context
+                first = False
+            elif line.lstrip().startswith("msgid"):
+                empty, first = first and line.strip() == 'msgid ""', False
+            state = "id"
+        elif state != "outside" and _CONTINUATION.match(line):
+            empty = empty and state == "header"  # a continued id is not the header's
+        elif state == "id" and empty and line.lstrip().startswith("msgstr"):
+            state, empty = "header", False
+        else:
+            state = "outside"
+            continue
+        if runs and runs[-1][1] == number - 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
 @dataclass(frozen=True)
 class BoilerplateFiles:
     """The k-grams of files whose text is always ignored (``--boilerplate PATH``), for one
@@ -335,6 +394,7 @@ def mask(
     *,
     keep_licenses: bool = False,
     keep_imports: bool = False,
+    keep_msgids: bool = False,
     files: BoilerplateFiles | None = None,
 ) -> list[Ignored]:
     """What of a file's tokens is boilerplate, to be masked (see the module's
@@ -346,6 +406,7 @@ def mask(
     :param k: tokens per k-gram (for ``files``).
     :param keep_licenses: do not mask the licence header.
     :param keep_imports: do not mask import blocks.
+    :param keep_msgids: do not mask the message ids of a catalogue.
     :param files: the k-grams of boilerplate files to mask, if any.
     :raises ValueError: if ``files`` were read with another ``k``.
 
@@ -366,12 +427,15 @@ def mask(
         raise SamecodeValueError(f"boilerplate files were read with k={files.k}; got k={k}")
     found: list[tuple[str, int, int]] = []  # reason, first token, stop
     lines = text.split("\n")
-    if not keep_licenses:
-        header = licence_header(lines, path)
-        if header is not None:
-            found.append((REASONS[0], *tokens.tokens_on(*header)))
+    header = None if keep_licenses else licence_header(lines, path)
+    if header is not None:
+        found.append((REASONS[0], *tokens.tokens_on(*header)))
     if not keep_imports:
         found += [(REASONS[1], *tokens.tokens_on(*block)) for block in import_blocks(lines, path)]
+    if not keep_msgids:
+        after = 0 if header is None else header[1]  # a catalogue's header comments: one reason
+        found += [(REASONS[3], *tokens.tokens_on(max(first, after + 1), last))
+                  for first, last in message_ids(lines, path) if last > after]  # fmt: skip
     if files is not None and files.hashes:
         hashes = kgram_hashes(tokens.ids, k)
         stop = -1

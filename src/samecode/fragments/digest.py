@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
-from samecode.fragments.boilerplate import path_free_ids
+from samecode.fragments.boilerplate import digest_ids
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 
@@ -61,7 +61,7 @@ def token_digest(
         raise SamecodeValueError(
             f"a token range must be within 0 to {len(ids)} and not empty; got {first} to {stop}"
         )
-    part = path_free_ids(ids, masked, first, stop)
+    part = digest_ids(ids, masked, first, stop)
     if sys.byteorder == "big":  # pragma: no cover - big-endian machines
         part.byteswap()
     return hashlib.sha256(part.tobytes()).hexdigest()[:32]

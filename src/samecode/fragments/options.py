@@ -7,14 +7,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from samecode._validation import check_bool, check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.text.shingling import TOKEN_KINDS, Shingling
 
-__all__ = ["FragmentOptions"]
+__all__ = ["UNSTATED", "FragmentOptions"]
+
+#: The parameters that reports and corpora made before they existed do not state, with
+#: the value they were made by (catalogues' message ids were matched then): how a saved
+#: baseline or a corpus's metadata without them is read.
+UNSTATED: Mapping[str, Any] = MappingProxyType({"keep_msgids": True})
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,8 @@ class FragmentOptions:
     :param keep_licenses: match licence headers too (by default their tokens are
         ignored: :mod:`~samecode.fragments.boilerplate`).
     :param keep_imports: match import blocks too (ignored by default).
+    :param keep_msgids: match the message ids of gettext catalogues too (``.po`` and
+        ``.pot`` files; ignored by default: every catalogue of a program holds them).
     :param all_pairs: in a tree, compare every two files that share text; by default text
         copied into ``N`` files is compared between the first of them and each other copy
         (``N - 1`` pairs, not ``N * (N - 1) / 2``: see
@@ -62,6 +71,7 @@ class FragmentOptions:
     normalize: bool = False
     keep_licenses: bool = False
     keep_imports: bool = False
+    keep_msgids: bool = False
     all_pairs: bool = False
 
     def __post_init__(self) -> None:
@@ -95,6 +105,7 @@ class FragmentOptions:
         check_bool(self.normalize, "normalize")
         check_bool(self.keep_licenses, "keep_licenses")
         check_bool(self.keep_imports, "keep_imports")
+        check_bool(self.keep_msgids, "keep_msgids")
         check_bool(self.all_pairs, "all_pairs")
         Shingling(tokens=self.tokens, normalize=self.normalize)  # refuses chars normalized
 
@@ -137,5 +148,6 @@ class FragmentOptions:
             "normalize": self.normalize,
             "keep_licenses": self.keep_licenses,
             "keep_imports": self.keep_imports,
+            "keep_msgids": self.keep_msgids,
             "all_pairs": self.all_pairs,
         }

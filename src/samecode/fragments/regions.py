@@ -107,6 +107,11 @@ class Match:
         """Just past the match in ``b``."""
         return self.b_start + self.length
 
+    def __reduce__(self) -> tuple[type[Match], tuple[int, int, int]]:
+        # A scan's regions and their matches cross from the workers by the hundred
+        # thousand; a dataclass's own pickling looks up its fields for every object.
+        return Match, (self.a_start, self.b_start, self.length)
+
 
 def exact_matches(
     a: array[int],
@@ -410,6 +415,14 @@ class Region:
     b_first: int
     b_stop: int
     matches: tuple[Match, ...]
+
+    def __reduce__(self) -> tuple[type[Region], tuple[object, ...]]:
+        # as Match's (the fields named: a loop over them would cost as much again)
+        return Region, (
+            self.a, self.b, self.a_start, self.a_end, self.b_start, self.b_end, self.tokens,
+            self.a_share, self.b_share, self.a_first, self.a_stop, self.b_first, self.b_stop,
+            self.matches,
+        )  # fmt: skip
 
 
 def region_order(region: Region) -> tuple[str, str, int, int, int, int]:

@@ -38,6 +38,7 @@ import os
 import tempfile
 import time
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -106,7 +107,7 @@ def fingerprint_text(
 ) -> FileFingerprints:
     """A text's :class:`FileFingerprints`, its boilerplate masked
     (:func:`~samecode.fragments.boilerplate.mask`, by ``options.keep_licenses``,
-    ``options.keep_imports`` and the ``boilerplate`` files).
+    ``options.keep_imports``, ``options.keep_msgids`` and the ``boilerplate`` files).
 
     Runtime complexity: ``O(size)`` (see
     :func:`~samecode.fragments.winnowing.fingerprints`).
@@ -123,6 +124,7 @@ def fingerprint_text(
         options.k,
         keep_licenses=options.keep_licenses,
         keep_imports=options.keep_imports,
+        keep_msgids=options.keep_msgids,
         files=boilerplate,
     )
     kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked_ranges(ignored))
@@ -340,12 +342,12 @@ def scan_fragments(
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
     with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
         with run.engine(len(paths)) as engine:
-            files, index = _read_into_index(
+            files, indexes = _read_into_index(
                 engine, paths, options, walk, run, folder, boilerplate, skipped, progress
             )
             limit = options.boilerplate_limit(len(files))
-            ignored = index.boilerplate(limit)
-            found = _compare_candidates(engine, files, index, options, ignored, progress)
+            ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
+            found = _compare_candidates(engine, files, candidates, options, ignored, progress)
         # the workers have ended; the class digests still read the scratch files
         order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
         regions = [found.regions[n] for n in order]
@@ -361,7 +363,7 @@ def scan_fragments(
         classes,
         region_class,
         len(ignored),
-        index.occurrences(ignored),
+        occurrences,
         limit,
         found.repetitive,
         time.perf_counter() - started,
@@ -395,25 +397,68 @@ def _read_into_index(
     boilerplate: BoilerplateFiles | None,
     skipped: list[Skipped],
     progress: Progress | None,
-) -> tuple[list[ReadFile], FingerprintIndex]:
+) -> tuple[list[ReadFile], list[FingerprintIndex]]:
     """Read ``paths`` into scratch files in ``folder`` (on ``engine``, a batch a task),
     noting the files skipped; return the files read, in order, and the index of their
-    fingerprints, filled as batches come while the workers read on (the files keep none)."""
+    fingerprints, filled as batches come while the workers read on (the files keep none):
+    one index per range of hashes, a range per task of the index stage
+    (:func:`_index_stage`), two a worker where there are several."""
     reads = [(batch, options, walk.max_size, walk.min_tokens, folder)
              for batch in run.batches(paths)]  # fmt: skip
     tick = progress_counter(progress, "read", len(paths))
     files: list[ReadFile] = []
-    index = FingerprintIndex()
+    parts = 1 if engine.workers == 1 else 2 * engine.workers
+    indexes = [FingerprintIndex() for _ in range(parts)]
+    bounds = [(part << 64) // parts for part in range(1, parts)]
     # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
     for batch, read in zip(engine.map_shared(_read_some, boilerplate, reads), reads):
         tick(len(read[0]))
         for item in batch:
             if isinstance(item, Skipped):
                 skipped.append(item)
-            else:
-                index.add(len(files), item.fingerprints)
-                files.append(replace(item, fingerprints=_NONE))  # the index holds them
-    return files, index
+                continue
+            hashes = item.fingerprints  # sorted: each range is a slice
+            cuts = [0, *(bisect_left(hashes, bound) for bound in bounds), len(hashes)]
+            for part, index in enumerate(indexes):
+                index.add(len(files), hashes[cuts[part] : cuts[part + 1]])
+            files.append(replace(item, fingerprints=_NONE))  # the index holds them
+    return files, indexes
+
+
+def _index_part(
+    shared: tuple[Sequence[FingerprintIndex], int, Sequence[int] | None], part: int
+) -> tuple[frozenset[int], list[tuple[int, int]], int]:
+    """A task of the index stage: one part's boilerplate (its hashes in more than
+    ``limit`` files), its candidate pairs, and how often its boilerplate was selected."""
+    indexes, limit, star = shared
+    index = indexes[part]
+    ignored = index.boilerplate(limit)
+    return ignored, index.candidate_pairs(ignored, star=star), index.occurrences(ignored)
+
+
+def _index_stage(
+    engine: Engine,
+    files: Sequence[ReadFile],
+    indexes: Sequence[FingerprintIndex],
+    options: FragmentOptions,
+    limit: int,
+) -> tuple[frozenset[int], list[tuple[int, int]], int]:
+    """The boilerplate hashes, the candidate pairs (sorted; with the pairs of identical
+    files) and the boilerplate's occurrences, each part of the index on ``engine``: a
+    hash is in one part, so each part tells its own, and their union is the whole
+    index's (sorting the index is most of the work, and no longer this process's alone)."""
+    star = None if options.all_pairs else _ranks([read.path for read in files])
+    ignored: set[int] = set()
+    pairs = _identical_pairs(files, star)
+    occurrences = 0
+    tasks = [(part,) for part in range(len(indexes))]
+    for part_ignored, part_pairs, part_occurrences in engine.map_shared(
+        _index_part, (indexes, limit, star), tasks
+    ):
+        ignored |= part_ignored
+        pairs.update(part_pairs)
+        occurrences += part_occurrences
+    return frozenset(ignored), sorted(pairs), occurrences
 
 
 @dataclass
@@ -429,15 +474,13 @@ class _Compared:
 def _compare_candidates(
     engine: Engine,
     files: list[ReadFile],
-    index: FingerprintIndex,
+    pairs: list[tuple[int, int]],
     options: FragmentOptions,
     ignored: frozenset[int],
     progress: Progress | None,
 ) -> _Compared:
-    """The regions of every pair of files that share a fingerprint not ``ignored``, in
-    tasks of about equal cost on ``engine`` (the tasks name files by number)."""
-    star = None if options.all_pairs else _ranks([read.path for read in files])
-    pairs = sorted(set(index.candidate_pairs(ignored, star=star)) | _identical_pairs(files, star))
+    """The regions of the candidate ``pairs`` (numbers of ``files``; :func:`_index_stage`),
+    in tasks of about equal cost on ``engine`` (the tasks name files by number)."""
     sizes = [read.tokens for read in files]
     tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
     tick = progress_counter(progress, "compare", len(pairs))

@@ -63,6 +63,7 @@ from samecode.fragments.tree import FragmentComparison
 from samecode.reports.format import Format, Formats, TextFormat
 from samecode.reports.html import to_html
 from samecode.reports.sarif import common_root, to_sarif
+from samecode.sources.reading import Text
 from samecode.sources.walk import WalkOptions
 from samecode.text.display import visible
 
@@ -446,7 +447,9 @@ class FragmentReport:
     :param roots: the paths scanned: SARIF's URIs and the page's paths are relative to the
         folder that holds them all (:func:`~samecode.reports.sarif.common_root`).
     :param unshown: stored files whose text the page must not show, each with why
-        (:meth:`FragmentFormat.stored_to_hide`).
+        (:meth:`FragmentFormat.stored_views`).
+    :param texts: stored files' texts as a corpus keeps them, which the page shows
+        instead of reading the files (:meth:`FragmentFormat.stored_views`).
 
     >>> from samecode.fragments.options import FragmentOptions
     >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
@@ -458,6 +461,7 @@ class FragmentReport:
     parameters: dict[str, Any]
     roots: Sequence[str]
     unshown: Mapping[str, str] = field(default_factory=dict)
+    texts: Mapping[str, Text] = field(default_factory=dict)
 
     @property
     def root(self) -> str:
@@ -471,7 +475,8 @@ class FragmentFormat(TextFormat[FragmentReport]):
     :param name: the format's name.
     :param make: the function making the report's text (whole or in pieces).
     :param shows_text: whether the format shows the files' lines, read again from disk
-        (then :meth:`stored_to_hide` asks the corpus which of them it must not show).
+        (then :meth:`stored_views` asks the corpus for the texts it keeps and which
+        files it must not show).
 
     >>> from samecode.fragments.options import FragmentOptions
     >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0)
@@ -488,21 +493,24 @@ class FragmentFormat(TextFormat[FragmentReport]):
         super().__init__(name, make)
         self.shows_text = shows_text
 
-    def stored_to_hide(self, corpus: Corpus, result: FragmentResult) -> dict[str, str]:
-        """The stored files of ``result`` (matched against ``corpus``, still open) whose
-        lines this format must not show, each with why: for a format that shows lines,
-        those whose text on disk is not the text stored
-        (:func:`~samecode.corpus.fragments.unshown_stored`); none for the others (at no
-        cost: no file is read).
+    def stored_views(
+        self, corpus: Corpus, result: FragmentResult
+    ) -> tuple[dict[str, Text], dict[str, str]]:
+        """For a format that shows lines, of the stored files of ``result`` (matched
+        against ``corpus``, still open): the texts the corpus keeps of them
+        (:func:`~samecode.corpus.fragments.stored_texts`, format version 4), and those
+        whose text on disk is not the text stored, each with why
+        (:func:`~samecode.corpus.fragments.unshown_stored`); nothing for the others (at
+        no cost: no file is read).
 
-        >>> FRAGMENT_FORMATS["json"].stored_to_hide(None, None)
-        {}
+        >>> FRAGMENT_FORMATS["json"].stored_views(None, None)
+        ({}, {})
         """
         if not self.shows_text:
-            return {}
-        from samecode.corpus.fragments import unshown_stored
+            return {}, {}
+        from samecode.corpus.fragments import stored_texts, unshown_stored
 
-        return unshown_stored(corpus, result)
+        return stored_texts(corpus, result), unshown_stored(corpus, result)
 
 
 #: The formats of a fragments report (a :class:`FragmentReport`), by name: ``table``
@@ -519,7 +527,11 @@ FRAGMENT_FORMATS: Formats[FragmentFormat] = Formats(
         FragmentFormat(
             "html",
             lambda report: to_html(
-                report.result, report.parameters, root=report.root, unshown=report.unshown
+                report.result,
+                report.parameters,
+                root=report.root,
+                unshown=report.unshown,
+                texts=report.texts,
             ),
             shows_text=True,
         ),

@@ -29,7 +29,8 @@ is ``5000``): integers cost less to write and to read than decimals.
 Paths and lines show control, bidirectional and other invisible characters escaped
 (:func:`~samecode.text.display.visible`; tabs in code are kept); the script writes them
 as text, never as markup. Needs jinja2 (the ``cli`` extra). A file that cannot be read
-any more, or that changed since the scan read it, shows why instead of its lines.
+any more, or that changed since the scan read it, shows why instead of its lines; texts
+given (a corpus's stored files) are shown as given.
 
 >>> import pathlib, tempfile
 >>> from samecode.fragments.tree import scan_fragments
@@ -148,8 +149,9 @@ def _shown(path: str, root: str | None) -> str:
     when within it."""
     if root is not None:
         absolute = os.path.abspath(path)
-        if absolute.startswith(root) and absolute[len(root) : len(root) + 1] == os.sep:
-            path = absolute[len(root) + 1 :]
+        inside = root if root.endswith(os.sep) else root + os.sep  # "/" ends in one
+        if absolute.startswith(inside):
+            path = absolute[len(inside) :]
         elif absolute == root:
             path = os.curdir
     return visible(path)
@@ -257,6 +259,7 @@ def to_html(
     root: str | os.PathLike[str] | None = None,
     context: int = 3,
     unshown: Mapping[str, str] | None = None,
+    texts: Mapping[str, Text] | None = None,
 ) -> str:
     """The result as one self-contained HTML page (see the module's description).
 
@@ -269,7 +272,10 @@ def to_html(
     :param unshown: files whose text is not to be shown, each with why (a stored file
         whose text on disk is not the text matched:
         :func:`~samecode.corpus.fragments.unshown_stored`); their regions are listed.
-    :raises TypeError: for a result of the wrong type.
+    :param texts: files' texts to show instead of reading the files (the texts a corpus
+        keeps of its files: :func:`~samecode.corpus.fragments.stored_texts`).
+    :raises TypeError: for a result of the wrong type, or a text that is not a
+        :class:`~samecode.sources.reading.Text`.
     :raises ValueError: for a ``context`` out of range.
 
     Runtime complexity: ``O(size)`` to read each file with an occurrence, and
@@ -294,10 +300,14 @@ def to_html(
     number = {path: n for n, path in enumerate(paths)}
     base = None if root is None else os.path.abspath(os.fspath(root))
     hidden = {} if unshown is None else unshown
+    given = {} if texts is None else texts
+    for kept in given.values():
+        if not isinstance(kept, Text):
+            raise SamecodeTypeError(f"texts must map paths to Text; got {describe(kept)}")
     lines = _Lines()
     files: list[list[str]] = []
     for n, path in enumerate(paths):
-        text = _readable(path, hidden, result.sha256.get(path))
+        text = given[path] if path in given else _readable(path, hidden, result.sha256.get(path))
         if isinstance(text, str):
             files.append([_shown(path, base), text])
             lines.files.append([])
@@ -412,7 +422,7 @@ def page_data(page: str) -> dict[str, Any]:
     end, reason]``, the reason an index in ``reasons``); ``cuts`` (``[file, line, its
     length]``); ``context``; and, unpacked, ``lines``: for each file, the text of each
     line the page holds, by its number. Files are numbered from 0, pairs, classes and
-    regions from 1.
+    regions from 1; similarities and shares are whole ten-thousandths (``5000`` is half).
 
     :param page: the text of the page.
     :raises ValueError: for a page that holds no such data.

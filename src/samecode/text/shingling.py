@@ -382,8 +382,9 @@ class Shingling:
         :class:`~samecode.fragments.tokens.TokenSpans`, of the same ``tokens`` and
         ``normalize``): the same count and set.
 
+        :raises TypeError: for ids that are not ints.
         :raises ValueError: for rules of ``tokens="chars"`` (their shingles are of
-            characters, not of token ids).
+            characters, not of token ids), or an id outside 0 to ``2**64 - 1``.
 
         >>> rules = Shingling(size=2)
         >>> rules.measure_ids(token_ids(rules.token_list("a b a b"))) == rules.measure("a b a b")
@@ -391,6 +392,13 @@ class Shingling:
         """
         if self.tokens == "chars":
             raise SamecodeValueError("chars shingles are made of characters, not token ids")
+        if not isinstance(ids, array) or ids.typecode != "Q":
+            try:  # in C: ids are ints from 0 to 2**64 - 1, as token_ids makes them
+                ids = array("Q", ids)
+            except TypeError:
+                raise SamecodeTypeError(f"ids must be ints; got {describe(ids)}") from None
+            except OverflowError:
+                raise SamecodeValueError("ids must be from 0 to 2**64 - 1") from None
         if len(ids) >= self.size and use_numpy(len(ids)):
             import samecode._numpy_kernels as fast
 
