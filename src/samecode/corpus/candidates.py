@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from samecode.minhash.buckets import BucketTable
 from samecode.corpus.postings import PostingBlocks
+from samecode.minhash.buckets import BucketTable
 from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
@@ -98,7 +98,7 @@ class PrefixIndex(CandidateIndex):
     """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
 
     version = "1"
-    file_tables = ("prefixes",)
+    file_tables: ClassVar[tuple[str, ...]] = ("prefixes",)
     #: How a probe joins its rows, ``p``, on the probe's value ``q.value``.
     _rows = "JOIN prefixes p ON p.shingle = q.value"
     #: A shingle as the table holds it.
@@ -210,7 +210,7 @@ class KeyIndex(PrefixIndex):
     """
 
     version = "4"
-    file_tables = ("prefix_keys",)
+    file_tables: ClassVar[tuple[str, ...]] = ("prefix_keys",)
     delete_by_shingles = True
     # CROSS JOIN: the probe drives, each value looked up in the b-tree
     _rows = "CROSS JOIN prefix_keys p ON p.key = q.value"

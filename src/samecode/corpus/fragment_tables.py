@@ -181,7 +181,7 @@ class FragmentKeys(FragmentTables):
     :param text_of: the checked text of a stored file, by id.
     """
 
-    file_tables = ("fragment_index",)
+    file_tables: tuple[str, ...] = ("fragment_index",)
 
     def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
         super().__init__(options.k)

@@ -24,7 +24,8 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, pairwise
+from typing import Any
 
 from samecode.errors import SamecodeValueError
 from samecode.store.file import IndexCorruptError, Statements
@@ -139,7 +140,7 @@ class PostingBlocks:
             cuts.append(cut)
         cuts.append(len(pairs))
         rows = []
-        for start, stop in zip(cuts, cuts[1:]):
+        for start, stop in pairwise(cuts):
             part = pairs[start:stop]
             keys = [key for key, _ in part]
             steps = [key - before for key, before in zip(keys, [0, *keys])]
@@ -148,7 +149,9 @@ class PostingBlocks:
             rows.append((first, len(part), data, zlib.crc32(data, first & 0xFFFFFFFF)))
         sql.many(f"INSERT INTO {self.name} VALUES (?, ?, ?, ?)", rows)
 
-    def _blocks(self, sql: Statements, keys: list[int]) -> Iterator[tuple[object, list[int]]]:
+    def _blocks(
+        self, sql: Statements, keys: list[int]
+    ) -> Iterator[tuple[Sequence[Any] | None, list[int]]]:
         """The blocks that hold or would hold the ascending ``keys``: each block's row
         (``None`` where the table is empty) with the keys that fall in it."""
         at = 0
@@ -190,7 +193,7 @@ class PostingBlocks:
             held: list[tuple[int, int]] = []
             if row is not None:
                 held = self._decode(sql, row)
-                sql.run(f"DELETE FROM {self.name} WHERE first = ?", (row[0],))  # type: ignore[index]
+                sql.run(f"DELETE FROM {self.name} WHERE first = ?", (row[0],))
             given = [(code >> _FILE_BITS, code & _FILE_MASK) for code in codes[at:stop]]
             self._write(sql, change(held, given))
             at = stop
@@ -204,7 +207,9 @@ class PostingBlocks:
     def remove(self, sql: Statements, pairs: Iterable[tuple[int, int]]) -> None:
         """Remove ``(key, file)`` pairs (inside a transaction); those not held are left."""
 
-        def without(held: list[tuple[int, int]], given: list[tuple[int, int]]) -> list:
+        def without(
+            held: list[tuple[int, int]], given: list[tuple[int, int]]
+        ) -> list[tuple[int, int]]:
             gone = set(given)
             return [pair for pair in held if pair not in gone]
 
