@@ -27,7 +27,7 @@ import json
 import zlib
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -55,6 +55,8 @@ class CandidateIndex(ABC):
     version: ClassVar[str]
     #: Its tables, each with a ``file`` column naming a row of ``files``.
     file_tables: ClassVar[tuple[str, ...]]
+    #: Its posting blocks, each pair's file naming a row of ``files``.
+    postings: ClassVar[tuple[PostingBlocks, ...]] = ()
     #: Whether :meth:`delete` finds a file's rows by its shingles (else by its id).
     delete_by_shingles: ClassVar[bool] = False
 
@@ -86,8 +88,20 @@ class CandidateIndex(ABC):
         """The ids of the files that may reach ``t`` with a query of these shingles."""
 
     @abstractmethod
-    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
-        """What is wrong with a file's rows, or ``None``."""
+    def damage(
+        self,
+        sql: Statements,
+        file_id: int,
+        ordered: array[int],
+        postings: Mapping[int, int] | None = None,
+    ) -> str | None:
+        """What is wrong with a file's rows, or ``None``.
+
+        :param postings: where the index keeps posting blocks, how many pairs each
+            file has (from :meth:`PostingBlocks.survey
+            <samecode.corpus.postings.PostingBlocks.survey>`), so a file holding more
+            than its own is found too.
+        """
 
     @abstractmethod
     def stats(self, sql: Statements) -> dict[str, Any]:
@@ -183,7 +197,13 @@ class PrefixIndex(CandidateIndex):
             sql.run("DELETE FROM temp.probe")
         return ids
 
-    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+    def damage(
+        self,
+        sql: Statements,
+        file_id: int,
+        ordered: array[int],
+        postings: Mapping[int, int] | None = None,
+    ) -> str | None:
         stored = [
             unsigned64(h)
             for (h,) in sql.run(
@@ -255,7 +275,13 @@ class KeyIndex(PrefixIndex):
             sorted({self._key(h) for h in probe}),
         )
 
-    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+    def damage(
+        self,
+        sql: Statements,
+        file_id: int,
+        ordered: array[int],
+        postings: Mapping[int, int] | None = None,
+    ) -> str | None:
         keys = self._keys(ordered)
         held = 0
         for start in range(0, len(keys), 500):  # within SQLite's limit on parameters
@@ -284,6 +310,7 @@ class KeyBlocks(KeyIndex):
     version = "5"
     file_tables = ()
     blocks = PostingBlocks("prefix_blocks", 32)
+    postings = (blocks,)
 
     @staticmethod
     def _key(shingle: int) -> int:
@@ -341,10 +368,22 @@ class KeyBlocks(KeyIndex):
                     ids.add(file_id)
         return ids
 
-    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+    def damage(
+        self,
+        sql: Statements,
+        file_id: int,
+        ordered: array[int],
+        postings: Mapping[int, int] | None = None,
+    ) -> str | None:
         keys = self._keys(ordered)
-        held = self.blocks.held(sql, [(key, file_id) for key in keys])
-        return None if held == len(keys) else "prefix"
+        try:
+            held = self.blocks.held(sql, [(key, file_id) for key in keys])
+        except IndexCorruptError:  # a damaged block: the survey names it
+            return "prefix"
+        # each of its keys held, and no other: a stale key would make a wrong candidate
+        if held != len(keys) or (postings is not None and postings.get(file_id, 0) != held):
+            return "prefix"
+        return None
 
     def stats(self, sql: Statements) -> dict[str, Any]:
         return {"candidates": "prefix", "prefix_rows": self.blocks.count(sql)}
@@ -413,7 +452,13 @@ class BandIndex(CandidateIndex):
             raise IndexCorruptError(sql.path, f"the signature of file {file_id} is damaged")
         return bytes(row[0])
 
-    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+    def damage(
+        self,
+        sql: Statements,
+        file_id: int,
+        ordered: array[int],
+        postings: Mapping[int, int] | None = None,
+    ) -> str | None:
         try:
             values = self.stored(sql, file_id)
         except IndexCorruptError:

@@ -11,7 +11,7 @@ the corpus file's :class:`~samecode.store.file.Statements`.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from samecode.corpus.postings import PostingBlocks
@@ -48,6 +48,8 @@ class FragmentTables:
 
     #: The tables, each with a ``file`` column naming a row of ``files``.
     file_tables: tuple[str, ...] = ("fragments", "fragment_index")
+    #: The posting blocks, each pair's file naming a row of ``files``.
+    postings: tuple[PostingBlocks, ...] = ()
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -156,9 +158,20 @@ class FragmentTables:
             "fragment_index_rows": rows,
         }
 
-    def sound(self, sql: Statements, file_id: int, path: str) -> bool:
+    def sound(
+        self,
+        sql: Statements,
+        file_id: int,
+        path: str,
+        postings: Mapping[int, int] | None = None,
+    ) -> bool:
         """Whether a file's record decodes and the index holds its fingerprints, no more,
-        no less."""
+        no less.
+
+        :param postings: where the index is in posting blocks, how many pairs each file
+            has (from :meth:`PostingBlocks.survey
+            <samecode.corpus.postings.PostingBlocks.survey>`).
+        """
         try:
             found = self.found(sql, file_id, path)
         except (IndexCorruptError, SamecodeValueError):
@@ -222,6 +235,7 @@ class FragmentBlocks(FragmentKeys):
 
     file_tables = ()
     blocks = PostingBlocks("fragment_blocks", 64)
+    postings = (blocks,)
 
     def tables(self) -> tuple[str, ...]:
         return tuple(self.blocks.tables())
@@ -243,12 +257,20 @@ class FragmentBlocks(FragmentKeys):
     def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
         return self.blocks.lookup(sql, hashes)
 
-    def sound(self, sql: Statements, file_id: int, path: str) -> bool:
+    def sound(
+        self,
+        sql: Statements,
+        file_id: int,
+        path: str,
+        postings: Mapping[int, int] | None = None,
+    ) -> bool:
         try:
             found = set(self.found(sql, file_id, path).fingerprints)
+            held = self.blocks.held(sql, [(value, file_id) for value in found])
         except (IndexCorruptError, SamecodeValueError):
             return False
-        return self.blocks.held(sql, [(value, file_id) for value in found]) == len(found)
+        # no more: a stale pair would count the file as selecting a fingerprint
+        return held == len(found) and (postings is None or postings.get(file_id, 0) == held)
 
     def stats(self, sql: Statements) -> dict[str, Any]:
         return {

@@ -23,6 +23,7 @@ import bisect
 import sys
 import zlib
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, pairwise
 from typing import Any
@@ -259,8 +260,41 @@ class PostingBlocks:
         """How many pairs are held."""
         return int(sql.run(f"SELECT coalesce(sum(count), 0) FROM {self.name}").fetchone()[0])
 
-    def files(self, sql: Statements) -> Iterator[int]:
-        """The file of every pair held (for a check of orphans)."""
-        for row in sql.run(f"SELECT first, count, data, crc FROM {self.name}").fetchall():
-            for _, file in self._decode(sql, row):
-                yield file
+    def pairs(self, sql: Statements) -> Iterator[tuple[int, int]]:
+        """Every pair held, ascending.
+
+        :raises IndexCorruptError: for a block that fails its checksum or does not
+            decode.
+        """
+        for row in sql.run(
+            f"SELECT first, count, data, crc FROM {self.name} ORDER BY first"
+        ).fetchall():
+            yield from self._decode(sql, row)
+
+    def survey(self, sql: Statements) -> tuple[Counter[int], list[str]]:
+        """How many pairs each file has, and what is wrong with the blocks: one that
+        fails its checksum or does not decode, or whose pairs are out of order,
+        repeated or outside its range (below its ``first`` or at the next block's),
+        where a look-up would miss them. A pass over every block, for a check.
+        """
+        counts: Counter[int] = Counter()
+        problems: list[str] = []
+        rows = sql.run(f"SELECT first, count, data, crc FROM {self.name} ORDER BY first")
+        blocks = rows.fetchall()
+        for number, row in enumerate(blocks):
+            try:
+                held = self._decode(sql, row)
+            except IndexCorruptError as error:
+                problems.append(str(error.strerror))
+                continue
+            low = row[0] + self._offset
+            high = blocks[number + 1][0] + self._offset if number + 1 < len(blocks) else None
+            if (
+                not held
+                or held[0][0] != low
+                or (high is not None and held[-1][0] >= high)
+                or any(a >= b for a, b in pairwise(held))
+            ):
+                problems.append(f"a block of {self.name} holds pairs out of place")
+            counts.update(file for _, file in held)
+        return counts, problems

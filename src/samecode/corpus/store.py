@@ -892,31 +892,51 @@ class Corpus(FileTable):
         return ranked if top_k is None else ranked[:top_k]
 
     def check(self) -> list[str]:
-        """Check the whole file; return the problems found (empty when sound)."""
+        """Check the whole file; return the problems found (empty when sound).
+
+        Every entry's text (or shingles) and its index rows or postings, no more, no
+        less; rows and postings naming files that are gone; in a corpus of format
+        version 5, every posting block (a pass over each; see
+        :meth:`~samecode.corpus.postings.PostingBlocks.survey`).
+        """
         problems = [
             f"integrity_check: {message}"
             for (message,) in self._run("PRAGMA integrity_check")
             if message != "ok"
         ]
+        fragments = self._fragment_tables
+        postings = (*self._candidates.postings, *(fragments.postings if fragments else ()))
+        surveys = {blocks.name: blocks.survey(self._statements) for blocks in postings}
+        problems += [problem for _, found in surveys.values() for problem in found]
+        # each file's count of postings, to find those holding more than their own
+        keys = next((surveys[b.name][0] for b in self._candidates.postings), None)
+        hashes = next((surveys[b.name][0] for b in fragments.postings), None) if fragments else None
+        ids: set[int] = set()
         for (file_id,) in self._run("SELECT id FROM files ORDER BY id").fetchall():
+            ids.add(file_id)
             try:
                 path, shingles = self._load(file_id)
             except IndexCorruptError as error:
                 problems.append(str(error.strerror))
                 continue
-            damaged = self._candidates.damage(self._statements, file_id, shingles)
+            damaged = self._candidates.damage(self._statements, file_id, shingles, keys)
             if damaged is not None:
                 problems.append(f"the {damaged} of {path!r} is damaged")
-            fragments = self._fragment_tables
-            if fragments is not None and not fragments.sound(self._statements, file_id, path):
+            if fragments is not None and not fragments.sound(
+                self._statements, file_id, path, hashes
+            ):
                 problems.append(f"the fragments of {path!r} are damaged")
         tables = self._candidates.file_tables
-        if self._fragment_tables is not None:
-            tables += self._fragment_tables.file_tables
+        if fragments is not None:
+            tables += fragments.file_tables
         for table in tables:
             (orphans,) = self._run(
                 f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
             ).fetchone()
             if orphans:
                 problems.append(f"{orphans} rows of {table} name files that are gone")
+        for name, (counts, _) in surveys.items():
+            orphans = sum(count for file_id, count in counts.items() if file_id not in ids)
+            if orphans:
+                problems.append(f"{orphans} postings of {name} name files that are gone")
         return problems
