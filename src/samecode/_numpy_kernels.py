@@ -81,17 +81,22 @@ def distinct_kgrams(ids: Words, k: int) -> array[int]:
     return to_array(np.unique(kgram_hashes(ids, k)), "Q")
 
 
-def winnow(hashes: Words, window: int) -> list[int]:
+def winnow(hashes: Words, window: int, skip: int | None = None) -> list[int]:
     """Robust winnowing's positions, as :func:`samecode.fragments.winnowing.winnow`
-    selects them.
+    selects them (``skip`` as it takes it).
 
     Each window's rightmost minimum at once; a window whose minimum is there once selects
     it whatever came before, so only the windows with a tied minimum are walked in
-    Python, from the choice of the window before them, by the robust rule.
+    Python, from the choice of the window before them, by the robust rule. A window whose
+    minimum is ``skip`` is not walked: what it chooses holds ``skip`` and is left out,
+    and the next window whose minimum is another value chooses that whatever came before.
     """
     count = len(hashes)
     if count < window:  # one window of all, or none
-        return [count - 1 - int(hashes[::-1].argmin())] if count else []
+        if not count:
+            return []
+        lowest = count - 1 - int(hashes[::-1].argmin())
+        return [] if int(hashes[lowest]) == skip else [lowest]
     # every window as a row, on the hashes' memory (sliding_window_view makes the same
     # view, at many times the fixed cost)
     view = np.ndarray(
@@ -100,6 +105,8 @@ def winnow(hashes: Words, window: int) -> list[int]:
     starts = np.arange(count - window + 1)
     rightmost = starts + (window - 1 - view[:, ::-1].argmin(axis=1))
     ties = np.flatnonzero(starts + view.argmin(axis=1) != rightmost)
+    if skip is not None and len(ties):
+        ties = ties[hashes[rightmost[ties]] != np.uint64(skip)]
     chosen = rightmost
     if len(ties):
         chosen = rightmost.copy()
@@ -118,7 +125,10 @@ def winnow(hashes: Words, window: int) -> list[int]:
     changed = np.empty(len(chosen), dtype=bool)
     changed[0] = True
     np.not_equal(chosen[1:], chosen[:-1], out=changed[1:])
-    selected: list[int] = chosen[changed].tolist()
+    picked = chosen[changed]
+    if skip is not None:
+        picked = picked[hashes[picked] != np.uint64(skip)]
+    selected: list[int] = picked.tolist()
     return selected
 
 

@@ -68,3 +68,30 @@ def test_class_digests_ask_for_a_files_places_together_in_order_of_path():
     ]
     assert found == expected
     assert found[0][1] == found[1][0]  # c[4:9] and a[6:11]: the same ids, 6 to 10
+
+
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=12),
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=8),
+    st.lists(st.tuples(st.integers(0, 11), st.integers(1, 12)), min_size=1, max_size=6),
+)
+def test_region_and_class_digests_mask_what_each_place_overlaps(ids, spans, places):
+    from samecode.fragments.classes import FragmentClass, Occurrence
+    from samecode.fragments.digest import class_digests, region_digests
+    from samecode.fragments.regions import Region
+
+    masked = [(min(a, b), max(a, b)) for a, b in spans]  # overlapping, unsorted, empty
+    runs = [(min(a, b), max(a, b)) for a, b in places if min(a, b) < min(max(a, b), len(ids))]
+    runs = [(low, min(high, len(ids))) for low, high in runs]
+    if not runs:
+        return
+    expected = [by_hand(ids, low, high, masked) for low, high in runs]
+    regions = [
+        Region("f", "g", 1, 1, 1, 1, high - low, 0.5, 0.5, low, high, low, high, ())
+        for low, high in runs
+    ]
+    found = region_digests(regions, {"f": array("Q", ids), "g": array("Q", ids)}, {"f": masked})
+    assert [a for a, _ in found] == expected
+    assert [b for _, b in found] == [by_hand(ids, low, high, ()) for low, high in runs]
+    clone = FragmentClass(tuple(Occurrence("f", 1, 1, low, high) for low, high in runs), 1)
+    assert list(class_digests([clone], {"f": array("Q", ids)}, {"f": masked})[0]) == expected

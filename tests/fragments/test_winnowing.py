@@ -39,6 +39,17 @@ def test_winnow_is_robust_winnowing(hashes, w):
     assert winnow(hashes, w) == robust_by_definition(hashes, w)
 
 
+@given(st.lists(st.integers(0, 5), max_size=60), st.integers(1, 9), st.integers(0, 5))
+def test_winnow_skips_what_it_is_told_as_if_filtered_after(hashes, w, skip):
+    chosen = robust_by_definition(hashes, w)
+    assert winnow(hashes, w, skip=skip) == [at for at in chosen if hashes[at] != skip]
+
+
+def test_winnow_refuses_a_skip_that_is_no_int():
+    with pytest.raises(SamecodeTypeError, match="skip"):
+        winnow([1, 2], 1, skip=1.0)  # type: ignore[arg-type]
+
+
 def shared_runs(a, b, least):
     """Every maximal run of equal items a[i:i+n] == b[j:j+n] with n >= least, by brute
     force."""

@@ -137,6 +137,13 @@ def test_winnow_is_the_same_both_ways_on_long_ties(hashes: list[int], window: in
     assert fast == pure
 
 
+@given(st.lists(st.integers(0, 3), max_size=200), st.integers(1, 20), st.integers(0, 3))
+def test_winnow_skips_the_same_both_ways(hashes: list[int], window: int, skip: int) -> None:
+    pure, fast = _both(lambda *args: winnow(*args, skip=skip), hashes, window)
+    unskipped, _ = _both(winnow, hashes, window)
+    assert fast == pure == [at for at in unskipped if hashes[at] != skip]
+
+
 @given(HASHES, st.data())
 def test_the_look_up_arrays_are_the_same_both_ways(hashes: list[int], data: Any) -> None:
     selected = sorted(data.draw(st.sets(st.integers(0, max(0, len(hashes) - 1)))))

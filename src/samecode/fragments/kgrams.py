@@ -147,9 +147,8 @@ class Kgrams:
         hashes = kgram_array(ids, k)
         if not masked:
             return cls.selecting(hashes, array("q", winnow(hashes, window)))
-        blocked = mask_kgrams(hashes, masked, k, len(ids))
-        selected = [at for at in winnow(hashes, window) if not blocked[at]]
-        return cls.selecting(hashes, array("q", selected))
+        mask_kgrams(hashes, masked, k, len(ids))
+        return cls.selecting(hashes, array("q", winnow(hashes, window, skip=_MASKED)))
 
     @classmethod
     def selecting(cls, hashes: array[int], selected: array[int]) -> Kgrams:

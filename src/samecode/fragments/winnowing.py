@@ -45,13 +45,17 @@ def _check_window(window: int) -> None:
         raise SamecodeValueError(f"window must be >= 1; got {window!r}")
 
 
-def winnow(hashes: Sequence[int], window: int) -> list[int]:
+def winnow(hashes: Sequence[int], window: int, *, skip: int | None = None) -> list[int]:
     """Return the positions robust winnowing selects among ``hashes``, in increasing
     order, each once (see the module's description).
 
     :param hashes: the k-gram hashes of a text, in order.
     :param window: ``w``, the k-grams per window, ``>= 1``.
-    :raises TypeError: if ``window`` is not an int.
+    :param skip: a hash no fingerprint may have (masked k-grams,
+        :func:`~samecode.fragments.kgrams.mask_kgrams`): the positions that hold it are
+        left out of what is returned, as if filtered afterwards. Windows whose minimum
+        it is are not walked for ties (with numpy, they would be walked in Python).
+    :raises TypeError: if ``window`` or ``skip`` is not an int.
     :raises ValueError: if ``window`` < 1.
 
     Runtime complexity: ``O(len(hashes))`` whatever ``window``: a deque holds the
@@ -64,14 +68,18 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
     [2, 5]
     >>> winnow([3, 1, 2], 5)  # fewer hashes than a window: the rightmost minimum of all
     [1]
+    >>> winnow([9, 9, 9, 4, 9, 9], 2, skip=9)
+    [3]
     """
     _check_window(window)
+    if skip is not None:
+        check_int(skip, "skip")
     if use_numpy(len(hashes)):
         import samecode._numpy_kernels as fast
 
         words = fast.as_uint64(hashes)
         if words is not None:
-            return fast.winnow(words, window)
+            return fast.winnow(words, window, skip)
     candidates: deque[int] = deque()  # increasing positions, strictly increasing hashes
     pop, push, popleft = candidates.pop, candidates.append, candidates.popleft
     head = min(window - 1, len(hashes))  # the hashes before the first window's last
@@ -98,6 +106,8 @@ def winnow(hashes: Sequence[int], window: int) -> list[int]:
         last = lowest
     if not selected and candidates:
         selected.append(candidates[0])  # fewer hashes than a window: one window of all
+    if skip is not None:
+        return [at for at in selected if hashes[at] != skip]
     return selected
 
 
