@@ -11,10 +11,26 @@ About 3.5 bytes a pair of 32-bit keys and 7.5 of 64-bit hashes, on generated cod
 where a row a pair takes 12 to 18 (:class:`~samecode.corpus.candidates.KeyIndex`).
 
 Pairs are added and removed a batch at a time: each block the batch touches is read,
-changed and written once (split in two past :data:`BLOCK_PAIRS` pairs), so a bulk load
-writes each block once a transaction. A key is found by the block whose ``first`` is
-the greatest at most the key (one look-up in the table's b-tree), decoded once however
-many keys of a probe fall in it.
+changed and written once (cut into as few blocks as hold it past :data:`BLOCK_PAIRS`
+pairs, the pairs of one key never cut apart), so a bulk load writes each block once a
+transaction. A key is found by the block whose ``first`` is the greatest at most the
+key (one look-up in the table's b-tree), decoded once however many keys of a probe fall
+in it. Blocks cut by many small batches hold from half of :data:`BLOCK_PAIRS` up, as a
+b-tree's pages do: a corpus grown by 50 runs of 20 files is about 5 % larger than one
+made in one run, and matches as fast (:ref:`corpus-bytes`).
+
+>>> import os, tempfile
+>>> from samecode.corpus.store import Corpus
+>>> from samecode.store.file import Statements
+>>> blocks = PostingBlocks("example_blocks", 32)
+>>> with Corpus.create(os.path.join(tempfile.mkdtemp(), "c.db")) as corpus:
+...     sql = Statements(corpus)
+...     _ = sql.run(blocks.tables()[0]), sql.run("BEGIN")
+...     blocks.add(sql, [(7, 1), (3, 2), (7, 2)])
+...     blocks.remove(sql, [(3, 2)])
+...     _ = sql.run("COMMIT")
+...     blocks.lookup(sql, [3, 7, 9]), blocks.count(sql)
+({7: [1, 2]}, 2)
 """
 
 from __future__ import annotations
@@ -33,7 +49,8 @@ from samecode.store.file import IndexCorruptError, Statements
 
 __all__ = ["BLOCK_PAIRS", "PostingBlocks"]
 
-#: The most pairs a block holds: past it, a block is split in two.
+#: The most pairs a block holds (but for one key's, never cut apart): past it, a block is
+#: cut into as few as hold its pairs.
 BLOCK_PAIRS = 512
 _WIDTH = 8  # bytes a value
 _FILE_BITS = 48  # a pair as one int, to sort: the key, then the file in these bits
@@ -77,12 +94,16 @@ def _merged(held: list[tuple[int, int]], given: list[tuple[int, int]]) -> list[t
 
 
 class PostingBlocks:
-    """Sorted ``(key, file)`` pairs in blocks, in the table ``name`` (see the module).
+    """Sorted ``(key, file)`` pairs in blocks, in the table ``name`` (see the module for
+    the layout, the cost and an example). Every method is given the corpus file's
+    :class:`~samecode.store.file.Statements`; those that change pairs run inside the
+    caller's transaction.
 
     :param name: the table's name.
     :param bits: the keys' width, 32 or 64 (unsigned); a block's ``first`` is kept
         signed, in the keys' order.
-    :param block_pairs: the most pairs of a block (:data:`BLOCK_PAIRS`).
+    :param block_pairs: the most pairs of a block (:data:`BLOCK_PAIRS`), but for the
+        pairs of one key, never cut apart.
     """
 
     def __init__(self, name: str, bits: int, block_pairs: int = BLOCK_PAIRS) -> None:
@@ -92,7 +113,8 @@ class PostingBlocks:
         self._offset = 1 << 63 if bits == 64 else 0
 
     def tables(self) -> list[str]:
-        """The statement that makes the table."""
+        """The statement that makes the table: a row a block, its ``first`` key the
+        primary key (SQLite's rowid b-tree, no second index)."""
         return [
             f"CREATE TABLE {self.name} (first INTEGER PRIMARY KEY, count INTEGER NOT NULL, "
             "data BLOB NOT NULL, crc INTEGER NOT NULL)"
@@ -202,11 +224,25 @@ class PostingBlocks:
     # -- the pairs ----------------------------------------------------------------------
 
     def add(self, sql: Statements, pairs: Iterable[tuple[int, int]]) -> None:
-        """Add ``(key, file)`` pairs (inside a transaction)."""
+        """Add ``(key, file)`` pairs (inside a transaction); those already held are
+        held once.
+
+        Runtime complexity: the pairs sorted, then per block they fall in a look-up in
+        the table's b-tree and the block decoded, merged and written again.
+
+        :param pairs: keys from 0 to ``2**bits - 1``, file ids from 0 to ``2**48 - 1``.
+        :raises ValueError: for a file id out of range.
+        :raises IndexCorruptError: for a block the pairs fall in that is damaged.
+        """
         self._change(sql, pairs, _merged)
 
     def remove(self, sql: Statements, pairs: Iterable[tuple[int, int]]) -> None:
-        """Remove ``(key, file)`` pairs (inside a transaction); those not held are left."""
+        """Remove ``(key, file)`` pairs (inside a transaction); those not held are
+        ignored. A block left empty is dropped. Runtime complexity as :meth:`add`.
+
+        :raises ValueError: for a file id out of range.
+        :raises IndexCorruptError: for a block the pairs fall in that is damaged.
+        """
 
         def without(
             held: list[tuple[int, int]], given: list[tuple[int, int]]
@@ -218,7 +254,8 @@ class PostingBlocks:
 
     def remove_file(self, sql: Statements, file_id: int) -> None:
         """Remove every pair of ``file_id`` (inside a transaction), whatever its keys:
-        a pass over every block (for an entry too damaged to give its keys)."""
+        a pass over every block, each decoded (for an entry too damaged to give its
+        keys). A damaged block is left as it is, for a check to report."""
         for row in sql.run(
             f"SELECT first, count, data, crc FROM {self.name} ORDER BY first"
         ).fetchall():
@@ -236,6 +273,8 @@ class PostingBlocks:
 
         Runtime complexity: a look-up in the table's b-tree and a block decoded per
         block the keys fall in.
+
+        :raises IndexCorruptError: for a block the keys fall in that is damaged.
         """
         found: dict[int, list[int]] = {}
         for row, part in self._blocks(sql, sorted(set(keys))):
@@ -251,13 +290,17 @@ class PostingBlocks:
         return found
 
     def held(self, sql: Statements, pairs: Iterable[tuple[int, int]]) -> int:
-        """How many of the distinct ``pairs`` are held."""
+        """How many of the distinct ``pairs`` are held (a :meth:`lookup` of their keys).
+
+        :raises IndexCorruptError: for a block the pairs fall in that is damaged.
+        """
         wanted = set(pairs)
         found = self.lookup(sql, {key for key, _ in wanted})
         return sum((key, file) in wanted for key, files in found.items() for file in files)
 
     def count(self, sql: Statements) -> int:
-        """How many pairs are held."""
+        """How many pairs are held: the blocks' counts summed (a pass over the table's
+        rows, none decoded)."""
         return int(sql.run(f"SELECT coalesce(sum(count), 0) FROM {self.name}").fetchone()[0])
 
     def pairs(self, sql: Statements) -> Iterator[tuple[int, int]]:
