@@ -62,8 +62,8 @@ TEXT_VERSION = "4"
 #: (:mod:`~samecode.corpus.postings`): what :meth:`Corpus.create
 #: <samecode.corpus.store.Corpus.create>` makes.
 BLOCKS_VERSION = "5"
-#: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
-#: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
+#: The version of the rules a corpus of :data:`TEXT_VERSION` or later makes a kept
+#: text's shingles and fragments by again (tokenizing, languages, what boilerplate is): a
 #: samecode whose rules differ refuses the corpus, whose keys were made by the others.
 #: A corpus that records none was made by version 1.
 TEXT_RULES = "1"

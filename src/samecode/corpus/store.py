@@ -12,13 +12,15 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file (format version 4, what :meth:`Corpus.create` makes): its bytes,
+Cost per file (format version 5, what :meth:`Corpus.create` makes): its bytes,
 zlib-compressed (its shingles, to verify a match exactly, are made again from them by the
-corpus's rules, the bytes checked against their SHA-256 first), plus a row of a 32-bit key
-and the file, in one b-tree, for each of the ``(1 - min_threshold)`` share of its
-shingles in the prefix (:class:`~samecode.corpus.candidates.KeyIndex`): 1.2 times the
-text on generated code at the default 0.8. Versions 1 to 3 kept the shingle set (8 bytes
-a shingle) and prefix rows of whole shingles with two indexes: 4 to 5 times the text.
+corpus's rules, the bytes checked against their SHA-256 first), plus a pair of a 32-bit
+key and the file, in posting blocks (:class:`~samecode.corpus.candidates.KeyBlocks`,
+about 3.5 bytes a pair), for each of the ``(1 - min_threshold)`` share of its shingles
+in the prefix: 0.75 times the text on generated code at the default 0.8, on pages of
+16 KiB (:data:`PAGE_SIZE`). Version 4 kept a SQLite row a pair (1.2 times the text);
+versions 1 to 3 kept the shingle set (8 bytes a shingle) and prefix rows of whole
+shingles with two indexes: 4 to 5 times the text.
 
 A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.settings.LSHSettings`, format
 version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
@@ -115,11 +117,11 @@ __all__ = [
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands, 3 for one that
 #: also stores every file's fragments (its metadata then names its ``candidates``,
 #: ``prefix`` or ``lsh``, and its ``fragments`` parameters), each keeping every file's
-#: shingles (and fragment record); 4, what :meth:`Corpus.create` makes, for one that
-#: keeps every file's bytes instead, compressed, and makes its shingles and fragments
-#: again from them (its metadata names its ``candidates``, and its ``fragments``
-#: parameters if it stores them); 5, what :meth:`Corpus.create` makes, for one that
-#: keeps them as 4 does, its prefix keys and fragment index in posting blocks
+#: shingles (and fragment record); 4 for one that keeps every file's bytes instead,
+#: compressed, and makes its shingles and fragments again from them (its metadata names
+#: its ``candidates``, and its ``fragments`` parameters if it stores them), its keys a
+#: row each; 5, what :meth:`Corpus.create` makes, for one that keeps them as 4 does,
+#: its prefix keys and fragment index in posting blocks
 #: (:mod:`samecode.corpus.postings`), on pages of :data:`PAGE_SIZE`. Every version
 #: opens, is matched and is written as it was made.
 FORMAT = "samecode-corpus"
@@ -130,8 +132,11 @@ _VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION)
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
-#: The page size of a corpus of format version 5: a file's compressed text (a few KiB)
-#: takes most of a 4 KiB page and leaves the rest unused; pages of 16 KiB hold several.
+#: The page size of a corpus of format version 5: a file's compressed text and a posting
+#: block (a few KiB each) take most of a 4 KiB page and leave the rest unused; pages of
+#: 16 KiB hold several. At 4 KiB a corpus with fragments of generated code took 1.08
+#: times its text, at 16 KiB 0.98 (:ref:`corpus-bytes`); the cost is a small corpus's
+#: floor of a page a table (some 200 KiB).
 PAGE_SIZE = 16384
 #: The page cache (KiB) a sync's connection may use while it writes: the index rows land
 #: all over the index, whose pages a small cache reads again and again. SQLite takes the
@@ -382,7 +387,8 @@ class Corpus(FileTable):
     @property
     def keeps_text(self) -> bool:
         """Whether it keeps every file's bytes, compressed, and makes its shingles and
-        fragments again from them (format version 4), rather than keeping them."""
+        fragments again from them (format version 4 and later), rather than keeping
+        them."""
         return self._keeps_text
 
     @property
@@ -452,7 +458,7 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
-        :param texts: for a corpus that keeps texts (format version 4), each document's
+        :param texts: for a corpus that keeps texts (format version 4 and later), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
             with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
             :meth:`sync` does it all): checked against the document's SHA-256 and kept,
@@ -462,7 +468,7 @@ class Corpus(FileTable):
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
-            record (its text, in format version 4), a record that does not decode, or a
+            record (its text, from format version 4), a record that does not decode, or a
             text that is not the document's bytes (nothing of its batch is stored).
         """
         self._check_writable()
@@ -827,7 +833,7 @@ class Corpus(FileTable):
 
     def stored_fragments(self, file_id: int) -> FileFingerprints:
         """The fragments of stored file ``file_id``, under its stored path: its record
-        decoded, or, in a corpus that keeps texts (format version 4), its text
+        decoded, or, in a corpus that keeps texts (format version 4 and later), its text
         fingerprinted again by the corpus's options (the same tokens, lines,
         fingerprints and masked ranges).
 
