@@ -19,14 +19,13 @@ def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
 
 def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object = None):
     """A new corpus file of an older layout (format version 1, or 3 with ``fragments``:
-    each file's shingles and fragment record kept; 4: each file's text kept, prefix keys
-    and the fragment index in rows), as a samecode before format version 5 made it, open
-    for writing; its settings are the defaults."""
+    each file's shingles and fragment record kept), as a samecode before format version
+    4 made it, open for writing; its settings are the defaults."""
     from fractions import Fraction
 
-    from samecode.corpus.candidates import KeyIndex, PrefixIndex
-    from samecode.corpus.file_table import FILES_TABLE, FILES_TABLES
-    from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FRAGMENT_TABLES
+    from samecode.corpus.candidates import PrefixIndex
+    from samecode.corpus.file_table import FILES_TABLE
+    from samecode.corpus.fragment_tables import FRAGMENT_TABLES
     from samecode.corpus.settings import CorpusSettings
     from samecode.corpus.store import FORMAT, HASH_SCHEME, Corpus
     from samecode.text.shingling import Shingling
@@ -36,12 +35,8 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     meta["version"] = str(version)
     if version == 1:
         del meta["candidates"]
-    if version == 4:
-        statements = [*FILES_TABLES, *KeyIndex(Fraction(4, 5)).tables()]
-        statements += FRAGMENT_KEY_TABLES if fragments is not None else ()
-    else:
-        del meta["text_rules"]
-        statements = [FILES_TABLE, *PrefixIndex(Fraction(4, 5)).tables()]
-        statements += FRAGMENT_TABLES if fragments is not None else ()
+    statements = [FILES_TABLE, *PrefixIndex(Fraction(4, 5)).tables()]
+    if fragments is not None:
+        statements += FRAGMENT_TABLES
     rows = [("format", FORMAT), *meta.items(), ("hash_scheme", HASH_SCHEME)]
     return Corpus._create_path(os.fspath(path), 30.0, "corpus", statements, rows)

@@ -1,9 +1,7 @@
-"""A corpus of format version 5 (each file's bytes kept, compressed; prefix keys and the
-fragment index in posting blocks) and one of version 4 (the bytes kept; prefixes as short
-keys in rows) answer as the corpora before them: ``samecode match`` and ``match
---fragments`` give the same JSON lines, byte for byte, against a version 5, a version 4
-and a version 3 corpus of the same files (the older ones still open, match and are
-written as they were made)."""
+"""A corpus of format version 4 (each file's bytes kept, compressed; prefixes as short
+keys) answers as the corpora before it: ``samecode match`` and ``match --fragments`` give
+the same JSON lines, byte for byte, against a version 4 corpus and a version 3 corpus
+of the same files (which still opens, matches and is written as it was made)."""
 
 from __future__ import annotations
 
@@ -75,133 +73,78 @@ def run(*args: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def build(tmp_path: Path, stored: Path) -> dict[str, Path]:
-    """The same files in a version 3 and a version 4 corpus (made as an older samecode
-    made them) and a version 5 one."""
-    made = {name: tmp_path / f"{name}.db" for name in ("v3", "v4", "v5")}
-    for version in (3, 4):
-        with legacy_corpus(made[f"v{version}"], version, FragmentOptions()) as old:
-            old.sync([str(stored)], WALK)
-            assert (old.format_version, old.keeps_text) == (version, version == 4)
-    with Corpus.create(made["v5"], fragments=FragmentOptions()) as new:
+    """The same files in a version 3 corpus (made as an older samecode made it) and a
+    version 4 one."""
+    made = {"v3": tmp_path / "v3.db", "v4": tmp_path / "v4.db"}
+    with legacy_corpus(made["v3"], 3, FragmentOptions()) as old:
+        old.sync([str(stored)], WALK)
+    with Corpus.create(made["v4"], fragments=FragmentOptions()) as new:
         new.sync([str(stored)], WALK)
-        assert (new.format_version, new.keeps_text) == (5, True)
+        assert (new.format_version, new.keeps_text) == (4, True)
     return made
 
 
-def test_match_and_match_fragments_give_the_same_lines_as_older_corpora(tmp_path):
+def test_match_and_match_fragments_give_the_same_lines_as_a_version_3_corpus(tmp_path):
     stored, queries = make_tree(tmp_path, 1)
     made = build(tmp_path, stored)
     for extra in ([], ["--fragments"], ["--containment"]):
         outputs = []
-        for name in ("v3", "v4", "v5"):
+        for name in ("v3", "v4"):
             done = run("match", str(queries), "--db", str(made[name]), "--format", "jsonl",
                        "-q", "--no-gitignore", *extra)  # fmt: skip
             assert done.returncode in (0, 1), done.stderr
             # the header names the corpus: the rest is the same, byte for byte
             outputs.append(done.stdout.replace(os.fsencode(made[name]), b"DB"))
-        assert outputs[0] == outputs[1] == outputs[2]
+        assert outputs[0] == outputs[1]
         assert outputs[0].count(b"\n") >= 4
 
 
-def test_older_corpora_are_still_written_as_made_and_each_version_is_smaller(tmp_path):
+def test_a_version_4_corpus_is_smaller_and_a_version_3_one_is_still_written(tmp_path):
     stored, queries = make_tree(tmp_path, 2)
     made = build(tmp_path, stored)
-    first, second = sorted(stored.iterdir())[:2]
-    first.write_text(first.read_text() + "more = 1\n")
-    tables = {
-        "v3": {"fragments", "fragment_index", "prefixes"},
-        "v4": {"fragment_index", "prefix_keys"},
-        "v5": {"fragment_blocks", "prefix_blocks"},
-    }
-    for name, version in (("v3", 3), ("v4", 4), ("v5", 5)):
-        with Corpus.open(made[name]) as corpus:  # written as it was made
-            assert corpus.format_version == version
-            assert corpus.keeps_text == (version >= 4)
-            assert len(corpus.sync([str(stored)], WALK).updated) == 1
-            assert corpus.remove([str(second)]) == 1
-            assert corpus.check() == []
-            assert (corpus.stats()["fragment_record_bytes"] > 0) == (version == 3)
-            names = {row[0] for row in corpus._run("SELECT name FROM sqlite_schema")}
-            others = set().union(*tables.values()) - tables[name]
-            assert tables[name] <= names
-            assert not names & others
+    with Corpus.open(made["v3"]) as old:  # written as it was made: records, shingles
+        assert old.format_version == 3
+        assert not old.keeps_text
+        first = sorted(stored.iterdir())[0]
+        first.write_text(first.read_text() + "more = 1\n")
+        assert len(old.sync([str(stored)], WALK).updated) == 1
+        old.remove([str(sorted(stored.iterdir())[1])])
+        assert old.check() == []
+        assert old.stats()["fragment_record_bytes"] > 0
+    with Corpus.open(made["v4"]) as new:
+        assert len(new.sync([str(stored)], WALK).updated) == 1
+        new.remove([str(sorted(stored.iterdir())[1])])
+        assert new.check() == []
+        names = [row[0] for row in new._run("SELECT name FROM sqlite_schema")]
+        assert "fragments" not in names
+        assert "prefixes" not in names
     for name in made.values():
         with contextlib.closing(sqlite3.connect(name)) as db:
             db.execute("VACUUM")
     assert os.path.getsize(made["v4"]) < os.path.getsize(made["v3"]) / 2
-    # 12 files take a few pages of 16 KiB (each table one at least): on the pages of
-    # version 4, version 5 is the smaller
-    with contextlib.closing(sqlite3.connect(made["v5"])) as db:
-        db.execute("PRAGMA journal_mode = DELETE")
-        db.execute("PRAGMA page_size = 4096")
-        db.execute("VACUUM")
-    assert os.path.getsize(made["v5"]) < os.path.getsize(made["v4"])
     results = []
-    for name in ("v3", "v4", "v5"):
+    for name in ("v3", "v4"):
         with Corpus.open(made[name], readonly=True) as corpus:
             results.append(match_fragments(corpus, [str(queries)], walk=WALK).regions)
-    assert results[0] == results[1] == results[2]
-
-
-def test_a_corpus_changed_answers_as_one_made_of_its_files_now(tmp_path):
-    # Files replaced, removed and added: no posting of what was replaced or removed is
-    # left to make a candidate or count a fingerprint's files (which decides boilerplate).
-    stored, queries = make_tree(tmp_path, 5)
-    changed, fresh = tmp_path / "changed.db", tmp_path / "fresh.db"
-    with Corpus.create(changed, fragments=FragmentOptions()) as corpus:
-        corpus.sync([str(stored)], WALK)
-        paths = sorted(stored.iterdir())
-        paths[0].write_text(paths[5].read_text())  # replaced by a copy of another
-        paths[1].write_text(paths[1].read_text() + "more = 1\n")  # replaced, near
-        paths[2].unlink()
-        (stored / "new.py").write_text(paths[7].read_text())
-        report = corpus.sync([str(stored)], WALK, prune=True)
-        assert (len(report.updated), len(report.removed), len(report.added)) == (2, 1, 1)
-        corpus.remove([str(paths[3])])
-    paths[3].unlink()
-    with Corpus.create(fresh, fragments=FragmentOptions()) as corpus:
-        corpus.sync([str(stored)], WALK)
-    held = []
-    for name in (changed, fresh):
-        with Corpus.open(name, readonly=True) as corpus:
-            assert corpus.check() == []
-            path_of = {corpus._file_id(f.path): f.path for f in corpus.files()}
-            sql, fragments = corpus._statements, corpus._fragment_tables
-            held.append(
-                {
-                    blocks.name: sorted((key, path_of[file]) for key, file in blocks.pairs(sql))
-                    for blocks in (*corpus._candidates.postings, *fragments.postings)
-                }
-            )
-    assert held[0] == held[1]
-    for extra in ([], ["--fragments"], ["--containment"]):
-        outputs = []
-        for name in (changed, fresh):
-            done = run("match", str(queries), "--db", str(name), "--format", "jsonl",
-                       "-q", "--no-gitignore", *extra)  # fmt: skip
-            assert done.returncode in (0, 1), done.stderr
-            outputs.append(done.stdout.replace(os.fsencode(name), b"DB"))
-        assert outputs[0] == outputs[1]
-        assert outputs[0].count(b"\n") >= 4
+    assert results[0] == results[1]
 
 
 def test_a_damaged_text_is_reported_and_never_matched(tmp_path):
     stored, _queries = make_tree(tmp_path, 3)
     made = build(tmp_path, stored)
-    for name in ("v4", "v5"):
-        with contextlib.closing(sqlite3.connect(made[name])) as db, db:
-            (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
-            db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
-        with Corpus.open(made[name], readonly=True) as corpus:
-            assert any("checksum" in problem for problem in corpus.check())
-            with pytest.raises(IndexCorruptError):
-                corpus.stored_fragments(1)
+    with contextlib.closing(sqlite3.connect(made["v4"])) as db, db:
+        (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
+        db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
+    with Corpus.open(made["v4"], readonly=True) as corpus:
+        assert any("checksum" in problem for problem in corpus.check())
+        with pytest.raises(IndexCorruptError):
+            corpus.stored_fragments(1)
 
 
-def test_sha256_is_a_lookup_in_a_version_5_corpus(tmp_path):
+def test_sha256_is_a_lookup_in_a_version_4_corpus(tmp_path):
     stored, _ = make_tree(tmp_path, 4)
     made = build(tmp_path, stored)
-    with Corpus.open(made["v5"], readonly=True) as corpus:
+    with Corpus.open(made["v4"], readonly=True) as corpus:
         (sha,) = [f.sha256 for f in corpus.files()][:1]
         plan = " ".join(
             str(row)
@@ -220,7 +163,7 @@ def test_the_same_pairs_and_regions_from_either_layout(tmp_path_factory, seed):
     stored, queries = make_tree(tmp_path, seed)
     made = build(tmp_path, stored)
     found = []
-    for name in ("v3", "v4", "v5"):
+    for name in ("v3", "v4"):
         with Corpus.open(made[name], readonly=True) as corpus:
             from samecode.scan.pipeline import read_documents
             from samecode.text.shingling import Shingling
@@ -234,7 +177,7 @@ def test_the_same_pairs_and_regions_from_either_layout(tmp_path_factory, seed):
                     match_fragments(corpus, [str(queries)], walk=WALK).regions,
                 )
             )
-    assert found[0] == found[1] == found[2]
+    assert found[0] == found[1]
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")

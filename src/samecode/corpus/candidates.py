@@ -10,8 +10,6 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
-* :class:`KeyBlocks` (format version 5): the same keys in posting blocks
-  (:mod:`samecode.corpus.postings`): about 3.5 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
   buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
   does not propose is missed.
@@ -27,24 +25,16 @@ import json
 import zlib
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from samecode.corpus.postings import PostingBlocks
 from samecode.minhash.buckets import BucketTable
 from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = [
-    "BandIndex",
-    "CandidateIndex",
-    "KeyBlocks",
-    "KeyIndex",
-    "PrefixIndex",
-    "candidate_index",
-]
+__all__ = ["BandIndex", "CandidateIndex", "KeyIndex", "PrefixIndex", "candidate_index"]
 
 
 class CandidateIndex(ABC):
@@ -55,8 +45,6 @@ class CandidateIndex(ABC):
     version: ClassVar[str]
     #: Its tables, each with a ``file`` column naming a row of ``files``.
     file_tables: ClassVar[tuple[str, ...]]
-    #: Its posting blocks, each pair's file naming a row of ``files``.
-    postings: ClassVar[tuple[PostingBlocks, ...]] = ()
     #: Whether :meth:`delete` finds a file's rows by its shingles (else by its id).
     delete_by_shingles: ClassVar[bool] = False
 
@@ -72,12 +60,6 @@ class CandidateIndex(ABC):
     def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
         """Index a file of these ascending shingles (inside a transaction)."""
 
-    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
-        """Index files ``(id, ascending shingles)`` (inside a transaction): :meth:`store`
-        of each, unless the index writes a batch at once."""
-        for file_id, ordered in files:
-            self.store(sql, file_id, ordered)
-
     @abstractmethod
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         """Forget a file (inside a transaction) of these ascending shingles (``None``
@@ -88,20 +70,8 @@ class CandidateIndex(ABC):
         """The ids of the files that may reach ``t`` with a query of these shingles."""
 
     @abstractmethod
-    def damage(
-        self,
-        sql: Statements,
-        file_id: int,
-        ordered: array[int],
-        postings: Mapping[int, int] | None = None,
-    ) -> str | None:
-        """What is wrong with a file's rows, or ``None``.
-
-        :param postings: where the index keeps posting blocks, how many pairs each
-            file has (from :meth:`PostingBlocks.survey
-            <samecode.corpus.postings.PostingBlocks.survey>`), so a file holding more
-            than its own is found too.
-        """
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        """What is wrong with a file's rows, or ``None``."""
 
     @abstractmethod
     def stats(self, sql: Statements) -> dict[str, Any]:
@@ -112,7 +82,7 @@ class PrefixIndex(CandidateIndex):
     """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
 
     version = "1"
-    file_tables: ClassVar[tuple[str, ...]] = ("prefixes",)
+    file_tables = ("prefixes",)
     #: How a probe joins its rows, ``p``, on the probe's value ``q.value``.
     _rows = "JOIN prefixes p ON p.shingle = q.value"
     #: A shingle as the table holds it.
@@ -197,13 +167,7 @@ class PrefixIndex(CandidateIndex):
             sql.run("DELETE FROM temp.probe")
         return ids
 
-    def damage(
-        self,
-        sql: Statements,
-        file_id: int,
-        ordered: array[int],
-        postings: Mapping[int, int] | None = None,
-    ) -> str | None:
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
         stored = [
             unsigned64(h)
             for (h,) in sql.run(
@@ -230,7 +194,7 @@ class KeyIndex(PrefixIndex):
     """
 
     version = "4"
-    file_tables: ClassVar[tuple[str, ...]] = ("prefix_keys",)
+    file_tables = ("prefix_keys",)
     delete_by_shingles = True
     # CROSS JOIN: the probe drives, each value looked up in the b-tree
     _rows = "CROSS JOIN prefix_keys p ON p.key = q.value"
@@ -251,12 +215,10 @@ class KeyIndex(PrefixIndex):
         return sorted({self._key(h) for h in ordered[: self._length(len(ordered))]})
 
     def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
-        self.store_all(sql, [(file_id, ordered)])
-
-    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
-        # in the b-tree's order: each page it changes written once
-        rows = sorted((key, file_id) for file_id, ordered in files for key in self._keys(ordered))
-        sql.many("INSERT INTO prefix_keys VALUES (?, ?)", rows)
+        sql.many(
+            "INSERT INTO prefix_keys VALUES (?, ?)",
+            [(key, file_id) for key in self._keys(ordered)],
+        )
 
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         if ordered is None:  # a damaged entry: found by a scan of the whole table
@@ -275,13 +237,7 @@ class KeyIndex(PrefixIndex):
             sorted({self._key(h) for h in probe}),
         )
 
-    def damage(
-        self,
-        sql: Statements,
-        file_id: int,
-        ordered: array[int],
-        postings: Mapping[int, int] | None = None,
-    ) -> str | None:
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
         keys = self._keys(ordered)
         held = 0
         for start in range(0, len(keys), 500):  # within SQLite's limit on parameters
@@ -297,96 +253,6 @@ class KeyIndex(PrefixIndex):
     def stats(self, sql: Statements) -> dict[str, Any]:
         (rows,) = sql.run("SELECT count(*) FROM prefix_keys").fetchone()
         return {"candidates": "prefix", "prefix_rows": rows}
-
-
-class KeyBlocks(KeyIndex):
-    """Every file's prefix keys at ``min_threshold``, as :class:`KeyIndex` makes them
-    (unsigned here), in posting blocks (format version 5,
-    :class:`~samecode.corpus.postings.PostingBlocks`): about 3.5 bytes a key rather
-    than 12 to 17, a batch of files written a block at a time. As exact as
-    :class:`KeyIndex`.
-    """
-
-    version = "5"
-    file_tables = ()
-    blocks = PostingBlocks("prefix_blocks", 32)
-    postings = (blocks,)
-
-    @staticmethod
-    def _key(shingle: int) -> int:
-        return shingle >> 32
-
-    def tables(self) -> list[str]:
-        return self.blocks.tables()
-
-    def store_all(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
-        self.blocks.add(
-            sql, [(key, file_id) for file_id, ordered in files for key in self._keys(ordered)]
-        )
-
-    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
-        if ordered is None:  # a damaged entry: found by a pass over every block
-            self.blocks.remove_file(sql, file_id)
-        else:
-            self.blocks.remove(sql, [(key, file_id) for key in self._keys(ordered)])
-
-    def _files(self, sql: Statements, keys: set[int]) -> set[int]:
-        return {file for files in self.blocks.lookup(sql, keys).values() for file in files}
-
-    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
-        n = len(ordered)
-        probe = ordered[: prefix_length(n, t, "jaccard")] if measure == "jaccard" else ordered
-        return self._files(sql, {self._key(h) for h in probe})
-
-    def probe_batch(
-        self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
-    ) -> set[int]:
-        probe: set[int] = set()
-        for x in queries:  # as PrefixIndex.probe_batch
-            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
-        sizes = [len(x) for x in queries]
-        if measure == "jaccard":
-            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
-        else:
-            low, high = 1, max(sizes) * t.denominator // t.numerator
-        found = sorted(self._files(sql, {self._key(h) for h in probe}))
-        ids: set[int] = set()
-        for start in range(0, len(found), 500):  # within SQLite's limit on parameters
-            part = found[start : start + 500]
-            counts = dict(
-                sql.run(
-                    f"SELECT id, count FROM files WHERE id IN ({', '.join('?' * len(part))})",
-                    part,
-                ).fetchall()
-            )
-            for file_id in part:
-                if file_id not in counts:  # rows of a damaged file
-                    raise IndexCorruptError(
-                        sql.path, f"a candidate names file {file_id}, which is gone"
-                    )
-                if low <= counts[file_id] <= high:
-                    ids.add(file_id)
-        return ids
-
-    def damage(
-        self,
-        sql: Statements,
-        file_id: int,
-        ordered: array[int],
-        postings: Mapping[int, int] | None = None,
-    ) -> str | None:
-        keys = self._keys(ordered)
-        try:
-            held = self.blocks.held(sql, [(key, file_id) for key in keys])
-        except IndexCorruptError:  # a damaged block: the survey names it
-            return "prefix"
-        # each of its keys held, and no other: a stale key would make a wrong candidate
-        if held != len(keys) or (postings is not None and postings.get(file_id, 0) != held):
-            return "prefix"
-        return None
-
-    def stats(self, sql: Statements) -> dict[str, Any]:
-        return {"candidates": "prefix", "prefix_rows": self.blocks.count(sql)}
 
 
 class BandIndex(CandidateIndex):
@@ -452,13 +318,7 @@ class BandIndex(CandidateIndex):
             raise IndexCorruptError(sql.path, f"the signature of file {file_id} is damaged")
         return bytes(row[0])
 
-    def damage(
-        self,
-        sql: Statements,
-        file_id: int,
-        ordered: array[int],
-        postings: Mapping[int, int] | None = None,
-    ) -> str | None:
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
         try:
             values = self.stored(sql, file_id)
         except IndexCorruptError:
@@ -474,21 +334,16 @@ class BandIndex(CandidateIndex):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
-def candidate_index(lowest: Fraction, lsh: LSHSettings | None, version: int = 5) -> CandidateIndex:
-    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (short keys
-    in blocks from 5, short keys in rows in 4, whole shingles in 1 and 3), or LSH bands
-    by ``lsh`` where given.
+def candidate_index(lowest: Fraction, lsh: LSHSettings | None, keys: bool = True) -> CandidateIndex:
+    """Prefixes for ``lowest`` (as short keys, or, for a corpus of format version 1 or
+    3, as whole shingles: not ``keys``), or LSH bands by ``lsh`` where given.
 
     >>> from fractions import Fraction
-    >>> candidate_index(Fraction(4, 5), None).tables()[0].split(" (")[0]
-    'CREATE TABLE prefix_blocks'
-    >>> candidate_index(Fraction(4, 5), None, 4).file_tables
+    >>> candidate_index(Fraction(4, 5), None).file_tables
     ('prefix_keys',)
-    >>> candidate_index(Fraction(4, 5), None, 3).file_tables
+    >>> candidate_index(Fraction(4, 5), None, keys=False).file_tables
     ('prefixes',)
     """
     if lsh is not None:
         return BandIndex(lsh)
-    if version >= 5:
-        return KeyBlocks(lowest)
-    return KeyIndex(lowest) if version == 4 else PrefixIndex(lowest)
+    return KeyIndex(lowest) if keys else PrefixIndex(lowest)

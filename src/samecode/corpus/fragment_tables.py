@@ -11,10 +11,9 @@ the corpus file's :class:`~samecode.store.file.Statements`.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from samecode.corpus.postings import PostingBlocks
 from samecode.corpus.records import decode, encode
 from samecode.errors import SamecodeValueError
 from samecode.fragments.options import FragmentOptions
@@ -22,13 +21,7 @@ from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.sources.reading import Text
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = [
-    "FRAGMENT_KEY_TABLES",
-    "FRAGMENT_TABLES",
-    "FragmentBlocks",
-    "FragmentKeys",
-    "FragmentTables",
-]
+__all__ = ["FRAGMENT_KEY_TABLES", "FRAGMENT_TABLES", "FragmentKeys", "FragmentTables"]
 
 #: The statements that make the tables.
 FRAGMENT_TABLES = (
@@ -48,8 +41,6 @@ class FragmentTables:
 
     #: The tables, each with a ``file`` column naming a row of ``files``.
     file_tables: tuple[str, ...] = ("fragments", "fragment_index")
-    #: The posting blocks, each pair's file naming a row of ``files``.
-    postings: tuple[PostingBlocks, ...] = ()
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -158,20 +149,9 @@ class FragmentTables:
             "fragment_index_rows": rows,
         }
 
-    def sound(
-        self,
-        sql: Statements,
-        file_id: int,
-        path: str,
-        postings: Mapping[int, int] | None = None,
-    ) -> bool:
+    def sound(self, sql: Statements, file_id: int, path: str) -> bool:
         """Whether a file's record decodes and the index holds its fingerprints, no more,
-        no less.
-
-        :param postings: where the index is in posting blocks, how many pairs each file
-            has (from :meth:`PostingBlocks.survey
-            <samecode.corpus.postings.PostingBlocks.survey>`).
-        """
+        no less."""
         try:
             found = self.found(sql, file_id, path)
         except (IndexCorruptError, SamecodeValueError):
@@ -194,7 +174,7 @@ class FragmentKeys(FragmentTables):
     :param text_of: the checked text of a stored file, by id.
     """
 
-    file_tables: tuple[str, ...] = ("fragment_index",)
+    file_tables = ("fragment_index",)
 
     def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
         super().__init__(options.k)
@@ -223,58 +203,4 @@ class FragmentKeys(FragmentTables):
             "fragment_records": self.count(sql),
             "fragment_record_bytes": 0,
             "fragment_index_rows": rows,
-        }
-
-
-class FragmentBlocks(FragmentKeys):
-    """The fragment index of a corpus of format version 5: as :class:`FragmentKeys`,
-    the pairs ``(hash, file)`` in posting blocks
-    (:class:`~samecode.corpus.postings.PostingBlocks`, whole 64-bit hashes: the count
-    of a fingerprint's files, which decides boilerplate, is exact), about 7.5 bytes a
-    pair rather than 18."""
-
-    file_tables = ()
-    blocks = PostingBlocks("fragment_blocks", 64)
-    postings = (blocks,)
-
-    def tables(self) -> tuple[str, ...]:
-        return tuple(self.blocks.tables())
-
-    def index(self, sql: Statements, rows: list[tuple[int, int]]) -> None:
-        self.blocks.add(sql, rows)
-
-    def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[tuple[int, int]]:
-        return [(value, file_id) for value in hashes]
-
-    def delete(self, sql: Statements, file_id: int, path: str) -> None:
-        try:
-            hashes = set(self.found(sql, file_id, path).fingerprints)
-        except (IndexCorruptError, SamecodeValueError):
-            self.blocks.remove_file(sql, file_id)
-        else:
-            self.blocks.remove(sql, [(value, file_id) for value in hashes])
-
-    def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
-        return self.blocks.lookup(sql, hashes)
-
-    def sound(
-        self,
-        sql: Statements,
-        file_id: int,
-        path: str,
-        postings: Mapping[int, int] | None = None,
-    ) -> bool:
-        try:
-            found = set(self.found(sql, file_id, path).fingerprints)
-            held = self.blocks.held(sql, [(value, file_id) for value in found])
-        except (IndexCorruptError, SamecodeValueError):
-            return False
-        # no more: a stale pair would count the file as selecting a fingerprint
-        return held == len(found) and (postings is None or postings.get(file_id, 0) == held)
-
-    def stats(self, sql: Statements) -> dict[str, Any]:
-        return {
-            "fragment_records": self.count(sql),
-            "fragment_record_bytes": 0,
-            "fragment_index_rows": self.blocks.count(sql),
         }

@@ -12,15 +12,13 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file (format version 5, what :meth:`Corpus.create` makes): its bytes,
+Cost per file (format version 4, what :meth:`Corpus.create` makes): its bytes,
 zlib-compressed (its shingles, to verify a match exactly, are made again from them by the
-corpus's rules, the bytes checked against their SHA-256 first), plus a pair of a 32-bit
-key and the file, in posting blocks (:class:`~samecode.corpus.candidates.KeyBlocks`,
-about 3.5 bytes a pair), for each of the ``(1 - min_threshold)`` share of its shingles
-in the prefix: 0.75 times the text on generated code at the default 0.8, on pages of
-16 KiB (:data:`PAGE_SIZE`). Version 4 kept a SQLite row a pair (1.2 times the text);
-versions 1 to 3 kept the shingle set (8 bytes a shingle) and prefix rows of whole
-shingles with two indexes: 4 to 5 times the text.
+corpus's rules, the bytes checked against their SHA-256 first), plus a row of a 32-bit key
+and the file, in one b-tree, for each of the ``(1 - min_threshold)`` share of its
+shingles in the prefix (:class:`~samecode.corpus.candidates.KeyIndex`): 1.2 times the
+text on generated code at the default 0.8. Versions 1 to 3 kept the shingle set (8 bytes
+a shingle) and prefix rows of whole shingles with two indexes: 4 to 5 times the text.
 
 A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.settings.LSHSettings`, format
 version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
@@ -69,11 +67,10 @@ from samecode._validation import check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.entries import identity, is_under
 from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
-from samecode.corpus.fragment_tables import FragmentBlocks, FragmentKeys, FragmentTables
+from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FragmentKeys, FragmentTables
 from samecode.corpus.match import match_by_join, match_each
 from samecode.corpus.records import decode, unpack_text
 from samecode.corpus.settings import (
-    BLOCKS_VERSION,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
     TEXT_RULES,
@@ -108,7 +105,6 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "HASH_SCHEME",
-    "PAGE_SIZE",
     "Corpus",
     "no_fragments",
 ]
@@ -117,27 +113,19 @@ __all__ = [
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands, 3 for one that
 #: also stores every file's fragments (its metadata then names its ``candidates``,
 #: ``prefix`` or ``lsh``, and its ``fragments`` parameters), each keeping every file's
-#: shingles (and fragment record); 4 for one that keeps every file's bytes instead,
-#: compressed, and makes its shingles and fragments again from them (its metadata names
-#: its ``candidates``, and its ``fragments`` parameters if it stores them), its keys a
-#: row each; 5, what :meth:`Corpus.create` makes, for one that keeps them as 4 does,
-#: its prefix keys and fragment index in posting blocks
-#: (:mod:`samecode.corpus.postings`), on pages of :data:`PAGE_SIZE`. Every version
-#: opens, is matched and is written as it was made.
+#: shingles (and fragment record); 4, what :meth:`Corpus.create` makes, for one that
+#: keeps every file's bytes instead, compressed, and makes its shingles and fragments
+#: again from them (its metadata names its ``candidates``, and its ``fragments``
+#: parameters if it stores them). Every version opens, is matched and is written as it
+#: was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 5
-_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION)
+FORMAT_VERSION = 4
+_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
 
 _BATCH = 100
-#: The page size of a corpus of format version 5: a file's compressed text and a posting
-#: block (a few KiB each) take most of a 4 KiB page and leave the rest unused; pages of
-#: 16 KiB hold several. At 4 KiB a corpus with fragments of generated code took 1.08
-#: times its text, at 16 KiB 0.98 (:ref:`corpus-bytes`); the cost is a small corpus's
-#: floor of a page a table (some 200 KiB).
-PAGE_SIZE = 16384
 #: The page cache (KiB) a sync's connection may use while it writes: the index rows land
 #: all over the index, whose pages a small cache reads again and again. SQLite takes the
 #: cache's memory as pages are used.
@@ -197,7 +185,7 @@ class Corpus(FileTable):
         self._lsh = settings.lsh
         self._fragments = settings.fragments
         self._profile = settings.profile
-        self._keeps_text = self._version >= int(TEXT_VERSION)
+        self._keeps_text = meta["version"] == TEXT_VERSION
         rules = meta.get("text_rules", "1")
         if self._keeps_text and rules != TEXT_RULES:
             raise IndexFileError(
@@ -206,15 +194,14 @@ class Corpus(FileTable):
                 "(open it with the samecode that made it, or make it again: samecode index "
                 "add --db NEW.db PATHS...)",
             )
-        self._candidates = candidate_index(self._min_threshold, self._lsh, self._version)
+        self._candidates = candidate_index(self._min_threshold, self._lsh, self._keeps_text)
         self._fragment_tables: FragmentTables | None = None
         if self._fragments is not None:
-            if self._version >= int(BLOCKS_VERSION):
-                self._fragment_tables = FragmentBlocks(self._fragments, self._text)
-            elif self._keeps_text:
-                self._fragment_tables = FragmentKeys(self._fragments, self._text)
-            else:
-                self._fragment_tables = FragmentTables(self._fragments.k)
+            self._fragment_tables = (
+                FragmentKeys(self._fragments, self._text)
+                if self._keeps_text
+                else FragmentTables(self._fragments.k)
+            )
 
     # -- opening ----------------------------------------------------------------------
 
@@ -300,11 +287,9 @@ class Corpus(FileTable):
         statements = [
             *FILES_TABLES,
             *candidate_index(settings.min_threshold, lsh).tables(),
-            *(FragmentBlocks.blocks.tables() if fragments is not None else ()),
+            *(FRAGMENT_KEY_TABLES if fragments is not None else ()),
         ]
-        return cls._create_path(
-            path, timeout, "corpus with Corpus.open", statements, meta, page_size=PAGE_SIZE
-        )
+        return cls._create_path(path, timeout, "corpus with Corpus.open", statements, meta)
 
     @classmethod
     def _create_or_open(
@@ -387,8 +372,7 @@ class Corpus(FileTable):
     @property
     def keeps_text(self) -> bool:
         """Whether it keeps every file's bytes, compressed, and makes its shingles and
-        fragments again from them (format version 4 and later), rather than keeping
-        them."""
+        fragments again from them (format version 4), rather than keeping them."""
         return self._keeps_text
 
     @property
@@ -458,7 +442,7 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
-        :param texts: for a corpus that keeps texts (format version 4 and later), each document's
+        :param texts: for a corpus that keeps texts (format version 4), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
             with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
             :meth:`sync` does it all): checked against the document's SHA-256 and kept,
@@ -468,7 +452,7 @@ class Corpus(FileTable):
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
-            record (its text, from format version 4), a record that does not decode, or a
+            record (its text, in format version 4), a record that does not decode, or a
             text that is not the document's bytes (nothing of its batch is stored).
         """
         self._check_writable()
@@ -578,26 +562,23 @@ class Corpus(FileTable):
             blob = shingles_blob(ordered) if text is None else b""
             rows.append((document, mtime, blob, ordered, text))
         index_rows: list[tuple[int, int]] = []  # the fragment index's, of the batch
-        indexed: list[tuple[int, array[int]]] = []  # the candidate index's, of the batch
         stored: dict[str, int] = {}  # path -> id, of the batch
         with self._transaction():
             for number, (document, mtime, blob, ordered, text) in enumerate(rows):
                 if document.path in stored:  # replaced within the batch: its rows go too
                     gone = stored[document.path]  # (and its id may be given again)
                     index_rows = [row for row in index_rows if row[1] != gone]
-                    indexed = [item for item in indexed if item[0] != gone]
                 older = None if replacing is None else replacing.get(document.path)
                 if older is not None:
                     self._delete(older)  # an older spelling of this file: replaced here
                 self._delete(document.path)
                 file_id = self._insert_file(document, mtime, blob, text)
                 stored[document.path] = file_id
-                indexed.append((file_id, ordered))
+                self._candidates.store(self._statements, file_id, ordered)
                 if records and self._fragment_tables is not None:
                     record, hashes = records[number]
                     self._fragment_tables.store(self._statements, file_id, record)
                     index_rows += self._fragment_tables.index_rows(file_id, hashes)
-            self._candidates.store_all(self._statements, indexed)
             if index_rows and self._fragment_tables is not None:
                 self._fragment_tables.index(self._statements, index_rows)
         return len(rows)
@@ -833,7 +814,7 @@ class Corpus(FileTable):
 
     def stored_fragments(self, file_id: int) -> FileFingerprints:
         """The fragments of stored file ``file_id``, under its stored path: its record
-        decoded, or, in a corpus that keeps texts (format version 4 and later), its text
+        decoded, or, in a corpus that keeps texts (format version 4), its text
         fingerprinted again by the corpus's options (the same tokens, lines,
         fingerprints and masked ranges).
 
@@ -898,51 +879,31 @@ class Corpus(FileTable):
         return ranked if top_k is None else ranked[:top_k]
 
     def check(self) -> list[str]:
-        """Check the whole file; return the problems found (empty when sound).
-
-        Every entry's text (or shingles) and its index rows or postings, no more, no
-        less; rows and postings naming files that are gone; in a corpus of format
-        version 5, every posting block (a pass over each; see
-        :meth:`~samecode.corpus.postings.PostingBlocks.survey`).
-        """
+        """Check the whole file; return the problems found (empty when sound)."""
         problems = [
             f"integrity_check: {message}"
             for (message,) in self._run("PRAGMA integrity_check")
             if message != "ok"
         ]
-        fragments = self._fragment_tables
-        postings = (*self._candidates.postings, *(fragments.postings if fragments else ()))
-        surveys = {blocks.name: blocks.survey(self._statements) for blocks in postings}
-        problems += [problem for _, found in surveys.values() for problem in found]
-        # each file's count of postings, to find those holding more than their own
-        keys = next((surveys[b.name][0] for b in self._candidates.postings), None)
-        hashes = next((surveys[b.name][0] for b in fragments.postings), None) if fragments else None
-        ids: set[int] = set()
         for (file_id,) in self._run("SELECT id FROM files ORDER BY id").fetchall():
-            ids.add(file_id)
             try:
                 path, shingles = self._load(file_id)
             except IndexCorruptError as error:
                 problems.append(str(error.strerror))
                 continue
-            damaged = self._candidates.damage(self._statements, file_id, shingles, keys)
+            damaged = self._candidates.damage(self._statements, file_id, shingles)
             if damaged is not None:
                 problems.append(f"the {damaged} of {path!r} is damaged")
-            if fragments is not None and not fragments.sound(
-                self._statements, file_id, path, hashes
-            ):
+            fragments = self._fragment_tables
+            if fragments is not None and not fragments.sound(self._statements, file_id, path):
                 problems.append(f"the fragments of {path!r} are damaged")
         tables = self._candidates.file_tables
-        if fragments is not None:
-            tables += fragments.file_tables
+        if self._fragment_tables is not None:
+            tables += self._fragment_tables.file_tables
         for table in tables:
             (orphans,) = self._run(
                 f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
             ).fetchone()
             if orphans:
                 problems.append(f"{orphans} rows of {table} name files that are gone")
-        for name, (counts, _) in surveys.items():
-            orphans = sum(count for file_id, count in counts.items() if file_id not in ids)
-            if orphans:
-                problems.append(f"{orphans} postings of {name} name files that are gone")
         return problems

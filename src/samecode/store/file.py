@@ -163,7 +163,6 @@ class StoreFile:
         what: str,
         statements: Sequence[str],
         meta: Sequence[tuple[str, str]],
-        page_size: int | None = None,
     ) -> _S:
         """:func:`create_store` for a store whose constructor takes ``(connection, path,
         readonly, timeout)``."""
@@ -174,7 +173,6 @@ class StoreFile:
             statements,
             meta,
             lambda db, read_only: cls(db, path, read_only, timeout),
-            page_size,
         )
 
     @classmethod
@@ -503,15 +501,12 @@ def create_store(
     statements: Sequence[str],
     meta: Sequence[tuple[str, str]],
     make: Callable[[sqlite3.Connection, bool], _T],
-    page_size: int | None = None,
 ) -> _T:
     """Make a new store file: under a temporary name beside ``path``, in WAL mode and
     one exclusive transaction, create ``samecode_meta`` (filled with ``meta``) and run
     ``statements``; close it, link it to ``path`` (which fails if ``path`` exists: of two
     processes, one wins), and return ``make(connection, False)`` on a connection to
     ``path``. No one sees the file half made; a failure removes the temporary file.
-    ``page_size``, where given, is the file's page size (bytes, a power of two from 512
-    to 65536).
 
     :raises FileExistsError: if ``path`` exists, or another process made it meanwhile.
     :raises IndexFileError: if the file cannot be made.
@@ -529,8 +524,6 @@ def create_store(
     try:
         db = connect(temporary, "rw", timeout)
         try:
-            if page_size is not None:  # before anything is written, WAL mode included
-                db.execute(f"PRAGMA page_size = {int(page_size)}")
             db.execute("PRAGMA journal_mode = WAL")
             with db:
                 db.execute("BEGIN EXCLUSIVE")
