@@ -55,9 +55,10 @@ the seeds on it); chaining costs ``O(gap + 1)`` lookups per
 match. One file of a million equal tokens against itself has
 one k-gram repeated everywhere: every fingerprint is repetitive, and the work is linear.
 With numpy (``samecode[fast]``), the fingerprints are looked up all at once (``O((m + n)
-log n)`` in C), the seeds checked and sorted by diagonal in C, and only the first seed
-of each cluster on a diagonal (seeds whose k-grams overlap or touch lie on one run) is
-a step of Python; the matches are the same.
+log n)`` in C), the seeds checked and sorted by diagonal, and the runs through them
+extended, all in C (seeds whose k-grams overlap or touch lie on one run; each token is
+compared at most twice): no step of Python per seed or per match but to make it. The
+matches are the same.
 
 >>> from array import array
 >>> a = array("Q", [1, 2, 3, 4, 5, 6, 7, 8, 9])

@@ -160,22 +160,11 @@ def _class_record(number: int, clone: FragmentClass, result: FragmentResult) -> 
     return record
 
 
-def records(
-    result: FragmentResult, *, ignored: bool = True
-) -> Iterable[tuple[str, dict[str, Any]]]:
-    """``(type, record)`` for every file pair, region, class, skipped file and (unless
-    not ``ignored``) range ignored, in the report's order."""
-    for found in result.pairs():
-        yield "pair", _pair_record(found)
-    digests: list[tuple[str, str] | None] = [*result.region_digests]
-    digests += [None] * (len(result.regions) - len(digests))
-    for region, number, pair in zip(result.regions, result.region_class, digests):
-        yield "region", _region_record(region, number, pair)
-    for number, clone in enumerate(result.classes, 1):
-        yield "class", _class_record(number, clone, result)
-    for skipped in result.skipped:
-        yield "skipped", {"path": skipped.path, "reason": skipped.reason}
-    for item in result.ignored if ignored else ():
+def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
+    """``(type, record)`` for every file pair, region, class, skipped file and range
+    ignored, in the report's order."""
+    yield from _found_records(result)
+    for item in result.ignored:
         yield (
             "ignored",
             {
@@ -186,6 +175,20 @@ def records(
                 "tokens": item.tokens,
             },
         )
+
+
+def _found_records(result: FragmentResult) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The records of :func:`records` but the ranges ignored."""
+    for found in result.pairs():
+        yield "pair", _pair_record(found)
+    digests: list[tuple[str, str] | None] = [*result.region_digests]
+    digests += [None] * (len(result.regions) - len(digests))
+    for region, number, pair in zip(result.regions, result.region_class, digests):
+        yield "region", _region_record(region, number, pair)
+    for number, clone in enumerate(result.classes, 1):
+        yield "class", _class_record(number, clone, result)
+    for skipped in result.skipped:
+        yield "skipped", {"path": skipped.path, "reason": skipped.reason}
 
 
 _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one encoder for all
@@ -208,14 +211,16 @@ def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator
         "summary": result.summary(),
     }
     yield _dumps(head)
-    for kind, record in records(result, ignored=False):
+    for kind, record in _found_records(result):
         yield "\n" + _dumps({"type": kind, **record})
     # A catalogue has a masked range a message: tens of thousands of lines of one shape,
     # made as the encoder makes them (its separators), each path and reason encoded once.
     encoded: dict[str, str] = {}
     for item in result.ignored:
-        path = encoded.get(item.path) or encoded.setdefault(item.path, _dumps(item.path))
-        reason = encoded.get(item.reason) or encoded.setdefault(item.reason, _dumps(item.reason))
+        for text in (item.path, item.reason):
+            if text not in encoded:
+                encoded[text] = _dumps(text)
+        path, reason = encoded[item.path], encoded[item.reason]
         yield (
             f'\n{{"type": "ignored", "path": {path}, "reason": {reason}, '
             f'"start": {item.start:d}, "end": {item.end:d}, "tokens": {item.tokens:d}}}'
