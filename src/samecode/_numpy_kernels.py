@@ -8,8 +8,7 @@ Importing this module imports numpy.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
-from itertools import chain
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -19,12 +18,13 @@ __all__ = [
     "as_uint64",
     "distinct_kgrams",
     "kgram_hashes",
+    "line_starts",
     "seed_runs",
     "sieve",
     "sorted_kgrams",
-    "spaced_offsets",
     "to_array",
     "winnow",
+    "word_offsets",
 ]
 
 Words = npt.NDArray[np.uint64]
@@ -305,10 +305,43 @@ def seed_runs(
     )
 
 
-def spaced_offsets(pairs: list[tuple[str, str]], typecode: str) -> tuple[array[int], array[int]]:
-    """The offsets of the tokens of ``pairs`` (each token with the white space before it,
-    in order, from the text's start): where each starts and where it ends, as arrays of
-    ``typecode``."""
-    lengths = np.fromiter(map(len, chain.from_iterable(pairs)), np.int64, 2 * len(pairs))
-    marks = np.cumsum(lengths)  # the end of each space, then of its token
-    return to_array(marks[0::2], typecode), to_array(marks[1::2], typecode)
+def word_offsets(
+    text: str, ascii_kinds: bytes, kind: Callable[[str], int], typecode: str
+) -> tuple[array[int], array[int]]:
+    """Where each word token of ``text`` starts and where it ends, as arrays of
+    ``typecode``: a token is a run of word characters (kind 1) or one character of kind 2;
+    kind 0 (white space) is no token. ``ascii_kinds[c]`` is the kind of the character
+    ``chr(c)``, ``kind`` that of any other (asked once a distinct character)."""
+    if text.isascii():
+        kinds = np.frombuffer(ascii_kinds, dtype=np.uint8)[
+            np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        ]
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        kinds = np.empty(len(codes), dtype=np.uint8)
+        narrow = codes < len(ascii_kinds)
+        kinds[narrow] = np.frombuffer(ascii_kinds, dtype=np.uint8)[codes[narrow]]
+        wide = np.flatnonzero(~narrow)
+        distinct, which = np.unique(codes[wide], return_inverse=True)
+        of_distinct = np.array([kind(chr(code)) for code in distinct.tolist()], dtype=np.uint8)
+        kinds[wide] = of_distinct[which]
+    word = kinds == 1
+    alone = kinds == 2
+    begins, finishes = word.copy(), word.copy()
+    begins[1:] &= ~word[:-1]  # a word's first character: none of its run before it
+    finishes[:-1] &= ~word[1:]
+    starts = np.flatnonzero(begins | alone)
+    ends = np.flatnonzero(finishes | alone) + 1
+    return to_array(starts, typecode), to_array(ends, typecode)
+
+
+def line_starts(text: str) -> array[int]:
+    """The offsets where the lines of ``text`` start (the first at 0; each other just past
+    a ``\\n``), as an ``array("q")``."""
+    if text.isascii():
+        codes: npt.NDArray[np.unsignedinteger] = np.frombuffer(text.encode("ascii"), np.uint8)
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    starts = np.flatnonzero(codes == 10)
+    starts += 1
+    return to_array(np.concatenate((np.zeros(1, np.int64), starts)), "q")

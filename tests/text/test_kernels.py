@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from kernelpaths import kernels
 from samecode import _kernels
 from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
 from samecode.text.shingling import Shingling, kgram_array, kgram_hashes, token_ids
 
@@ -129,7 +130,12 @@ def test_winnow_skips_the_same_both_ways(hashes: list[int], window: int, skip: i
 
 
 @given(
-    st.text(alphabet=st.sampled_from("ab_1 \t\n\x1c\u00e9\u2028+("), max_size=200)
+    # white space that Python and re.ASCII disagree on, Unicode's (no-break, ideographic,
+    # line separator), its digits and letters, a lone surrogate, marks alone
+    st.text(
+        alphabet=st.sampled_from("ab_1 \t\n\x1c\x1f\x85\xa0\u3000\u00e9\u0663\u2028\ud800+(."),
+        max_size=200,
+    )
     | st.text(max_size=100),
     st.sampled_from([Shingling(), Shingling(normalize=True), Shingling(tokens="code")]),
     st.sampled_from("iq"),
@@ -138,6 +144,13 @@ def test_token_offsets_are_the_same_both_ways(text: str, rules: Shingling, code:
     pure, fast = _both(rules.token_offsets, text, "a.py", code)
     tokens, starts, ends = rules.token_spans(text, "a.py")
     assert pure == fast == (tokens, array(code, starts), array(code, ends))
+
+
+@given(st.text(alphabet=st.sampled_from("a \n\r\x85\u2028\u00e9\ud800"), max_size=60))
+def test_token_spans_are_the_same_both_ways(text: str) -> None:
+    pure, fast = _both(TokenSpans.of, text, Shingling())
+    assert pickle.dumps(fast) == pickle.dumps(pure)
+    assert list(pure.line_starts) == [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
 
 
 def test_token_offsets_refuse_another_typecode() -> None:

@@ -23,6 +23,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+from samecode._kernels import use_numpy
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.text.shingling import Shingling, token_ids
@@ -59,9 +60,14 @@ class TokenSpans:
             raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
         offsets = "i" if len(text) < 2**31 else "q"  # 4 bytes an offset where they fit
         tokens, starts, ends = shingling.token_offsets(text, path, offsets)
-        lines = array("q", [0])
-        # each line starts just past the one before and its newline
-        lines.extend(accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
+        if use_numpy(len(text)):
+            import samecode._numpy_kernels as fast
+
+            lines = fast.line_starts(text)
+        else:
+            lines = array("q", [0])
+            # each line starts just past the one before and its newline
+            lines.extend(accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
         return cls(array("Q", token_ids(tokens)), starts, ends, lines)
 
     def __len__(self) -> int:

@@ -84,6 +84,17 @@ _ASCII_WORDS = re.compile(r"\w+|[^\w\s\x1c-\x1f]", re.ASCII)
 # in C, not one match object a token).
 _SPACED_WORDS = re.compile(r"(\s*)(\w+|[^\w\s])")
 _ASCII_SPACED_WORDS = re.compile(r"([\s\x1c-\x1f]*)(\w+|[^\w\s\x1c-\x1f])", re.ASCII)
+# A character's part in the words' tokens, one at a time, for the offsets made on numpy:
+# white space (0), a word character (1; a run of them is a token), or a token alone (2).
+_WORD_CHAR, _SPACE_CHAR = re.compile(r"\w"), re.compile(r"\s")
+
+
+def _kind(char: str) -> int:
+    """The kind of ``char`` in :data:`_WORDS`'s tokens (see above)."""
+    return 1 if _WORD_CHAR.match(char) else 0 if _SPACE_CHAR.match(char) else 2
+
+
+_ASCII_KINDS = bytes(map(_kind, map(chr, range(128))))
 # The characters of ``tokens="chars"``: each run of white space (one space once
 # normalised), or any other character.
 _CHARS = re.compile(r"\s+|.", re.DOTALL)
@@ -362,7 +373,9 @@ class Shingling:
         :raises ValueError: for another ``typecode``.
 
         Runtime complexity: that of :meth:`token_spans`; with numpy
-        (``samecode[fast]``), the offsets of words are summed in C, with the same arrays.
+        (``samecode[fast]``), the offsets of words come from each character's kind (white
+        space, word, or a token alone) in C, with the same arrays, and the tokens from
+        one ``findall`` without their white space.
 
         >>> tokens, starts, ends = Shingling().token_offsets("def f(x):", "a.py", "i")
         >>> tokens, starts
@@ -375,9 +388,8 @@ class Shingling:
             return found, array(typecode, starts), array(typecode, ends)
         import samecode._numpy_kernels as fast
 
-        pairs = _spaced_words(text)
-        found = list(map(itemgetter(1), pairs))
-        first, past = fast.spaced_offsets(pairs, typecode)
+        found = (_ASCII_WORDS if text.isascii() else _WORDS).findall(text)
+        first, past = fast.word_offsets(text, _ASCII_KINDS, _kind, typecode)
         return (_normal_words(found, language_of(path)) if self.normalize else found), first, past
 
     def shingles(self, text: str, path: str = "") -> array[int]:
