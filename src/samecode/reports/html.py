@@ -57,10 +57,11 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 from samecode._validation import check_int, describe
@@ -89,7 +90,8 @@ def _wanted(ranges: list[int], context: int) -> list[tuple[int, int]]:
     """The line ranges to show, merged: each range (``ranges`` are first, last, first,
     last...) widened by ``context``."""
     merged: list[list[int]] = []
-    for start, end in sorted(zip(ranges[::2], ranges[1::2])):
+    # a class's occurrence is most often a region's end too: each range once
+    for start, end in sorted(set(zip(ranges[::2], ranges[1::2]))):
         low, high = max(1, start - context), end + context
         if merged and low <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], high)
@@ -333,9 +335,9 @@ def to_html(
     return page
 
 
-def _ten_thousandths(share: float) -> int:
-    """``share`` (0 to 1) in whole ten-thousandths, rounded half up."""
-    return int(share * 10000 + 0.5)
+def _ten_thousandths(shares: Iterable[float]) -> list[int]:
+    """Each of ``shares`` (0 to 1) in whole ten-thousandths, rounded half up."""
+    return [int(share * 10000 + 0.5) for share in shares]
 
 
 def _packed(lines: str) -> str:
@@ -357,25 +359,26 @@ def _data(
     marks = None if result.baseline is None else result.baseline.classes
     places = [o for clone in result.classes for o in clone.occurrences]
     occurrences = {
-        "file": [number[o.path] for o in places],
-        "start": [o.start for o in places],
-        "end": [o.end for o in places],
+        "file": list(map(number.__getitem__, map(attrgetter("path"), places))),
+        "start": list(map(attrgetter("start"), places)),
+        "end": list(map(attrgetter("end"), places)),
         "tokens": [o.stop - o.first for o in places],
         "new": [0] * len(places) if marks is None else [int(n) for m in marks for n in m.new],
     }
     firsts = list(accumulate((len(clone.occurrences) for clone in result.classes), initial=0))
     found = result.regions
-    a_files, b_files = [number[r.a] for r in found], [number[r.b] for r in found]
+    a_files = list(map(number.__getitem__, map(attrgetter("a"), found)))
+    b_files = list(map(number.__getitem__, map(attrgetter("b"), found)))
     regions: dict[str, list[Any]] = {
         "a": a_files,
-        "a_start": [r.a_start for r in found],
-        "a_end": [r.a_end for r in found],
+        "a_start": list(map(attrgetter("a_start"), found)),
+        "a_end": list(map(attrgetter("a_end"), found)),
         "b": b_files,
-        "b_start": [r.b_start for r in found],
-        "b_end": [r.b_end for r in found],
-        "tokens": [r.tokens for r in found],
-        "a_share": [_ten_thousandths(r.a_share) for r in found],
-        "b_share": [_ten_thousandths(r.b_share) for r in found],
+        "b_start": list(map(attrgetter("b_start"), found)),
+        "b_end": list(map(attrgetter("b_end"), found)),
+        "tokens": list(map(attrgetter("tokens"), found)),
+        "a_share": _ten_thousandths(map(attrgetter("a_share"), found)),
+        "b_share": _ten_thousandths(map(attrgetter("b_share"), found)),
         "class": [n or 0 for n in result.region_class],
     }
     first_region: dict[int, int] = {}
@@ -385,9 +388,9 @@ def _data(
     pairs = {
         "a": [number[p.a] for p in alike],
         "b": [number[p.b] for p in alike],
-        "similarity": [_ten_thousandths(p.similarity) for p in alike],
-        "a_share": [_ten_thousandths(p.a_share) for p in alike],
-        "b_share": [_ten_thousandths(p.b_share) for p in alike],
+        "similarity": _ten_thousandths(map(attrgetter("similarity"), alike)),
+        "a_share": _ten_thousandths(map(attrgetter("a_share"), alike)),
+        "b_share": _ten_thousandths(map(attrgetter("b_share"), alike)),
         "tokens": [p.tokens for p in alike],
         "regions": [p.regions for p in alike],
         "region": [first_region[number[p.a] * len(files) + number[p.b]] for p in alike],
