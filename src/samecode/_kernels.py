@@ -30,11 +30,15 @@ PURE = "SAMECODE_PURE"
 MIN_LENGTH = 128
 
 
-def use_numpy(length: int) -> bool:
+def use_numpy(length: int, calls: int = 1) -> bool:
     """Whether a kernel over ``length`` items runs on numpy: numpy can be imported,
-    ``length`` is at least :data:`MIN_LENGTH`, and ``SAMECODE_PURE`` does not ask for
-    pure Python."""
-    return length >= MIN_LENGTH and os.environ.get(PURE, "") in ("", "0") and _importable()
+    ``length`` is at least ``calls`` times :data:`MIN_LENGTH`, and ``SAMECODE_PURE`` does
+    not ask for pure Python.
+
+    :param calls: for a kernel that makes many calls of numpy for one of a plain kernel
+        (each with its fixed cost), how many more items it needs to pay.
+    """
+    return length >= MIN_LENGTH * calls and os.environ.get(PURE, "") in ("", "0") and _importable()
 
 
 @functools.cache

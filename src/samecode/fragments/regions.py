@@ -152,7 +152,10 @@ def exact_matches(
         first = Kgrams.of(a, k, window)
         kgrams = (first, first if same else Kgrams.of(b, k, window))
     mine, theirs = kgrams
-    if use_numpy(len(mine.selected) + len(theirs.selected)):
+    # Seeding on numpy makes some 60 calls of it, 0.3 to 0.6 ms a pair whatever its size:
+    # pure Python's loop over the fingerprints is faster below about 1,000 of them
+    # (benchmarks/bench_seed_paths.py).
+    if use_numpy(len(mine.selected) + len(theirs.selected), calls=8):
         import samecode._numpy_kernels as fast
 
         in_a, in_b, lengths, repetitive = fast.seed_runs(
