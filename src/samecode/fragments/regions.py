@@ -504,6 +504,8 @@ def find_regions(
         ignored=ignored,
         kgrams=kgrams,
     )
+    if sum(match.length for match in matches) < options.min_tokens:
+        return [], repetitive  # no chain holds more tokens than all the matches
     least = min(options.k, _EDGE)
     chains = [
         chained
