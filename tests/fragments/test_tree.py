@@ -141,6 +141,35 @@ def test_at_several_jobs_the_index_is_sorted_and_asked_by_the_workers(
     assert one.boilerplate > 0
 
 
+@pytest.mark.skipif(
+    multiprocessing.get_context().get_start_method() != "fork",
+    reason="the workers see this test's patch only when forked",
+)
+def test_the_index_parts_hold_about_as_many_fingerprints_each(
+    tmp_path, monkeypatch, tmp_path_factory
+):
+    # Fingerprints are the least hashes of their windows: cut at even hashes, the first
+    # part held nine in ten of them, and one worker sorted it while the other waited.
+    rng = random.Random(7)
+    for n in range(40):
+        words = [f"w{rng.randrange(5000)}" for _ in range(400)]
+        (tmp_path / f"f{n}.txt").write_text(" ".join(words))
+    noted = tmp_path_factory.mktemp("log") / "sizes"
+    sort = FingerprintIndex._sorted
+
+    def sized(self: FingerprintIndex) -> object:
+        if self._runs is None:  # sorted now, asked from then on
+            with noted.open("a") as log:
+                log.write(f"{len(self._hashes)}\n")
+        return sort(self)
+
+    monkeypatch.setattr(FingerprintIndex, "_sorted", sized)
+    scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=40))
+    sizes = [int(size) for size in noted.read_text().split()]
+    assert len(sizes) == 4
+    assert max(sizes) < 1.2 * min(sizes)
+
+
 def test_regions_and_masked_ranges_pickle_as_their_fields():
     # regions and their matches cross from the workers by the hundred thousand: each as
     # its fields, not as a dataclass's state looked up field by field

@@ -41,7 +41,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations
+from itertools import chain, combinations
 
 from samecode._validation import describe
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
@@ -409,10 +409,12 @@ def _read_into_index(
     files: list[ReadFile] = []
     parts = 1 if engine.workers == 1 else 2 * engine.workers
     indexes = [FingerprintIndex() for _ in range(parts)]
-    bounds = [(part << 64) // parts for part in range(1, parts)]
+    bounds: list[int] | None = None
     # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
     for batch, read in zip(engine.map_shared(_read_some, boilerplate, reads), reads):
         tick(len(read[0]))
+        if bounds is None:
+            bounds = _even_bounds(parts, batch)
         for item in batch:
             if isinstance(item, Skipped):
                 skipped.append(item)
@@ -423,6 +425,19 @@ def _read_into_index(
                 index.add(len(files), hashes[cuts[part] : cuts[part + 1]])
             files.append(replace(item, fingerprints=_NONE))  # the index holds them
     return files, indexes
+
+
+def _even_bounds(parts: int, batch: Sequence[ReadFile | Skipped]) -> list[int]:
+    """Hashes that cut the fingerprints into ``parts`` ranges of about as many each, as
+    they cut those of a first ``batch`` of files. Fingerprints are each the least hash of
+    a window, so they are far from spread evenly (even cuts of the hashes would give the
+    first range nine in ten); any bounds give the same answers, these only share the
+    index stage's work out evenly."""
+    found = sorted(chain.from_iterable(read.fingerprints for read in batch
+                                       if not isinstance(read, Skipped)))  # fmt: skip
+    if len(found) < parts:
+        return [(part << 64) // parts for part in range(1, parts)]
+    return [found[len(found) * part // parts] for part in range(1, parts)]
 
 
 def _index_part(
