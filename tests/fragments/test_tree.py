@@ -3,6 +3,7 @@ boilerplate ignored and counted, renamed copies with normalize, a fixed output."
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks
+from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks, tree
 from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.regions import Match, Region
@@ -168,6 +169,21 @@ def test_the_index_parts_hold_about_as_many_fingerprints_each(
     sizes = [int(size) for size in noted.read_text().split()]
     assert len(sizes) == 4
     assert max(sizes) < 1.2 * min(sizes)
+
+
+def test_the_index_is_let_go_before_the_pairs_are_compared(planted, monkeypatch):
+    # the compare stage's workers are forked then: each would hold the index's pages
+    compare = tree._compare_candidates
+    alive: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        alive.append(sum(isinstance(o, FingerprintIndex) for o in gc.get_objects()))
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(tree, "_compare_candidates", counting)
+    root, _ = planted
+    scan_fragments([str(root)], walk=WALK, run=RunOptions(jobs=1))
+    assert alive == [0]
 
 
 def test_regions_and_masked_ranges_pickle_as_their_fields():

@@ -347,6 +347,9 @@ def scan_fragments(
             )
             limit = options.boilerplate_limit(len(files))
             ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
+            # Let go of the index before the compare stage's workers are forked: they
+            # would each hold its pages as their own (20 bytes a fingerprint).
+            del indexes
             found = _compare_candidates(engine, files, candidates, options, ignored, progress)
         # the workers have ended; the class digests still read the scratch files
         order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
