@@ -21,6 +21,7 @@ __all__ = [
     "line_starts",
     "seed_runs",
     "sieve",
+    "sorted_entries",
     "sorted_kgrams",
     "to_array",
     "winnow",
@@ -133,6 +134,21 @@ def winnow(hashes: Words, window: int, skip: int | None = None) -> list[int]:
         picked = picked[hashes[picked] != np.uint64(skip)]
     selected: list[int] = picked.tolist()
     return selected
+
+
+def sorted_entries(
+    hashes: array[int], files: array[int]
+) -> tuple[array[int], array[int], array[int]]:
+    """The entries ``(hash, file)`` of a fingerprint index sorted by hash then file, as
+    the two arrays again (``"Q"``, ``"I"``), and where each hash's run of entries starts
+    (``"q"``, the number of entries at the end)."""
+    by_hash = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.empty(0, np.uint64)
+    by_file = np.frombuffer(files, dtype=np.uint32) if files else np.empty(0, np.uint32)
+    order = np.lexsort((by_file, by_hash))
+    by_hash, by_file = by_hash[order], by_file[order]
+    starts = np.flatnonzero(by_hash[1:] != by_hash[:-1]) + 1
+    runs = np.concatenate(([0] if len(by_hash) else [], starts, [len(by_hash)]))
+    return to_array(by_hash, "Q"), to_array(by_file, "I"), to_array(runs, "q")
 
 
 def sorted_kgrams(hashes: Words) -> tuple[npt.NDArray[np.intp], Words, Words]:
