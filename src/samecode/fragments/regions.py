@@ -76,6 +76,7 @@ from dataclasses import dataclass, field
 from heapq import heappop, heappush
 
 from samecode._kernels import use_numpy
+from samecode.fragments._boxes import Boxes
 from samecode.fragments._extend import common_prefix, common_suffix
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -476,9 +477,10 @@ def find_regions(
         as boilerplate; made here, they do not).
 
     Runtime complexity: :func:`exact_matches` and :func:`chain_matches`; for the ``r``
-    chains of ``min_tokens``, ``O(r log r)`` to sort them and a look at the regions kept
-    for each; then, per region kept, :func:`grow_chain` and a look at the others, and
-    ``O(log lines)``.
+    chains of ``min_tokens``, ``O(r log r)`` to sort them, and for each a look at the
+    regions kept whose span in ``a`` is near its own (``O(log r)`` per power of two of
+    their lengths, and each one seen there); then, per region kept, :func:`grow_chain`,
+    the same look at the others, and ``O(log lines)``.
 
     >>> from samecode.text.shingling import Shingling
     >>> block = "\\n".join(f"total_{i} = price_{i} * count + tax" for i in range(8))
@@ -518,12 +520,14 @@ def find_regions(
     # makes its region overlap no other.
     chains = _largest(chains)
     if options.gap and a is not b and not options.normalize:
-        extents = [_extent(chained) for chained in chains]
+        extents = Boxes()
+        for number, chained in enumerate(chains):
+            extents.add(number, _extent(chained)[1:])
         for number, chained in enumerate(chains):
             before = list(chained)
             grow_chain(chained, a.ids, b.ids, options.gap, least, (a, b))
             if chained != before:
-                extents[number] = _grown(chained, before, number, extents)
+                _grown(chained, before, number, extents)
     regions = []
     for chained in chains:
         tokens = sum(match.length for match in chained)
@@ -744,30 +748,21 @@ def _extent(chain: list[Match]) -> tuple[int, int, int, int, int]:
     return tokens, first.a_start, first.b_start, last.a_stop, last.b_stop
 
 
-def _overlap(x: tuple[int, int, int, int, int], y: tuple[int, int, int, int, int]) -> bool:
-    """Whether two extents overlap in both texts."""
-    return x[1] < y[3] and y[1] < x[3] and x[2] < y[4] and y[2] < x[4]
-
-
-def _grown(
-    chain: list[Match],
-    before: list[Match],
-    number: int,
-    extents: list[tuple[int, int, int, int, int]],
-) -> tuple[int, int, int, int, int]:
-    """Keep what growing added to ``chain`` (once ``before``) at both ends, else at one,
-    else at none: the first that overlaps no other chain kept, in both texts. Return the
-    chain's extent."""
+def _grown(chain: list[Match], before: list[Match], number: int, extents: Boxes) -> None:
+    """Keep what growing added to ``chain`` (once ``before``, filed as ``number`` among
+    the chains' ``extents``) at both ends, else at one, else at none: the first that
+    overlaps no other chain kept, in both texts; file its extent."""
     front = [chain[0]] if chain[0] != before[0] else []
     back = [chain[-1]] if chain[-1] != before[-1] else []
     for added_front, added_back in ((front, back), (front, []), ([], back)):
         candidate = added_front + before + added_back
-        extent = _extent(candidate)
-        if not any(_overlap(extent, other) for n, other in enumerate(extents) if n != number):
+        extent = _extent(candidate)[1:]
+        if not extents.overlapping(extent, besides=number):
             chain[:] = candidate
-            return extent
+            extents.remove(number)
+            extents.add(number, extent)
+            return
     chain[:] = before
-    return extents[number]
 
 
 def _kept(extents: list[tuple[int, int, int, int, int]]) -> list[int]:
@@ -775,19 +770,16 @@ def _kept(extents: list[tuple[int, int, int, int, int]]) -> list[int]:
     those overlapping in both texts, only the one with the most tokens is (then the
     earliest), in the order of their first tokens in ``a``, then ``b``.
 
-    Runtime complexity: ``O(r log r)`` to sort, and for each one a look at those kept.
+    Runtime complexity: ``O(r log r)`` to sort, and :class:`~samecode.fragments._boxes.Boxes`'s
+    question for each one, on those kept.
     """
     order = sorted(range(len(extents)), key=lambda n: (-extents[n][0], *extents[n][1:]))
     kept: list[int] = []
+    filed = Boxes()
     for number in order:
-        _, a_first, b_first, a_stop, b_stop = extents[number]
-        if not any(
-            extents[other][1] < a_stop
-            and a_first < extents[other][3]
-            and extents[other][2] < b_stop
-            and b_first < extents[other][4]
-            for other in kept
-        ):
+        box = extents[number][1:]
+        if not filed.overlapping(box):
             kept.append(number)
+            filed.add(number, box)
     kept.sort(key=lambda n: extents[n][1:3])
     return kept
