@@ -29,8 +29,11 @@ classes.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from samecode._groups import Links, linked_groups
 from samecode.fragments.options import FragmentOptions
@@ -86,13 +89,7 @@ def _occurrences(
                 lines[0], lines[1] = min(lines[0], start), max(lines[1], end)
     order = sorted(ends)
     links: Links[int] = Links(range(len(order)))
-    low = 0
-    for n, (path, first, stop) in enumerate(order):
-        while order[low][0] != path or order[low][1] < first - gap:
-            low += 1
-        for m in range(low, n):
-            if abs(order[m][2] - stop) <= gap:
-                links.link(m, n)
+    _link_alike(order, gap, links)
     occurrences = []
     number: dict[tuple[str, int, int], int] = {}
     for group in links.groups():
@@ -115,6 +112,50 @@ def _occurrences(
     return occurrences, pairs
 
 
+def _link_alike(order: list[tuple[str, int, int]], gap: int, links: Links[int]) -> None:
+    """Link the ends of ``order`` (sorted, distinct) that are alike: in one file, their
+    firsts at most ``gap`` apart and their stops too; or ends joined by a chain of such.
+
+    Ends in one cell of a grid of ``gap + 1`` tokens by ``gap + 1`` are all alike, and
+    linked as a chain; two cells side by side are linked where some two of their ends
+    are alike. So ``N`` ends alike cost ``O(N log N)``, not the ``N**2`` of asking every
+    two (the ends of 10,000 near copies of a file in the first of them).
+    """
+    size = gap + 1
+    cells: dict[tuple[str, int, int], list[int]] = {}
+    for n, (path, first, stop) in enumerate(order):
+        cells.setdefault((path, first // size, stop // size), []).append(n)
+    for members in cells.values():
+        for m, n in pairwise(members):
+            links.link(m, n)
+    for (path, x, y), members in cells.items():
+        for dx, dy in ((0, 1), (1, -1), (1, 0), (1, 1)):  # each two cells side by side once
+            other = cells.get((path, x + dx, y + dy))
+            if other is not None and _alike(order, members, other, gap):
+                links.link(members[0], other[0])
+
+
+def _alike(order: list[tuple[str, int, int]], one: list[int], two: list[int], gap: int) -> bool:
+    """Whether an end of ``one`` and an end of ``two`` (numbers of ``order``, each in
+    order) are alike: a sweep by first, each side's ends within ``gap`` before it kept
+    by stop, the other side's asked for a stop within ``gap``."""
+    merged = sorted([(order[n][1], order[n][2], 0) for n in one]
+                    + [(order[n][1], order[n][2], 1) for n in two])  # fmt: skip
+    stops: tuple[list[int], list[int]] = ([], [])
+    arrived: tuple[deque[tuple[int, int]], deque[tuple[int, int]]] = (deque(), deque())
+    for first, stop, side in merged:
+        for kept, queue in zip(stops, arrived):
+            while queue and queue[0][0] < first - gap:  # too far before, in first
+                del kept[bisect_left(kept, queue.popleft()[1])]
+        other = stops[1 - side]
+        at = bisect_left(other, stop - gap)
+        if at < len(other) and other[at] <= stop + gap:
+            return True
+        insort(stops[side], stop)
+        arrived[side].append((first, stop))
+    return False
+
+
 def region_classes(
     regions: Sequence[Region], gap: int = FragmentOptions.gap
 ) -> tuple[list[FragmentClass], list[int | None]]:
@@ -126,8 +167,9 @@ def region_classes(
     :param gap: the most tokens the firsts (and the stops) of two ends of one occurrence
         are apart (the regions' ``gap``).
 
-    Runtime complexity: ``O(r log r)`` for ``r`` regions, and for each end a look at the
-    distinct ends of its file whose first token is at most ``gap`` before its own.
+    Runtime complexity: ``O(r log r)`` for ``r`` regions, however many of their ends are
+    alike (ends are filed in a grid of ``gap + 1`` tokens, and only cells side by side
+    are compared, by a sweep).
     """
     occurrences, links = _occurrences(regions, gap)
     key = {n: (o.path, o.first, o.stop, o.start, o.end) for n, o in enumerate(occurrences)}
