@@ -55,7 +55,8 @@ def as_uint64(values: Sequence[int]) -> Words | None:
 def to_array(values: npt.NDArray[np.generic], typecode: str) -> array[int]:
     """An ``array`` of ``typecode`` holding ``values`` (converted)."""
     out = array(typecode)
-    out.frombytes(values.astype(np.dtype(typecode), copy=False).tobytes())
+    converted = np.ascontiguousarray(values.astype(np.dtype(typecode), copy=False))
+    out.frombytes(converted.data.cast("B"))  # its bytes as they are: no copy first
     return out
 
 

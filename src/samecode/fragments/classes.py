@@ -33,7 +33,7 @@ from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import groupby, pairwise
 
 from samecode._groups import Links, linked_groups
 from samecode.fragments.options import FragmentOptions
@@ -122,17 +122,18 @@ def _link_alike(order: list[tuple[str, int, int]], gap: int, links: Links[int]) 
     two (the ends of 10,000 near copies of a file in the first of them).
     """
     size = gap + 1
-    cells: dict[tuple[str, int, int], list[int]] = {}
-    for n, (path, first, stop) in enumerate(order):
-        cells.setdefault((path, first // size, stop // size), []).append(n)
-    for members in cells.values():
-        for m, n in pairwise(members):
-            links.link(m, n)
-    for (path, x, y), members in cells.items():
-        for dx, dy in ((0, 1), (1, -1), (1, 0), (1, 1)):  # each two cells side by side once
-            other = cells.get((path, x + dx, y + dy))
-            if other is not None and _alike(order, members, other, gap):
-                links.link(members[0], other[0])
+    for _, ends in groupby(range(len(order)), key=lambda n: order[n][0]):  # a file at a time
+        cells: dict[tuple[int, int], list[int]] = {}
+        for n in ends:
+            cells.setdefault((order[n][1] // size, order[n][2] // size), []).append(n)
+        for members in cells.values():
+            for m, n in pairwise(members):
+                links.link(m, n)
+        for (x, y), members in cells.items():
+            for dx, dy in ((0, 1), (1, -1), (1, 0), (1, 1)):  # two cells side by side once
+                other = cells.get((x + dx, y + dy))
+                if other is not None and _alike(order, members, other, gap):
+                    links.link(members[0], other[0])
 
 
 def _alike(order: list[tuple[str, int, int]], one: list[int], two: list[int], gap: int) -> bool:
