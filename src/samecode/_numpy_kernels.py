@@ -322,6 +322,14 @@ def seed_runs(
     )
 
 
+def _codes(text: str) -> npt.NDArray[np.unsignedinteger]:
+    """The code points of ``text``: a byte each for ASCII, else 4 (a lone surrogate as
+    itself)."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
 def word_offsets(
     text: str, ascii_kinds: bytes, kind: Callable[[str], int], typecode: str
 ) -> tuple[array[int], array[int]]:
@@ -329,12 +337,10 @@ def word_offsets(
     ``typecode``: a token is a run of word characters (kind 1) or one character of kind 2;
     kind 0 (white space) is no token. ``ascii_kinds[c]`` is the kind of the character
     ``chr(c)``, ``kind`` that of any other (asked once a distinct character)."""
-    if text.isascii():
-        kinds = np.frombuffer(ascii_kinds, dtype=np.uint8)[
-            np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        ]
+    codes = _codes(text)
+    if codes.dtype == np.uint8:
+        kinds = np.frombuffer(ascii_kinds, dtype=np.uint8)[codes]
     else:
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         kinds = np.empty(len(codes), dtype=np.uint8)
         narrow = codes < len(ascii_kinds)
         kinds[narrow] = np.frombuffer(ascii_kinds, dtype=np.uint8)[codes[narrow]]
@@ -355,10 +361,6 @@ def word_offsets(
 def line_starts(text: str) -> array[int]:
     """The offsets where the lines of ``text`` start (the first at 0; each other just past
     a ``\\n``), as an ``array("q")``."""
-    if text.isascii():
-        codes: npt.NDArray[np.unsignedinteger] = np.frombuffer(text.encode("ascii"), np.uint8)
-    else:
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    starts = np.flatnonzero(codes == 10)
+    starts = np.flatnonzero(_codes(text) == 10)
     starts += 1
     return to_array(np.concatenate((np.zeros(1, np.int64), starts)), "q")

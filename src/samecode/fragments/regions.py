@@ -522,7 +522,7 @@ def find_regions(
     if options.gap and a is not b and not options.normalize:
         extents = Boxes()
         for number, chained in enumerate(chains):
-            extents.add(number, _extent(chained)[1:])
+            extents.add(number, _box(chained))
         for number, chained in enumerate(chains):
             before = list(chained)
             grow_chain(chained, a.ids, b.ids, options.gap, least, (a, b))
@@ -728,24 +728,15 @@ def _largest(chains: list[list[Match]]) -> list[list[Match]]:
     """The chains left when, of chains overlapping in both texts, only the one with the
     most tokens is kept (then the earliest), in the order of their tokens in ``a``, then
     ``b``."""
-    extents = [
-        (
-            sum(match.length for match in chain),
-            chain[0].a_start,
-            chain[0].b_start,
-            chain[-1].a_stop,
-            chain[-1].b_stop,
-        )
-        for chain in chains
-    ]
+    extents = [(sum(match.length for match in chain), *_box(chain)) for chain in chains]
     return [chains[n] for n in _kept(extents)]
 
 
-def _extent(chain: list[Match]) -> tuple[int, int, int, int, int]:
-    """``(tokens, a_first, b_first, a_stop, b_stop)`` of a chain."""
+def _box(chain: list[Match]) -> tuple[int, int, int, int]:
+    """``(a_first, b_first, a_stop, b_stop)`` of a chain (a box of
+    :class:`~samecode.fragments._boxes.Boxes`)."""
     first, last = chain[0], chain[-1]
-    tokens = sum(match.length for match in chain)
-    return tokens, first.a_start, first.b_start, last.a_stop, last.b_stop
+    return first.a_start, first.b_start, last.a_stop, last.b_stop
 
 
 def _grown(chain: list[Match], before: list[Match], number: int, extents: Boxes) -> None:
@@ -756,7 +747,7 @@ def _grown(chain: list[Match], before: list[Match], number: int, extents: Boxes)
     back = [chain[-1]] if chain[-1] != before[-1] else []
     for added_front, added_back in ((front, back), (front, []), ([], back)):
         candidate = added_front + before + added_back
-        extent = _extent(candidate)[1:]
+        extent = _box(candidate)
         if not extents.overlapping(extent, besides=number):
             chain[:] = candidate
             extents.remove(number)
