@@ -50,6 +50,7 @@ __all__ = [
     "Serial",
     "WorkerError",
     "engine_for",
+    "paused_collection",
     "progress_counter",
     "terminate_on_sigterm",
 ]
@@ -315,6 +316,33 @@ class ProcessPool(Engine):
 def engine_for(jobs: int) -> Engine:
     """:class:`Serial` for one job, else a :class:`ProcessPool` of ``jobs`` workers."""
     return Serial() if check_int(jobs, "jobs") == 1 else ProcessPool(jobs)
+
+
+@contextmanager
+def paused_collection() -> Iterator[None]:
+    """Within the block, no cyclic garbage collection: objects are still freed as their
+    last reference goes, but the collector does not walk every live object again and
+    again while a job builds its results (hundreds of thousands of regions and matches
+    held at once made it some 4 % of a scan of fragments, in the one process that cannot
+    share it out). Workers forked within the block inherit the pause. Cyclic garbage
+    made meanwhile is collected after the block, by the collector's next run; the
+    pipeline's stages make none. Nothing changes where collection was off already.
+
+    >>> import gc
+    >>> with paused_collection():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @contextmanager

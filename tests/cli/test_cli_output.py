@@ -212,3 +212,24 @@ def test_the_table_and_sarif_messages_escape_bidirectional_and_invisible_charact
     done = scan(root, "--format", "json")
     (pair,) = json.loads(done.stdout)["pairs"]
     assert {pair["a"], pair["b"]} == {str(p) for p in root.iterdir()}  # data: the names as they are
+
+
+def test_a_report_is_written_with_collection_paused(tmp_path):
+    # its records are made and let go beside the whole result, which the collector
+    # would walk again at each of its runs
+    import gc
+
+    from samecode.cli.output import emit
+    from samecode.reports.format import TextFormat
+
+    said: list[bool] = []
+
+    def pieces(number: int) -> list[str]:
+        said.append(gc.isenabled())
+        return [f"{number}\n"]
+
+    lines = TextFormat("lines", pieces)
+    emit(lines, 7, str(tmp_path / "out.txt"))
+    assert said == [False]
+    assert gc.isenabled()
+    assert (tmp_path / "out.txt").read_text().split() == ["7"]

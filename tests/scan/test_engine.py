@@ -3,6 +3,7 @@ every worker whatever happens (an error, a dead worker, a map left early)."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -11,7 +12,7 @@ import time
 
 import pytest
 
-from samecode.engine import ProcessPool, Serial, WorkerError
+from samecode.engine import ProcessPool, Serial, WorkerError, paused_collection
 
 FORK = multiprocessing.get_context().get_start_method() == "fork"
 
@@ -151,3 +152,31 @@ def test_leaving_on_an_error_kills_workers_stuck_in_a_task():
 def test_a_pool_must_be_entered():
     with pytest.raises(ValueError, match="use the pool as a context manager"):
         list(ProcessPool(2).map(divmod, [(1, 1), (2, 1)]))
+
+
+def collecting(_: int) -> bool:
+    return gc.isenabled()
+
+
+def _pool_collecting_then_failing() -> None:
+    with paused_collection():
+        assert not gc.isenabled()
+        with ProcessPool(2) as pool:
+            assert list(pool.map(collecting, [(1,), (2,)])) == [False, False]
+        raise KeyError("left on an error")
+
+
+def test_collection_is_paused_in_the_block_and_its_workers_and_back_after_an_error():
+    with pytest.raises(KeyError):
+        _pool_collecting_then_failing()
+    assert gc.isenabled()
+
+
+def test_collection_off_before_the_block_stays_off():
+    gc.disable()
+    try:
+        with paused_collection():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

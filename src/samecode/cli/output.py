@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, TypeVar
 
+from samecode.engine import paused_collection
 from samecode.errors import SamecodeError, SamecodeValueError
 from samecode.reports.format import Format, TextOutput, console
 from samecode.sources.skipped import Skipped
@@ -242,8 +243,12 @@ class Destination:
 
 
 def emit(chosen: Format[R], report: R, output: str | None) -> None:
-    """Write ``report`` in the ``chosen`` format to stdout or the file ``output``."""
-    chosen.write(report, Destination(output))
+    """Write ``report`` in the ``chosen`` format to stdout or the file ``output`` (with
+    collection paused: a report's records are made and let go in their hundreds of
+    thousands beside the result they come from, which the collector would walk again
+    and again; see :func:`~samecode.engine.paused_collection`)."""
+    with paused_collection():
+        chosen.write(report, Destination(output))
 
 
 def tolerate_any_name() -> None:

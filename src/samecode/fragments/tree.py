@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain, combinations
 
 from samecode._validation import describe
-from samecode.engine import Engine, Progress, RunOptions, progress_counter
+from samecode.engine import Engine, Progress, RunOptions, paused_collection, progress_counter
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.boilerplate import (
     BoilerplateFiles,
@@ -333,6 +333,9 @@ def scan_fragments(
     end; where that folder is a ``tmpfs`` they are in memory too); this process keeps
     some 20 bytes per fingerprint (the index), and each compare task loads the files it
     names (about 37 bytes a token, some 15 MB at most, but for a larger file of its own).
+    The cyclic garbage collector is paused while the scan runs
+    (:func:`~samecode.engine.paused_collection`): the scan makes no cycles, and holds
+    hundreds of thousands of objects that each run of the collector would walk again.
     """
     options = FragmentOptions() if options is None else options
     walk = WalkOptions() if walk is None else walk
@@ -340,7 +343,7 @@ def scan_fragments(
     _check_scan_arguments(roots, options, walk, run)
     started = time.perf_counter()
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
-    with tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
+    with paused_collection(), tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
         with run.engine(len(paths)) as engine:
             files, indexes = _read_into_index(
                 engine, paths, options, walk, run, folder, boilerplate, skipped, progress
