@@ -6,7 +6,7 @@ pipeline merges results in that order, so its output is the same for any engine,
 number of workers and any batch size. :meth:`Engine.map_shared` also hands every task one
 object that does not change while the map runs (the job's sets, say): a process pool's
 workers inherit it once (Spark's broadcast variables, for processes) instead of receiving
-a copy with every task.
+a copy with every task, or, asked to keep the workers running, each receives one copy.
 
 :class:`ProcessPool` is driven from the main thread alone (no helper threads, so a signal
 can never leave one holding a lock), and ends its workers at once when the job ends
@@ -36,11 +36,12 @@ from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 from types import FrameType, TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from samecode._validation import check_int
-from samecode.errors import SamecodeError, SamecodeValueError
+from samecode.errors import SamecodeError, SamecodeTypeError, SamecodeValueError
 
 __all__ = [
     "Engine",
@@ -84,11 +85,19 @@ class Engine(ABC):
         """Yield ``function(*task)`` for each task, in order."""
 
     def map_shared(
-        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+        self,
+        function: Callable[..., _R],
+        shared: Any,
+        tasks: Sequence[tuple[Any, ...]],
+        *,
+        keep_workers: bool = False,
     ) -> Iterator[_R]:
         """Yield ``function(shared, *task)`` for each task, in order. ``shared`` must not
         change until the results are taken; an engine may hand it over once rather than
-        with every task (this one sends it with each)."""
+        with every task (this one sends it with each). ``keep_workers`` asks an engine
+        of worker processes to keep those running (what they imported and cached stays)
+        and send each one copy of ``shared``, rather than start fresh ones that inherit
+        it: for an object small beside what the workers would do again."""
         return self.map(partial(function, shared), tasks)
 
     def __enter__(self) -> Engine:
@@ -111,9 +120,20 @@ class Serial(Engine):
             yield function(*task)
 
 
+class _Share:
+    """A message to a worker: hand ``shared`` to the tasks that follow (``None``: no
+    object)."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: Any) -> None:
+        self.shared = shared
+
+
 def _serve(connection: Connection, shared: Any) -> None:
     """A worker: run each ``(function, task)`` received, send back ``(True, result)`` or
-    ``(False, error)``, until ``None`` (or the main process's end of the pipe closing)."""
+    ``(False, error)``, until ``None`` (or the main process's end of the pipe closing);
+    a :class:`_Share` replaces the object handed to the tasks."""
     # The terminal sends Ctrl-C to every process of the command: the main process alone
     # decides, and ends the workers. A task's error travels back to the main process;
     # what a worker could print on its own is a broken pipe while it is being ended.
@@ -127,6 +147,10 @@ def _serve(connection: Connection, shared: Any) -> None:
             return
         if message is None:
             return
+        if isinstance(message, _Share):
+            shared = message.shared
+            del message
+            continue
         function, task = message
         try:
             outcome: tuple[bool, Any] = (
@@ -159,7 +183,9 @@ class ProcessPool(Engine):
 
     :meth:`map_shared` starts fresh workers that hold the shared object: with the
     ``fork`` start method (Linux's default) they inherit it, copy-on-write, at no cost;
-    with another, each worker receives one copy. Other maps reuse the workers running.
+    with another, each worker receives one copy. With ``keep_workers``, the workers
+    running receive one copy each and keep it until the next map. Other maps reuse the
+    workers running.
 
     :param workers: 2 to 1024.
     :raises WorkerError: if the processes cannot be started (the message says why).
@@ -172,7 +198,8 @@ class ProcessPool(Engine):
         self.workers = workers
         self._entered = False
         self._running: list[_Worker] = []
-        self._holding = False  # whether the running workers hold a shared object
+        # whether the running workers hold a shared object they inherited, or were sent
+        self._holding: Literal["", "inherited", "sent"] = ""
 
     def __enter__(self) -> ProcessPool:
         self._entered = True
@@ -201,7 +228,7 @@ class ProcessPool(Engine):
         finally:
             if forking:
                 gc.unfreeze()
-        self._holding = shared is not None
+        self._holding = "" if shared is None else "inherited"
 
     def map(self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
         if not self._entered:
@@ -209,26 +236,68 @@ class ProcessPool(Engine):
         if len(tasks) <= 1:  # nothing to spread: save the round trip
             yield from Serial().map(function, tasks)
             return
-        if self._holding or not self._running or any(w.busy for w in self._running):
-            # let go of what the last shared map held, or of workers still on tasks of a
-            # map left early (their outcomes, unread, would be taken for this map's)
-            self._start(None)
+        self._ready("")
         yield from self._spread(function, tasks)
 
     def map_shared(
-        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+        self,
+        function: Callable[..., _R],
+        shared: Any,
+        tasks: Sequence[tuple[Any, ...]],
+        *,
+        keep_workers: bool = False,
     ) -> Iterator[_R]:
+        """As :meth:`Engine.map_shared`.
+
+        :raises TypeError: with ``keep_workers``, if ``shared`` cannot be pickled (when
+            the results are first asked for).
+        """
         if not self._entered:
             raise SamecodeValueError("use the pool as a context manager: with ProcessPool(n)")
         if shared is None or len(tasks) <= 1:
             return super().map_shared(function, shared, tasks)
-        return self._shared_map(function, shared, tasks)
+        return self._shared_map(function, shared, tasks, keep_workers)
 
     def _shared_map(
-        self, function: Callable[..., _R], shared: Any, tasks: Sequence[tuple[Any, ...]]
+        self,
+        function: Callable[..., _R],
+        shared: Any,
+        tasks: Sequence[tuple[Any, ...]],
+        keep_workers: bool,
     ) -> Iterator[_R]:
-        self._start(shared)
+        if keep_workers:
+            self._ready("sent")
+            self._hand(shared)
+        else:
+            self._start(shared)
         yield from self._spread(function, tasks)
+
+    def _ready(self, holding: Literal["", "sent"]) -> None:
+        """Make the running workers fit for a map (``holding``: one that sends them its
+        shared object): fresh ones where there are none, where they inherited a shared
+        object (letting go of it would copy its pages, one by one), or where some are
+        still on tasks of a map left early (their outcomes, unread, would be taken for
+        this map's); the object they were sent let go of unless another comes."""
+        stale = any(w.busy for w in self._running) or self._holding == "inherited"
+        if stale or not self._running:
+            self._start(None)
+        elif self._holding == "sent" and not holding:
+            self._hand(None)
+
+    def _hand(self, shared: Any) -> None:
+        """Send every running worker ``shared``, for the tasks that follow."""
+        try:
+            message = ForkingPickler.dumps(_Share(shared))  # once for all the workers
+        except Exception as error:  # the object cannot travel
+            raise SamecodeTypeError(
+                f"the shared object cannot be sent to the workers: {error}"
+            ) from None
+        for worker in self._running:
+            try:
+                worker.connection.send_bytes(message)
+            except (BrokenPipeError, ConnectionResetError):
+                raise WorkerError("a worker process died (killed, or out of memory)") from None
+        self._holding = "" if shared is None else "sent"
 
     def _send(self, worker: _Worker, function: Callable[..., Any], task: tuple[Any, ...]) -> None:
         try:

@@ -172,6 +172,37 @@ def test_the_index_parts_hold_about_as_many_fingerprints_each(
     assert max(sizes) < 1.2 * min(sizes)
 
 
+@pytest.mark.skipif(
+    multiprocessing.get_context().get_start_method() != "fork",
+    reason="the workers are told apart by their process ids when forked",
+)
+def test_the_index_stage_runs_on_the_workers_that_read(tmp_path, monkeypatch, tmp_path_factory):
+    # fresh workers would each import numpy again (0.2 s of CPU a worker)
+    for n in range(12):
+        (tmp_path / f"f{n}.txt").write_text(" ".join(f"w{(n * 7 + i) % 90}" for i in range(300)))
+    noted = tmp_path_factory.mktemp("log")
+
+    def noting(stage: Any, name: str) -> Any:
+        def noted_stage(*args: object) -> object:
+            with (noted / name).open("a") as log:
+                log.write(f"{os.getpid()}\n")
+            return stage(*args)
+
+        return noted_stage
+
+    monkeypatch.setattr(tree, "read_files", noting(tree.read_files, "read"))
+    monkeypatch.setattr(
+        FingerprintIndex, "boilerplate", noting(FingerprintIndex.boilerplate, "index")
+    )
+    found = scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=3))
+    readers = set((noted / "read").read_text().split())
+    indexers = set((noted / "index").read_text().split())
+    assert len(indexers) >= 1
+    assert indexers <= readers
+    assert str(os.getpid()) not in readers
+    assert found.regions == scan_fragments([str(tmp_path)], walk=WALK).regions
+
+
 def test_the_index_is_let_go_before_the_pairs_are_compared(planted, monkeypatch):
     # the compare stage's workers are forked then: each would hold the index's pages
     compare = tree._compare_candidates

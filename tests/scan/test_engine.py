@@ -81,6 +81,42 @@ def test_workers_holding_a_shared_object_are_replaced_before_a_plain_map():
         assert later == again or again <= later  # plain maps reuse the workers
 
 
+def shared_or_none(*args: object) -> object:
+    return args[0] if len(args) == 2 else None
+
+
+def test_kept_workers_receive_the_shared_object_and_let_it_go_after():
+    with ProcessPool(2) as pool:
+        first = set(pool.map(pid_of, [(i,) for i in range(8)]))
+        tasks = [(i, 3) for i in range(6)]
+        assert list(pool.map_shared(scaled, [1, 2, 3, 4, 5, 6], tasks, keep_workers=True)) == [
+            3, 6, 9, 12, 15, 18,
+        ]  # fmt: skip
+        held = set(pool.map_shared(shared_or_none, "kept", [(i,) for i in range(6)],
+                                   keep_workers=True))  # fmt: skip
+        assert held == {"kept"}
+        assert set(pool.map(shared_or_none, [(i,) for i in range(6)])) == {None}
+        assert set(pool.map(pid_of, [(i,) for i in range(8)])) <= first  # the same workers
+
+
+def test_kept_workers_that_inherited_an_object_are_replaced_first():
+    with ProcessPool(2) as pool:
+        assert list(pool.map_shared(scaled, [1, 2], [(0, 1), (1, 1)])) == [1, 2]
+        inherited = {w.process.pid for w in pool._running}
+        assert list(pool.map_shared(scaled, [3, 4], [(0, 1), (1, 1)], keep_workers=True)) == [
+            3, 4,
+        ]  # fmt: skip
+        assert inherited.isdisjoint(w.process.pid for w in pool._running)
+
+
+def test_an_object_that_cannot_travel_to_kept_workers_is_a_clear_error():
+    with ProcessPool(2) as pool:
+        shared = Unpicklable([5, 6, 7])
+        with pytest.raises(TypeError, match="the shared object cannot be sent to the workers"):
+            list(pool.map_shared(scaled, shared, [(0, 1), (1, 1)], keep_workers=True))
+        assert list(pool.map(divmod, [(7, 2), (9, 4)])) == [(3, 1), (2, 1)]
+
+
 def test_a_map_left_early_does_not_hold_up_the_next():
     with ProcessPool(2) as pool:
         results = pool.map(sleep_then, [(5.0 if i else 0.0, i) for i in range(6)])

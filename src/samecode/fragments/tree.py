@@ -351,7 +351,8 @@ def scan_fragments(
             limit = options.boilerplate_limit(len(files))
             ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
             # Let go of the index before the compare stage's workers are forked: they
-            # would each hold its pages as their own (20 bytes a fingerprint).
+            # would each hold its pages as their own (20 bytes a fingerprint). They are
+            # fresh (the files' masked ranges, inherited, would be megabytes a copy).
             del indexes
             found = _compare_candidates(engine, files, candidates, options, ignored, progress)
         # the workers have ended; the class digests still read the scratch files
@@ -417,7 +418,8 @@ def _read_into_index(
     indexes = [FingerprintIndex() for _ in range(parts)]
     bounds: list[int] | None = None
     # the boilerplate files' hashes (megabytes) go to each worker once, not per batch
-    for batch, read in zip(engine.map_shared(_read_some, boilerplate, reads), reads):
+    batches = engine.map_shared(_read_some, boilerplate, reads, keep_workers=True)
+    for batch, read in zip(batches, reads):
         tick(len(read[0]))
         if bounds is None:
             bounds = _even_bounds(parts, batch)
@@ -447,12 +449,11 @@ def _even_bounds(parts: int, batch: Sequence[ReadFile | Skipped]) -> list[int]:
 
 
 def _index_part(
-    shared: tuple[Sequence[FingerprintIndex], int, Sequence[int] | None], part: int
+    shared: tuple[int, Sequence[int] | None], index: FingerprintIndex
 ) -> tuple[frozenset[int], list[tuple[int, int]], int]:
     """A task of the index stage: one part's boilerplate (its hashes in more than
     ``limit`` files), its candidate pairs, and how often its boilerplate was selected."""
-    indexes, limit, star = shared
-    index = indexes[part]
+    limit, star = shared
     ignored = index.boilerplate(limit)
     return ignored, index.candidate_pairs(ignored, star=star), index.occurrences(ignored)
 
@@ -472,9 +473,11 @@ def _index_stage(
     ignored: set[int] = set()
     pairs = _identical_pairs(files, star)
     occurrences = 0
-    tasks = [(part,) for part in range(len(indexes))]
+    # each part goes to a worker as its task (some 12 bytes a fingerprint), to the
+    # workers that read the files: fresh ones would each import numpy again
+    tasks = [(index,) for index in indexes]
     for part_ignored, part_pairs, part_occurrences in engine.map_shared(
-        _index_part, (indexes, limit, star), tasks
+        _index_part, (limit, star), tasks, keep_workers=True
     ):
         ignored |= part_ignored
         pairs.update(part_pairs)
