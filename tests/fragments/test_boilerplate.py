@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from samecode.corpus.fragments import match_fragments
@@ -18,8 +18,10 @@ from samecode.engine import RunOptions, engine_for
 from samecode.errors import SamecodeValueError
 from samecode.fragments import FragmentOptions, FragmentResult, compare_fragments, scan_fragments
 from samecode.fragments.boilerplate import (
+    _STATEMENTS,
     LICENCE_WORDS,
     BoilerplateFiles,
+    _statement_end,
     import_blocks,
     licence_header,
     message_ids,
@@ -27,6 +29,7 @@ from samecode.fragments.boilerplate import (
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
 from samecode.sources.walk import WalkOptions
+from samecode.text.languages import language_of
 
 WALK = WalkOptions(gitignore=False)
 
@@ -118,6 +121,65 @@ def test_a_header_of_line_comments_is_the_one_the_rule_states(lines):
 )  # fmt: skip
 def test_an_import_block_is_a_maximal_run_of_import_statements(lines, path, expected):
     assert import_blocks(lines, path) == expected
+
+
+def _import_blocks_line_by_line(lines: list[str], path: str) -> list[tuple[int, int]]:
+    """import_blocks as its rule reads: each line asked in turn."""
+    language = language_of(path).name
+    statement = _STATEMENTS.get(language)
+    if statement is None:
+        return []
+    blocks: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        if not statement.match(lines[i]):
+            i += 1
+            continue
+        end = _statement_end(lines, i, language)
+        if blocks and blocks[-1][1] == i:
+            blocks[-1] = (blocks[-1][0], end + 1)
+        else:
+            blocks.append((i + 1, end + 1))
+        i = end + 1
+    return blocks
+
+
+# statements of every language, pieces of them, and what may come between them in a line
+STATEMENT_LINES = [
+    "import os", "from a.b import (c,", "from x import y \\", "from os", "import", ")",
+    "#include <stdio.h>", '# include "x.h"', "#import <a>", "package a.b;",
+    "import java.util.List;", "import static a.B.c;", "package main", "import (",
+    'import "fmt"', 'import f "fmt"', "import x from 'x';", "import { a,", "  b } from './b';",
+    "const c = require('c');", "export * from 'y';", "import 'z';", "let d = 1;",
+    "var {a, b} = require('ab')", "use std::io;", "use std::{", "};", "mod util;",
+    "pub(crate) use a::b;", "extern crate foo;", "pub mod m;", "using System;",
+    "using Foo = Bar.Baz;", "global using static System.Math;", "use A\\B;", "namespace App;",
+    "require_once 'x.php';", "include 'y.php';",
+]  # fmt: skip
+PIECES = ["import", "from", "#", "include", "package", "use", "mod", "using", "require",
+          "const", "export", "pub", "extern", "crate", "static", "os", "a.b", "{", "}", "(",
+          ")", "*", "'x'", '"x"', "`x`", ";", "=", ",", "\\", "x"]  # fmt: skip
+GAPS = ["", " ", "  ", "\t", "\r", "\x0c", "\u2028", "\u00a0"]
+STATEMENT = st.tuples(st.sampled_from(GAPS), st.sampled_from(STATEMENT_LINES)).map("".join)
+LINE = st.one_of(
+    STATEMENT,
+    STATEMENT,
+    st.lists(st.tuples(st.sampled_from(GAPS), st.sampled_from(PIECES)), max_size=6).map(
+        lambda parts: "".join(gap + piece for gap, piece in parts)
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "path", ["a.py", "a.c", "a.cpp", "A.java", "m.go", "a.js", "m.rs", "a.cs", "a.php"]
+)
+@settings(max_examples=200)
+@given(st.lists(LINE, max_size=12))
+@example(["from os", "import x"])  # "from os\nimport" is no statement, "import x" is
+@example(["const a =", "require('x')"])
+def test_import_blocks_found_over_the_text_are_those_of_each_line_asked(path, lines):
+    # the lines where a statement may start are found over the whole text at once
+    assert import_blocks(lines, path) == _import_blocks_line_by_line(lines, path)
 
 
 def pair(tmp_path: Path) -> tuple[Path, Path]:
