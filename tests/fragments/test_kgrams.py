@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.kgrams import Kgrams
+from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.winnowing import winnow
 
 small_hashes = st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 5), max_size=300)
@@ -89,6 +89,22 @@ def test_fingerprints_do_not_depend_on_the_ids_of_masked_tokens(ids, spans, k, w
     assert not any(blocked & set(range(at, at + k)) for at in one.selected)
 
 
+@given(
+    st.lists(st.integers(0, 2**64 - 2), min_size=0, max_size=40),
+    st.lists(st.tuples(st.integers(0, 45), st.integers(0, 45)), max_size=8),
+    st.integers(1, 5),
+)
+def test_the_kgrams_masked_are_those_over_a_masked_token(hashes, pairs, k):
+    tokens = len(hashes) + k - 1
+    masked = [(min(a, b, tokens), min(max(a, b), tokens)) for a, b in pairs]  # any order
+    over = {at for first, stop in masked if first < stop
+            for at in range(max(0, first - k + 1), min(stop, len(hashes)))}  # fmt: skip
+    got = array("Q", hashes)
+    blocked = mask_kgrams(got, masked, k, tokens)
+    assert [at for at, bit in enumerate(blocked) if bit] == sorted(over)
+    assert got.tolist() == [2**64 - 1 if at in over else h for at, h in enumerate(hashes)]
+
+
 def test_an_empty_masked_range_masks_nothing():
     ids = [0, 1, 2, 0, 0, 1, 0, 3, 3]
     assert Kgrams.of(ids, 3, 4, [(8, 8), (2, 2)]) == Kgrams.of(ids, 3, 4)
@@ -102,6 +118,9 @@ def test_an_empty_masked_range_masks_nothing():
         ([(0, 10)], SamecodeValueError, "got 0 to 10"),
         ([(0, 1, 2)], SamecodeTypeError, "a \\(first, stop\\) tuple"),
         ([(0.5, 2)], SamecodeTypeError, "first token"),
+        ([(0, True)], SamecodeTypeError, "stop must be an int"),
+        ([(0, 1), [2, 3]], SamecodeTypeError, "got \\[2, 3\\]"),
+        ([(0, 1), (5, 4), (6, 99)], SamecodeValueError, "got 5 to 4"),
     ],
 )
 def test_a_bad_masked_range_is_refused_with_the_rule(masked, error, message):

@@ -80,20 +80,34 @@ def mask_kgrams(
 
     :raises TypeError, ValueError: for a bad range.
 
-    Runtime complexity: ``O(n)`` in C, and a step for each range.
+    Runtime complexity: ``O(n)`` in C, and ``O(r log r)`` for the ``r`` ranges (a few
+    steps each: a catalogue has one a message, tens of thousands, and the k-grams over
+    one often run into the next's).
 
     >>> hashes = array("Q", [10, 11, 12, 13])
     >>> mask_kgrams(hashes, [(4, 5)], 2, 5).tolist(), hashes.tolist() == [10, 11, 12, 2**64 - 1]
     ([0, 0, 0, 1], True)
     """
+    ranges = masked if isinstance(masked, list) else list(masked)
+    plain = all(type(item) is tuple and len(item) == 2 and type(item[0]) is int
+                and type(item[1]) is int for item in ranges)  # fmt: skip
+    if not plain or not all(0 <= first <= stop <= tokens for first, stop in ranges):
+        for item in ranges:
+            _check_range(item, tokens)  # the first bad one, named
     blocked = bitarray(len(hashes))
     blocked.setall(0)
-    for item in masked:
-        first, stop = _check_range(item, tokens)
+    # the k-grams over each range, those that overlap or touch made one run
+    runs: list[list[int]] = []
+    for first, stop in sorted(ranges):
         low, high = max(0, first - k + 1), min(stop, len(hashes))
         if first < stop and low < high:
-            hashes[low:high] = array("Q", [_MASKED]) * (high - low)
-            blocked[low:high] = 1
+            if runs and low <= runs[-1][1]:
+                runs[-1][1] = max(runs[-1][1], high)
+            else:
+                runs.append([low, high])
+    for low, high in runs:
+        hashes[low:high] = array("Q", [_MASKED]) * (high - low)
+        blocked[low:high] = 1
     return blocked
 
 
