@@ -176,10 +176,14 @@ def test_the_index_parts_hold_about_as_many_fingerprints_each(
     multiprocessing.get_context().get_start_method() != "fork",
     reason="the workers are told apart by their process ids when forked",
 )
-def test_the_index_stage_runs_on_the_workers_that_read(tmp_path, monkeypatch, tmp_path_factory):
+def test_the_index_and_compare_stages_run_on_the_workers_that_read(
+    tmp_path, monkeypatch, tmp_path_factory
+):
     # fresh workers would each import numpy again (0.2 s of CPU a worker)
-    for n in range(12):
-        (tmp_path / f"f{n}.txt").write_text(" ".join(f"w{(n * 7 + i) % 90}" for i in range(300)))
+    rng = random.Random(3)
+    blocks = [[f"w{rng.randrange(10**6)}" for _ in range(200)] for _ in range(13)]
+    for n in range(12):  # each file shares a block with the one before and the one after
+        (tmp_path / f"f{n}.txt").write_text(" ".join(blocks[n] + blocks[n + 1]))
     noted = tmp_path_factory.mktemp("log")
 
     def noting(stage: Any, name: str) -> Any:
@@ -194,11 +198,14 @@ def test_the_index_stage_runs_on_the_workers_that_read(tmp_path, monkeypatch, tm
     monkeypatch.setattr(
         FingerprintIndex, "boilerplate", noting(FingerprintIndex.boilerplate, "index")
     )
+    monkeypatch.setattr(tree, "pair_regions", noting(tree.pair_regions, "compare"))
     found = scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=3))
     readers = set((noted / "read").read_text().split())
     indexers = set((noted / "index").read_text().split())
+    comparers = set((noted / "compare").read_text().split())
     assert len(indexers) >= 1
-    assert indexers <= readers
+    assert len(comparers) >= 1
+    assert indexers | comparers <= readers
     assert str(os.getpid()) not in readers
     assert found.regions == scan_fragments([str(tmp_path)], walk=WALK).regions
 

@@ -259,18 +259,33 @@ def _loaded(read: ReadFile) -> FileFingerprints:
 
 
 def _pair_regions_of(
-    shared: tuple[Sequence[ReadFile], FragmentOptions, frozenset[int]],
+    shared: tuple[Sequence[ReadFile], dict[int, array[int]], FragmentOptions, frozenset[int]],
     pairs: Sequence[tuple[int, int]],
 ) -> tuple[list[Region], int, list[tuple[str, str]]]:
     """A task of the compare stage: load the files ``pairs`` name from their scratch
     files, and return the pairs' regions, the repetitive fingerprints and the regions'
-    digests."""
-    files, options, ignored = shared
-    loaded = {file: _loaded(files[file]) for file in sorted({n for pair in pairs for n in pair})}
+    digests (:func:`_compared_files` tells what ``shared`` holds)."""
+    files, masked_tokens, options, ignored = shared
+    named = sorted({n for pair in pairs for n in pair})
+    loaded = {file: _loaded(files[file]) for file in named}
     regions, repetitive = pair_regions(pairs, loaded, options, ignored)
     ids = {found.path: found.tokens.ids for found in loaded.values()}
-    masked = {found.path: found.masked for found in loaded.values() if found.ignored}
+    masked = {
+        files[file].path: list(zip(flat[::2], flat[1::2]))
+        for file in named
+        if (flat := masked_tokens.get(file)) is not None
+    }
     return regions, repetitive, region_digests(regions, ids, masked)
+
+
+def _compared_files(files: Sequence[ReadFile]) -> tuple[list[ReadFile], dict[int, array[int]]]:
+    """What the compare stage's workers need of ``files``: each without the lines it
+    ignored, and the tokens masked in those that have any (by number, ``first, stop``
+    flat), some 16 bytes a range where the lines' records would be 200."""
+    slim = [replace(read, ignored=()) if read.ignored else read for read in files]
+    masked = {n: array("q", chain.from_iterable(read.masked))
+              for n, read in enumerate(files) if read.ignored}  # fmt: skip
+    return slim, masked
 
 
 class _ScratchIds(Mapping[str, "array[int]"]):
@@ -350,9 +365,7 @@ def scan_fragments(
             )
             limit = options.boilerplate_limit(len(files))
             ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
-            # Let go of the index before the compare stage's workers are forked: they
-            # would each hold its pages as their own (20 bytes a fingerprint). They are
-            # fresh (the files' masked ranges, inherited, would be megabytes a copy).
+            # The index is not asked again: let it go (20 bytes a fingerprint).
             del indexes
             found = _compare_candidates(engine, files, candidates, options, ignored, progress)
         # the workers have ended; the class digests still read the scratch files
@@ -509,9 +522,9 @@ def _compare_candidates(
     tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
     tick = progress_counter(progress, "compare", len(pairs))
     found = _Compared()
-    shared = (files, options, ignored)
+    shared = (*_compared_files(files), options, ignored)
     for (regions, skipped_seeds, digests), (chunk,) in zip(
-        engine.map_shared(_pair_regions_of, shared, tasks), tasks
+        engine.map_shared(_pair_regions_of, shared, tasks, keep_workers=True), tasks
     ):
         found.regions += regions
         found.digests += digests
