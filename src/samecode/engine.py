@@ -236,7 +236,9 @@ class ProcessPool(Engine):
         if len(tasks) <= 1:  # nothing to spread: save the round trip
             yield from Serial().map(function, tasks)
             return
-        self._ready("")
+        self._ready()
+        if self._holding == "sent":  # let go of the object the last map sent
+            self._hand(None)
         yield from self._spread(function, tasks)
 
     def map_shared(
@@ -266,23 +268,20 @@ class ProcessPool(Engine):
         keep_workers: bool,
     ) -> Iterator[_R]:
         if keep_workers:
-            self._ready("sent")
+            self._ready()
             self._hand(shared)
         else:
             self._start(shared)
         yield from self._spread(function, tasks)
 
-    def _ready(self, holding: Literal["", "sent"]) -> None:
-        """Make the running workers fit for a map (``holding``: one that sends them its
-        shared object): fresh ones where there are none, where they inherited a shared
+    def _ready(self) -> None:
+        """Start fresh workers where there are none, where they inherited a shared
         object (letting go of it would copy its pages, one by one), or where some are
         still on tasks of a map left early (their outcomes, unread, would be taken for
-        this map's); the object they were sent let go of unless another comes."""
+        this map's)."""
         stale = any(w.busy for w in self._running) or self._holding == "inherited"
         if stale or not self._running:
             self._start(None)
-        elif self._holding == "sent" and not holding:
-            self._hand(None)
 
     def _hand(self, shared: Any) -> None:
         """Send every running worker ``shared``, for the tasks that follow."""

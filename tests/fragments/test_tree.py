@@ -143,6 +143,20 @@ def test_at_several_jobs_the_index_is_sorted_and_asked_by_the_workers(
     assert one.boilerplate > 0
 
 
+def noting(stage: Any, log: Path, said: Any) -> Any:
+    """``stage``, which first appends to ``log`` the line ``said(*args)`` gives (none for
+    ``None``): what a worker did, for a test to read."""
+
+    def noted_stage(*args: object) -> object:
+        line = said(*args)
+        if line is not None:
+            with log.open("a") as out:
+                out.write(f"{line}\n")
+        return stage(*args)
+
+    return noted_stage
+
+
 @pytest.mark.skipif(
     multiprocessing.get_context().get_start_method() != "fork",
     reason="the workers see this test's patch only when forked",
@@ -157,14 +171,9 @@ def test_the_index_parts_hold_about_as_many_fingerprints_each(
         words = [f"w{rng.randrange(5000)}" for _ in range(400)]
         (tmp_path / f"f{n}.txt").write_text(" ".join(words))
     noted = tmp_path_factory.mktemp("log") / "sizes"
-    sort = FingerprintIndex._sorted
-
-    def sized(self: FingerprintIndex) -> object:
-        if self._runs is None:  # sorted now, asked from then on
-            with noted.open("a") as log:
-                log.write(f"{len(self._hashes)}\n")
-        return sort(self)
-
+    sized = noting(  # when sorted now (asked from then on)
+        FingerprintIndex._sorted, noted, lambda i: len(i._hashes) if i._runs is None else None
+    )
     monkeypatch.setattr(FingerprintIndex, "_sorted", sized)
     scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=40))
     sizes = [int(size) for size in noted.read_text().split()]
@@ -186,19 +195,13 @@ def test_the_index_and_compare_stages_run_on_the_workers_that_read(
         (tmp_path / f"f{n}.txt").write_text(" ".join(blocks[n] + blocks[n + 1]))
     noted = tmp_path_factory.mktemp("log")
 
-    def noting(stage: Any, name: str) -> Any:
-        def noted_stage(*args: object) -> object:
-            with (noted / name).open("a") as log:
-                log.write(f"{os.getpid()}\n")
-            return stage(*args)
+    def pid(*_: object) -> int:
+        return os.getpid()
 
-        return noted_stage
-
-    monkeypatch.setattr(tree, "read_files", noting(tree.read_files, "read"))
-    monkeypatch.setattr(
-        FingerprintIndex, "boilerplate", noting(FingerprintIndex.boilerplate, "index")
-    )
-    monkeypatch.setattr(tree, "pair_regions", noting(tree.pair_regions, "compare"))
+    monkeypatch.setattr(tree, "read_files", noting(tree.read_files, noted / "read", pid))
+    boilerplate = noting(FingerprintIndex.boilerplate, noted / "index", pid)
+    monkeypatch.setattr(FingerprintIndex, "boilerplate", boilerplate)
+    monkeypatch.setattr(tree, "pair_regions", noting(tree.pair_regions, noted / "compare", pid))
     found = scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=3))
     readers = set((noted / "read").read_text().split())
     indexers = set((noted / "index").read_text().split())

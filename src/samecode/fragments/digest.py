@@ -26,9 +26,10 @@ import hashlib
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from samecode.errors import SamecodeValueError
+from samecode.fragments._ranges import disjoint
 from samecode.fragments.boilerplate import digest_ids
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
@@ -80,27 +81,13 @@ def _places(
         # a catalogue has a masked range per message: give each place only those that
         # overlap it, found by bisection in the file's ranges made disjoint and sorted
         if path not in spans:
-            merged = _disjoint(masked.get(path, ()))
+            merged = disjoint(masked.get(path, ()))
             spans[path] = merged, [low for low, _ in merged], [high for _, high in merged]
         merged, lows, highs = spans[path]
         near = merged[bisect_right(highs, first) : bisect_left(lows, stop)]
         return token_digest(ids[path], first, stop, near)
 
     return digest
-
-
-def _disjoint(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The tokens of ``ranges`` (``(first, stop)``, in any order) as disjoint, non-empty
-    ranges in increasing order."""
-    merged: list[tuple[int, int]] = []
-    for low, high in sorted(ranges):
-        if low >= high:
-            continue
-        if merged and low <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
-        else:
-            merged.append((low, high))
-    return merged
 
 
 def class_digests(

@@ -30,6 +30,7 @@ from bitarray import bitarray
 from samecode._kernels import use_numpy
 from samecode._validation import check_int
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments._ranges import disjoint
 from samecode.fragments.winnowing import winnow
 from samecode.text.shingling import kgram_array
 
@@ -97,15 +98,10 @@ def mask_kgrams(
     blocked = bitarray(len(hashes))
     blocked.setall(0)
     # the k-grams over each range, those that overlap or touch made one run
-    runs: list[list[int]] = []
-    for first, stop in sorted(ranges):
-        low, high = max(0, first - k + 1), min(stop, len(hashes))
-        if first < stop and low < high:
-            if runs and low <= runs[-1][1]:
-                runs[-1][1] = max(runs[-1][1], high)
-            else:
-                runs.append([low, high])
-    for low, high in runs:
+    over = (
+        (max(0, first - k + 1), min(stop, len(hashes))) for first, stop in ranges if first < stop
+    )
+    for low, high in disjoint(over):
         hashes[low:high] = array("Q", [_MASKED]) * (high - low)
         blocked[low:high] = 1
     return blocked
