@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -463,6 +464,55 @@ MESSAGES = [
 )
 def test_message_ids_are_the_id_statements_and_the_tools_comments(lines, path, expected):
     assert message_ids(lines, path) == expected
+
+
+def _message_ids_line_by_line(lines: list[str]) -> list[tuple[int, int]]:
+    """The rule of a catalogue's message ids, a line at a time: a line of an id
+    statement or a tools' comment; after one, a string alone; and the header entry's
+    translation (the first id, empty and not continued, without a context), continued.
+    Then the runs of the lines it holds."""
+    held: list[bool] = []
+    state, first, empty = "outside", True, False
+    for line in lines:
+        if re.match(r"\s*(?:msgctxt|msgid|msgid_plural)\b|#[.:,|]", line):
+            if line.lstrip().startswith("msgctxt"):
+                first = False
+            elif line.lstrip().startswith("msgid"):
+                empty, first = first and line.strip() == 'msgid ""', False
+            state = "id"
+        elif state != "outside" and re.match(r'\s*"', line):
+            empty = empty and state == "header"
+        elif state == "id" and empty and line.lstrip().startswith("msgstr"):
+            state, empty = "header", False
+        else:
+            state = "outside"
+        held.append(state != "outside")
+    runs = [
+        list(run)
+        for kept, run in itertools.groupby(range(1, len(lines) + 1), key=lambda n: held[n - 1])
+        if kept
+    ]
+    return [(run[0], run[-1]) for run in runs]
+
+
+CATALOGUE_LINES = [
+    'msgid ""', 'msgid "a"', 'msgid_plural "as"', 'msgctxt "menu"', 'msgstr ""',
+    'msgstr "b"', 'msgstr[0] "x"', '"continued"', '""', "#: a.py:1", "#. extracted",
+    "#, fuzzy", '#| msgid "old"', "# translator", "#~ obsolete", "", "msgidx", "msgid_",
+    'msgid""', "\"", "msgstr",
+]  # fmt: skip
+CATALOGUE_LINE = st.tuples(
+    st.sampled_from(GAPS), st.sampled_from(CATALOGUE_LINES), st.sampled_from(["", "\r", " "])
+).map("".join)
+
+
+@settings(max_examples=200)
+@given(st.lists(CATALOGUE_LINE, max_size=14), st.sampled_from(["de.po", "x.pot", "A.PO"]))
+@example(['msgid ""', "", "#: a.py", 'msgstr ""', '"x"'], "de.po")  # the header's, late
+@example(['msgid "a"', "x", 'msgid "b"', '"c"', "#: d", 'msgstr "e"'], "de.po")
+def test_message_ids_found_over_the_text_are_those_of_each_line_asked(lines, path):
+    # past the first entry the runs are found over the whole text at once
+    assert message_ids(lines, path) == _message_ids_line_by_line(lines)
 
 
 def test_catalogues_of_one_program_share_no_region_by_their_message_ids(tmp_path):

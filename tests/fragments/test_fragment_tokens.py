@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -127,3 +127,29 @@ def test_measure_ids_takes_ids_only():
         rules.measure_ids(["a", "b", "c"])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="from 0 to 2\\*\\*64 - 1"):
         rules.measure_ids([1, -2, 3])
+
+
+@given(TEXTS, RULES, PATHS, st.lists(st.tuples(st.integers(1, 8), st.integers(0, 3)), max_size=6))
+@example("x\n", Shingling(tokens="chars"), "a.py", [(1, 0)])  # a token that ends a line
+def test_the_tokens_held_by_runs_of_lines_are_those_starting_on_them(text, rules, path, runs):
+    spans = TokenSpans.of(text, rules, path)
+    runs = [(start, start + more) for start, more in runs]
+    starting = [text.count("\n", 0, at) + 1 for at in spans.starts]
+    expected = []
+    for start, end in runs:
+        on = [i for i, line in enumerate(starting) if start <= line <= end]
+        if on:
+            last = text.count("\n", 0, spans.ends[on[-1]] - 1) + 1
+            expected.append((starting[on[0]], last, on[0], on[-1] + 1))
+    assert spans.held_by(runs) == expected
+    assert [
+        spans.tokens_on(*run) for run in runs if spans.tokens_on(*run)[0] < spans.tokens_on(*run)[1]
+    ] == [held[2:] for held in expected]
+
+
+def test_a_run_of_lines_backwards_is_refused():
+    spans = TokenSpans.of("a\nb", Shingling())
+    with pytest.raises(SamecodeValueError, match="got 2 to 1"):
+        spans.held_by([(1, 1), (2, 1)])
+    with pytest.raises(SamecodeValueError, match="got 0 to 1"):
+        spans.held_by([(0, 1)])

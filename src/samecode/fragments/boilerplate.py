@@ -54,6 +54,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
@@ -90,6 +91,10 @@ CATALOGUES = (".po", ".pot")
 _MESSAGE_ID = re.compile(r"\s*(?:msgctxt|msgid|msgid_plural)\b|#[.:,|]")
 #: A continuation line of a catalogue's statement: a string alone.
 _CONTINUATION = re.compile(r'\s*"')
+# Past the first entry, the runs of message ids over the whole text: a line of an id, then
+# lines of ids or strings (the two patterns above, white space kept within a line).
+_ID_LINE = r"(?:[^\S\n]*(?:msgctxt|msgid|msgid_plural)\b|#[.:,|])[^\n]*"
+_ID_RUNS = re.compile(rf'^{_ID_LINE}(?:\n(?:{_ID_LINE}|[^\S\n]*"[^\n]*))*', re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +325,9 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     them: each as its first and last line (from 1), in order (see the module's
     description).
 
-    Runtime complexity: ``O(size)``, one regular expression match per line.
+    Runtime complexity: ``O(size)``: a regular expression match per line up to the end
+    of the first entry (which may be the header), then one over the rest of the text in
+    C.
 
     >>> message_ids(['msgid ""', '"a long "', '"message"', 'msgstr ""', '"lang"'], "x.pot")
     [(1, 3)]
@@ -348,11 +355,29 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
             state, empty = "header", False
         else:
             state = "outside"
+            if not first and not empty:
+                # From here no line can be the header's: a run is a line of an id and
+                # the lines of ids or strings after it, found over the rest at once.
+                return runs + _id_runs(lines, number)
             continue
         if runs and runs[-1][1] == number - 1:
             runs[-1] = (runs[-1][0], number)
         else:
             runs.append((number, number))
+    return runs
+
+
+def _id_runs(lines: Sequence[str], after: int) -> list[tuple[int, int]]:
+    """The runs of message ids of ``lines`` past line ``after`` (from 1; a line no run
+    holds), over their text at once."""
+    text = "\n".join(lines[after:])
+    runs = []
+    line, at = after + 1, 0  # the line (from 1) of the offset at
+    for found in _ID_RUNS.finditer(text):
+        line += text.count("\n", at, found.start())
+        last = line + text.count("\n", found.start(), found.end())
+        runs.append((line, last))
+        line, at = last, found.end()
     return runs
 
 
@@ -451,31 +476,32 @@ def mask(
     """
     if files is not None and files.k != k:
         raise SamecodeValueError(f"boilerplate files were read with k={files.k}; got k={k}")
-    found: list[tuple[str, int, int]] = []  # reason, first token, stop
+    # each range as its reason's place in REASONS, its lines, then its tokens
+    found: list[tuple[int, int, int, int, int]] = []
     lines = text.split("\n")
     header = None if keep_licenses else licence_header(lines, path)
     if header is not None:
-        found.append((REASONS[0], *tokens.tokens_on(*header)))
+        found += [(0, *held) for held in tokens.held_by([header])]
     if not keep_imports:
-        found += [(REASONS[1], *tokens.tokens_on(*block)) for block in import_blocks(lines, path)]
+        found += [(1, *held) for held in tokens.held_by(import_blocks(lines, path))]
     if not keep_msgids:
         after = 0 if header is None else header[1]  # a catalogue's header comments: one reason
-        found += [(REASONS[3], *tokens.tokens_on(max(first, after + 1), last))
-                  for first, last in message_ids(lines, path) if last > after]  # fmt: skip
+        runs = [(max(first, after + 1), last)
+                for first, last in message_ids(lines, path) if last > after]  # fmt: skip
+        found += [(3, *held) for held in tokens.held_by(runs)]
     if files is not None and files.hashes:
-        hashes = kgram_hashes(tokens.ids, k)
+        ranges: list[tuple[int, int]] = []
         stop = -1
-        for position, value in enumerate(hashes):
+        for position, value in enumerate(kgram_hashes(tokens.ids, k)):
             if value in files.hashes:
-                if found and found[-1][0] == REASONS[2] and position <= stop:
-                    found[-1] = (REASONS[2], found[-1][1], position + k)
+                if ranges and position <= stop:
+                    ranges[-1] = (ranges[-1][0], position + k)
                 else:
-                    found.append((REASONS[2], position, position + k))
+                    ranges.append((position, position + k))
                 stop = position + k
-    ignored = [
-        Ignored(path, reason, *tokens.lines(first, stop), stop - first, first, stop)
-        for reason, first, stop in found
-        if stop > first
+        found += [(2, *tokens.lines(first, stop), first, stop) for first, stop in ranges]
+    found.sort(key=itemgetter(0, 1, 2))  # stable: a reason's ranges on the same lines in order
+    return [
+        Ignored(path, REASONS[reason], start, end, stop - first, first, stop)
+        for reason, start, end, first, stop in found
     ]
-    ignored.sort(key=lambda item: (REASONS.index(item.reason), item.start, item.end))
-    return ignored
