@@ -77,22 +77,35 @@ def _occurrences(
     Each file's distinct ends are sorted by first token, then stop; an end is compared
     with the earlier ones whose first token is within ``gap`` of its own."""
     ends: dict[tuple[str, int, int], list[int]] = {}  # (path, first, stop) -> start, end
+    keys: list[tuple[tuple[str, int, int], tuple[str, int, int]]] = []  # each region's ends
     for region in regions:
-        for path, first, stop, start, end in (
-            (region.a, region.a_first, region.a_stop, region.a_start, region.a_end),
-            (region.b, region.b_first, region.b_stop, region.b_start, region.b_end),
+        a = (region.a, region.a_first, region.a_stop)
+        b = (region.b, region.b_first, region.b_stop)
+        keys.append((a, b))
+        for key, start, end in (
+            (a, region.a_start, region.a_end),
+            (b, region.b_start, region.b_end),
         ):
-            lines = ends.get((path, first, stop))
+            lines = ends.get(key)
             if lines is None:
-                ends[(path, first, stop)] = [start, end]
-            else:
-                lines[0], lines[1] = min(lines[0], start), max(lines[1], end)
+                ends[key] = [start, end]
+            else:  # (comparisons, not min and max: a call each is most of this loop's time)
+                if start < lines[0]:
+                    lines[0] = start
+                if end > lines[1]:
+                    lines[1] = end
     order = sorted(ends)
     links: Links[int] = Links(range(len(order)))
     _link_alike(order, gap, links)
     occurrences = []
     number: dict[tuple[str, int, int], int] = {}
     for group in links.groups():
+        if len(group) == 1:  # most ends are alike to none
+            member = order[group[0]]
+            start, end = ends[member]
+            occurrences.append(Occurrence(member[0], start, end, member[1], member[2]))
+            number[member] = len(occurrences) - 1
+            continue
         members = [order[m] for m in group]
         path = members[0][0]
         occurrences.append(
@@ -106,10 +119,7 @@ def _occurrences(
         )
         for member in members:
             number[member] = len(occurrences) - 1
-    pairs = [
-        (number[(r.a, r.a_first, r.a_stop)], number[(r.b, r.b_first, r.b_stop)]) for r in regions
-    ]
-    return occurrences, pairs
+    return occurrences, [(number[a], number[b]) for a, b in keys]
 
 
 def _link_alike(order: list[tuple[str, int, int]], gap: int, links: Links[int]) -> None:
