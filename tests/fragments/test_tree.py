@@ -185,7 +185,7 @@ def test_the_index_parts_hold_about_as_many_fingerprints_each(
     multiprocessing.get_context().get_start_method() != "fork",
     reason="the workers are told apart by their process ids when forked",
 )
-def test_the_index_and_compare_stages_run_on_the_workers_that_read(
+def test_the_index_compare_and_digest_stages_run_on_the_workers_that_read(
     tmp_path, monkeypatch, tmp_path_factory
 ):
     # fresh workers would each import numpy again (0.2 s of CPU a worker)
@@ -202,15 +202,25 @@ def test_the_index_and_compare_stages_run_on_the_workers_that_read(
     boilerplate = noting(FingerprintIndex.boilerplate, noted / "index", pid)
     monkeypatch.setattr(FingerprintIndex, "boilerplate", boilerplate)
     monkeypatch.setattr(tree, "pair_regions", noting(tree.pair_regions, noted / "compare", pid))
+    # the classes' digests too, each task removing the scratch file it read
+    monkeypatch.setattr(tree, "place_digests", noting(tree.place_digests, noted / "digest", pid))
+    monkeypatch.setattr(tree.os, "remove", noting(os.remove, noted / "removed", lambda p: p))
     found = scan_fragments([str(tmp_path)], walk=WALK, run=RunOptions(jobs=2, batch_size=3))
     readers = set((noted / "read").read_text().split())
     indexers = set((noted / "index").read_text().split())
     comparers = set((noted / "compare").read_text().split())
+    digesters = set((noted / "digest").read_text().split())
     assert len(indexers) >= 1
     assert len(comparers) >= 1
-    assert indexers | comparers <= readers
+    assert len(digesters) >= 1
+    assert indexers | comparers | digesters <= readers
     assert str(os.getpid()) not in readers
-    assert found.regions == scan_fragments([str(tmp_path)], walk=WALK).regions
+    removed = (noted / "removed").read_text().split()
+    assert len(removed) == len(set(removed)) == 4  # 12 files read 3 a task
+    assert all(path.endswith(".scratch") for path in removed)
+    one = scan_fragments([str(tmp_path)], walk=WALK)
+    assert (found.regions, found.digests) == (one.regions, one.digests)
+    assert found.digests
 
 
 def test_the_index_is_let_go_before_the_pairs_are_compared(planted, monkeypatch):
@@ -232,7 +242,7 @@ def test_the_scan_holds_its_results_with_collection_paused(planted, monkeypatch)
     # hundreds of thousands of regions and matches are held in the main process: the
     # collector walked them all again at each of its runs (4 % of the scan)
     said: list[bool] = []
-    for name in ("_read_into_index", "_compare_candidates", "region_classes", "class_digests"):
+    for name in ("_read_into_index", "_compare_candidates", "region_classes", "_class_digests"):
         stage = getattr(tree, name)
 
         def asking(*args: object, stage: Any = stage, **kwargs: object) -> object:

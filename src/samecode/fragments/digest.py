@@ -34,7 +34,7 @@ from samecode.fragments.boilerplate import digest_ids
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 
-__all__ = ["class_digests", "region_digests", "token_digest"]
+__all__ = ["class_digests", "place_digests", "region_digests", "token_digest"]
 
 
 def token_digest(
@@ -117,15 +117,43 @@ def class_digests(
     >>> first == second
     True
     """
-    place = _places(ids, masked)
     found = [[""] * len(clone.occurrences) for clone in classes]
-    wanted = [
+    wanted = sorted(  # a file's places together
         (o.path, c, n) for c, clone in enumerate(classes) for n, o in enumerate(clone.occurrences)
-    ]
-    for path, c, n in sorted(wanted):  # a file's places together
-        occurrence = classes[c].occurrences[n]
-        found[c][n] = place(path, occurrence.first, occurrence.stop)
+    )
+    places = [(path, classes[c].occurrences[n]) for path, c, n in wanted]
+    digests = place_digests([(path, o.first, o.stop) for path, o in places], ids, masked)
+    for (_, c, n), digest in zip(wanted, digests):
+        found[c][n] = digest
     return [tuple(digests) for digests in found]
+
+
+def place_digests(
+    places: Sequence[tuple[str, int, int]],
+    ids: Mapping[str, array[int]],
+    masked: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+) -> list[str]:
+    """The digest of each place ``(path, first, stop)``, in order: :func:`token_digest`
+    of the tokens ``first`` to ``stop`` of the file at ``path``.
+
+    :param places: the places.
+    :param ids: the token ids of every file the places name, by path (asked for in the
+        order of the places, a file's places one after the other if they are so given).
+    :param masked: the masked ranges of tokens of files that have any, by path (see
+        :func:`token_digest`).
+    :raises KeyError: if a file is missing from ``ids``.
+    :raises ValueError: for a place out of its file's tokens, or empty.
+
+    Runtime complexity: ``O(t)`` for the ``t`` tokens of the places, and ``O(m log m)``
+    once a file for its ``m`` masked ranges.
+
+    >>> from array import array
+    >>> found = place_digests([("f", 0, 2), ("f", 2, 4)], {"f": array("Q", [5, 6, 5, 6])})
+    >>> found[0] == found[1]
+    True
+    """
+    place = _places(ids, masked)
+    return [place(path, first, stop) for path, first, stop in places]
 
 
 def region_digests(

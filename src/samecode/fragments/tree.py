@@ -39,7 +39,7 @@ import tempfile
 import time
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, combinations
 
@@ -52,8 +52,8 @@ from samecode.fragments.boilerplate import (
     mask,
     masked_ranges,
 )
-from samecode.fragments.classes import region_classes
-from samecode.fragments.digest import class_digests, region_digests
+from samecode.fragments.classes import FragmentClass, region_classes
+from samecode.fragments.digest import place_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -258,24 +258,72 @@ def _loaded(read: ReadFile) -> FileFingerprints:
     return FileFingerprints(read.path, tokens, kgrams, read.ignored)
 
 
-def _pair_regions_of(
-    shared: tuple[Sequence[ReadFile], dict[int, array[int]], FragmentOptions, frozenset[int]],
-    pairs: Sequence[tuple[int, int]],
-) -> tuple[list[Region], int, list[tuple[str, str]]]:
-    """A task of the compare stage: load the files ``pairs`` name from their scratch
-    files, and return the pairs' regions, the repetitive fingerprints and the regions'
-    digests (:func:`_compared_files` tells what ``shared`` holds)."""
-    files, masked_tokens, options, ignored = shared
-    named = sorted({n for pair in pairs for n in pair})
-    loaded = {file: _loaded(files[file]) for file in named}
-    regions, repetitive = pair_regions(pairs, loaded, options, ignored)
-    ids = {found.path: found.tokens.ids for found in loaded.values()}
-    masked = {
+#: What the compare and digest stages' tasks share: the files read, without the lines
+#: they ignored, the tokens each masks (:func:`_compared_files`), the options and the
+#: boilerplate's hashes.
+_Shared = tuple[Sequence[ReadFile], dict[int, "array[int]"], FragmentOptions, frozenset[int]]
+
+
+def _masked_of(shared: _Shared, named: Iterable[int]) -> dict[str, list[tuple[int, int]]]:
+    """The masked ranges of the files ``named`` (by number) that have any, by path."""
+    files, masked_tokens, _, _ = shared
+    return {
         files[file].path: list(zip(flat[::2], flat[1::2]))
         for file in named
         if (flat := masked_tokens.get(file)) is not None
     }
-    return regions, repetitive, region_digests(regions, ids, masked)
+
+
+def _pair_regions_of(
+    shared: _Shared, pairs: Sequence[tuple[int, int]]
+) -> tuple[list[Region], int, list[tuple[str, str]]]:
+    """A task of the compare stage: load the files ``pairs`` name from their scratch
+    files, and return the pairs' regions, the repetitive fingerprints and the regions'
+    digests."""
+    files, _, options, ignored = shared
+    named = sorted({n for pair in pairs for n in pair})
+    loaded = {file: _loaded(files[file]) for file in named}
+    regions, repetitive = pair_regions(pairs, loaded, options, ignored)
+    ids = {found.path: found.tokens.ids for found in loaded.values()}
+    return regions, repetitive, region_digests(regions, ids, _masked_of(shared, named))
+
+
+def _digest_places(
+    shared: _Shared, scratch: str, places: Sequence[tuple[int, int, int]]
+) -> list[str]:
+    """A task of the digest stage: the digests of ``places`` (a file's number, its first
+    token, its stop; a file's places together), every file of them written to the
+    ``scratch`` file, which is then removed: the scan reads it no more, and its pages are
+    freed on this worker rather than on the main process at the end."""
+    files = shared[0]
+    named = sorted({file for file, _, _ in places})
+    ids = _ScratchIds([files[file] for file in named])
+    spots = [(files[file].path, first, stop) for file, first, stop in places]
+    digests = place_digests(spots, ids, _masked_of(shared, named))
+    os.remove(scratch)
+    return digests
+
+
+def _class_digests(
+    engine: Engine, classes: Sequence[FragmentClass], files: Sequence[ReadFile], shared: _Shared
+) -> list[tuple[str, ...]]:
+    """:func:`~samecode.fragments.digest.class_digests` of ``classes``, a scratch file's
+    places a task on ``engine`` (every scratch file a task, which removes it)."""
+    number = {read.path: n for n, read in enumerate(files)}
+    wanted: dict[str, list[tuple[int, int, int, int, int]]] = {read.scratch: [] for read in files}
+    for c, clone in enumerate(classes):
+        for n, o in enumerate(clone.occurrences):
+            file = number[o.path]
+            wanted[files[file].scratch].append((file, o.first, o.stop, c, n))
+    tasks = [(scratch, sorted(places)) for scratch, places in wanted.items()]
+    found = [[""] * len(clone.occurrences) for clone in classes]
+    asked = [(scratch, [place[:3] for place in places]) for scratch, places in tasks]
+    for digests, (_, places) in zip(
+        engine.map_shared(_digest_places, shared, asked, keep_workers=True), tasks
+    ):
+        for digest, (_, _, _, c, n) in zip(digests, places):
+            found[c][n] = digest
+    return [tuple(digests) for digests in found]
 
 
 def _compared_files(files: Sequence[ReadFile]) -> tuple[list[ReadFile], dict[int, array[int]]]:
@@ -344,8 +392,9 @@ def scan_fragments(
     regions, not ``N**2`` (with ``all_pairs``, every two: ``N * (N - 1) / 2``).
     Memory: the files read are written to a scratch folder
     (:mod:`~samecode.fragments.scratch`, in :func:`tempfile.gettempdir`, which
-    ``TMPDIR`` sets; about 37 bytes per token of every file compared, removed at the
-    end; where that folder is a ``tmpfs`` they are in memory too); this process keeps
+    ``TMPDIR`` sets; about 37 bytes per token of every file compared, each file removed
+    by the task that makes the class digests of its places, the folder at the end; where
+    that folder is a ``tmpfs`` they are in memory too); this process keeps
     some 20 bytes per fingerprint (the index), and each compare task loads the files it
     names (about 37 bytes a token, some 15 MB at most, but for a larger file of its own).
     The cyclic garbage collector is paused while the scan runs
@@ -358,22 +407,24 @@ def scan_fragments(
     _check_scan_arguments(roots, options, walk, run)
     started = time.perf_counter()
     paths, skipped = discover([os.fspath(root) for root in roots], walk)
-    with paused_collection(), tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder:
-        with run.engine(len(paths)) as engine:
-            files, indexes = _read_into_index(
-                engine, paths, options, walk, run, folder, boilerplate, skipped, progress
-            )
-            limit = options.boilerplate_limit(len(files))
-            ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
-            # The index is not asked again: let it go (20 bytes a fingerprint).
-            del indexes
-            found = _compare_candidates(engine, files, candidates, options, ignored, progress)
-        # the workers have ended; the class digests still read the scratch files
+    with (
+        paused_collection(),
+        tempfile.TemporaryDirectory(prefix="samecode-fragments-") as folder,
+        run.engine(len(paths)) as engine,
+    ):
+        files, indexes = _read_into_index(
+            engine, paths, options, walk, run, folder, boilerplate, skipped, progress
+        )
+        limit = options.boilerplate_limit(len(files))
+        ignored, candidates, occurrences = _index_stage(engine, files, indexes, options, limit)
+        # The index is not asked again: let it go (20 bytes a fingerprint).
+        del indexes
+        shared = (*_compared_files(files), options, ignored)
+        found = _compare_candidates(engine, files, candidates, shared, progress)
         order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
         regions = [found.regions[n] for n in order]
         classes, region_class = region_classes(regions, options.gap)
-        masked = {read.path: read.masked for read in files if read.ignored}
-        found_classes = class_digests(classes, _ScratchIds(files), masked)
+        found_classes = _class_digests(engine, classes, files, shared)
     inside = {path for region in regions for path in (region.a, region.b)}
     return FragmentResult(
         options,
@@ -512,17 +563,16 @@ def _compare_candidates(
     engine: Engine,
     files: list[ReadFile],
     pairs: list[tuple[int, int]],
-    options: FragmentOptions,
-    ignored: frozenset[int],
+    shared: _Shared,
     progress: Progress | None,
 ) -> _Compared:
     """The regions of the candidate ``pairs`` (numbers of ``files``; :func:`_index_stage`),
-    in tasks of about equal cost on ``engine`` (the tasks name files by number)."""
+    in tasks of about equal cost on ``engine`` (the tasks name files by number; ``shared``
+    is what every task needs: :func:`_compared_files`, the options, the boilerplate)."""
     sizes = [read.tokens for read in files]
     tasks = [(chunk,) for chunk in compare_tasks(pairs, sizes, engine.workers)]
     tick = progress_counter(progress, "compare", len(pairs))
     found = _Compared()
-    shared = (*_compared_files(files), options, ignored)
     for (regions, skipped_seeds, digests), (chunk,) in zip(
         engine.map_shared(_pair_regions_of, shared, tasks, keep_workers=True), tasks
     ):
