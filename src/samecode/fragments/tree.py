@@ -338,8 +338,7 @@ def _compared_files(files: Sequence[ReadFile]) -> tuple[list[ReadFile], dict[int
 
 class _ScratchIds(Mapping[str, "array[int]"]):
     """The token ids of files read, by path, loaded from their scratch files as asked
-    (the last one kept: :func:`~samecode.fragments.digest.class_digests` asks for the
-    files in order of path)."""
+    (the last one kept: a digest task asks for a file's places together)."""
 
     def __init__(self, files: Sequence[ReadFile]) -> None:
         self._files = {read.path: read for read in files}
