@@ -539,3 +539,14 @@ def test_a_copied_translation_is_still_found(tmp_path):
     found = compare_fragments(tmp_path / "de.po", tmp_path / "de_AT.po")
     # the translations seed it, and it grows through the message ids both hold alike
     assert [(r.a_end - r.a_start) > 100 for r in found.regions] == [True]
+
+
+@pytest.mark.parametrize(
+    ("find", "path"), [(import_blocks, "a.py"), (message_ids, "de.po"), (message_ids, "x.pot")]
+)
+def test_lines_holding_a_newline_are_refused(find, path):
+    # the lines are found over their text joined: a newline within one would shift the rest
+    lines = ['msgid "a"', 'msgstr "b"', "", 'msgid "c"\nimport os', 'msgstr "d"']
+    with pytest.raises(SamecodeValueError, match=r"must not hold a newline.*line 4 does"):
+        find(lines, path)
+    assert find([], path) == []

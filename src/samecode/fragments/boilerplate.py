@@ -284,10 +284,26 @@ def _statement_end(lines: Sequence[str], i: int, language: str) -> int:
     return i
 
 
+def _joined(lines: Sequence[str]) -> str:
+    """The text of ``lines``, each ended by a newline but the last, for an expression to
+    find what they hold at once.
+
+    :raises ValueError: if a line holds a newline (its lines would be miscounted)."""
+    text = "\n".join(lines)
+    if text.count("\n") > max(len(lines) - 1, 0):
+        line = next(n for n, line in enumerate(lines, 1) if "\n" in line)
+        raise SamecodeValueError(
+            f"lines must not hold a newline (split the text at them); line {line} does"
+        )
+    return text
+
+
 def import_blocks(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     """The import blocks of a file of these ``lines`` at ``path``: each as its first and
     last line (from 1), in order (see the module's description for the statements of each
     language).
+
+    :raises ValueError: if a line holds a newline.
 
     Runtime complexity: ``O(size)`` in C to find the lines where a statement may start
     (those holding one of its words), and a match of the statement's on each.
@@ -302,7 +318,7 @@ def import_blocks(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     if statement is None:
         return []
     blocks: list[tuple[int, int]] = []
-    text = "\n".join(lines)
+    text = _joined(lines)
     i = line = at = 0  # the next line to ask; the line (from 0) of the offset at
     for found in _KEYWORDS[language].finditer(text):
         line += text.count("\n", at, found.start())
@@ -325,24 +341,29 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     them: each as its first and last line (from 1), in order (see the module's
     description).
 
+    :raises ValueError: if a line holds a newline.
+
     Runtime complexity: ``O(size)``: a regular expression match per line up to the end
     of the first entry (which may be the header), then one over the rest of the text in
     C.
 
     >>> message_ids(['msgid ""', '"a long "', '"message"', 'msgstr ""', '"lang"'], "x.pot")
     [(1, 3)]
-    >>> message_ids(['msgid ""', 'msgstr ""', '"Language: de\\n"', 'msgid "a"'], "de.po")
+    >>> message_ids(['msgid ""', 'msgstr ""', '"Language: de\\\\n"', 'msgid "a"'], "de.po")
     [(1, 4)]
     >>> message_ids(['msgid "Save"'], "notes.txt")
     []
     """
     if not path.lower().endswith(CATALOGUES):
         return []
+    text = _joined(lines)
     runs: list[tuple[int, int]] = []
     state = "outside"  # or "id" (a statement of an id), "header" (the header's translation)
     first = True  # no id met yet: an empty first id is the header entry's
     empty = False  # the id met is the first, and empty so far
+    at = 0  # where the line after this one starts in the text
     for number, line in enumerate(lines, 1):
+        at += len(line) + 1
         if _MESSAGE_ID.match(line):
             if line.lstrip().startswith("msgctxt"):  # the header entry has no context
                 first = False
@@ -358,7 +379,7 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
             if not first and not empty:
                 # From here no line can be the header's: a run is a line of an id and
                 # the lines of ids or strings after it, found over the rest at once.
-                return runs + _id_runs(lines, number)
+                return runs + _id_runs(text, at, number)
             continue
         if runs and runs[-1][1] == number - 1:
             runs[-1] = (runs[-1][0], number)
@@ -367,13 +388,12 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _id_runs(lines: Sequence[str], after: int) -> list[tuple[int, int]]:
-    """The runs of message ids of ``lines`` past line ``after`` (from 1; a line no run
-    holds), over their text at once."""
-    text = "\n".join(lines[after:])
+def _id_runs(text: str, at: int, line: int) -> list[tuple[int, int]]:
+    """The runs of message ids of a catalogue's ``text`` from offset ``at`` (the start of
+    a line, past line ``line``, from 1, which no run holds), over the text at once."""
     runs = []
-    line, at = after + 1, 0  # the line (from 1) of the offset at
-    for found in _ID_RUNS.finditer(text):
+    line += 1  # the line (from 1) of the offset at
+    for found in _ID_RUNS.finditer(text, at):
         line += text.count("\n", at, found.start())
         last = line + text.count("\n", found.start(), found.end())
         runs.append((line, last))
