@@ -406,3 +406,24 @@ def test_a_file_added_twice_in_one_call_leaves_one_entry_and_its_rows(tmp_path):
         assert corpus.stats()["fragment_index_rows"] == rows - len(first.fingerprints) + len(
             again.fingerprints
         )
+
+
+def test_a_stored_text_is_fingerprinted_again_without_its_shingles(corpus_and_queries, monkeypatch):
+    # The candidates' texts are checked by their SHA-256 and fingerprinted again; making
+    # their shingles again only to count them was a fifth of match --fragments.
+    db, kept, asked = corpus_and_queries
+    with Corpus.open(db, readonly=True) as corpus:
+        expected = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
+    measured: list[str] = []
+    measure = Shingling.measure
+
+    def counting(self: Shingling, text: str, path: str = "") -> object:
+        measured.append(path)
+        return measure(self, text, path)
+
+    monkeypatch.setattr(Shingling, "measure", counting)
+    with Corpus.open(db, readonly=True) as corpus:
+        found = match_fragments(corpus, [str(path) for path in asked], walk=WALK)
+        assert corpus.stored_text(str(kept[0])).text == kept[0].read_text()
+    assert (found.regions, found.classes) == (expected.regions, expected.classes)
+    assert measured == []

@@ -153,12 +153,12 @@ class FileTable(StoreFile):
 
         :raises IndexCorruptError: if the entry fails its checks.
 
-        Runtime complexity: ``O(size)`` to decompress, hash and shingle the text.
+        Runtime complexity: ``O(size)`` to decompress and hash the text.
         """
         file_id = self._file_id(path)
         if file_id is None:
             return None
-        return self._checked_row(self._row(file_id))[2]
+        return self._checked_text(self._row(file_id))[1]
 
     def same_bytes(self, sha256s: Iterable[str]) -> dict[str, list[int]]:
         """For each SHA-256 among ``sha256s`` that stored files have, the ids of those
@@ -272,7 +272,7 @@ class FileTable(StoreFile):
 
         :raises IndexCorruptError: if the row fails its checks or keeps no text.
         """
-        path, _, text = self._checked_row(self._row(file_id))
+        path, text, _ = self._checked_text(self._row(file_id))
         if text is None:
             raise IndexCorruptError(self._path, f"the entry of {path!r} keeps no text")
         return text
@@ -285,8 +285,24 @@ class FileTable(StoreFile):
 
     def _checked_row(self, row: Sequence[Any]) -> tuple[str, array[int], Text | None]:
         """A ``files`` row's path, shingles and text (``None`` where it keeps none),
-        checked against its checksum, and its text against its SHA-256."""
-        stored_path, size, mtime, sha256, tokens, count, blob, crc, packed = row
+        checked against its checksum, its text against its SHA-256, and the count of its
+        shingles."""
+        path, text, blob = self._checked_text(row)
+        if text is None:
+            shingles = _shingles_of(blob)
+        else:
+            _, shingles = self._shingling.measure(text.text, path)
+            shingles = array("Q", sorted(shingles))
+        if len(shingles) != row[5]:  # the count, which the checksum does not cover
+            raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
+        return path, shingles, text
+
+    def _checked_text(self, row: Sequence[Any]) -> tuple[str, Text | None, bytes]:
+        """A ``files`` row's path and text (``None`` where it keeps none), checked against
+        its checksum and its text against its SHA-256, and its stored shingles: what a
+        reader of the text alone needs, without the shingles made again from it (a fifth
+        of ``match --fragments``, whose candidates are fingerprinted again anyway)."""
+        stored_path, size, mtime, sha256, tokens, _, blob, crc, packed = row
         path = _py_path(stored_path)
         if (
             not isinstance(blob, bytes)
@@ -294,23 +310,16 @@ class FileTable(StoreFile):
             or _crc(path, size, mtime, sha256, tokens, blob, packed or b"") != crc
         ):
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
-        text = None
         if packed is None:
-            shingles = _shingles_of(blob)
-        else:
-            try:
-                data = unpack_text(packed, path)
-            except SamecodeValueError as error:
-                raise IndexCorruptError(self._path, str(error)) from None
-            read = decode_text(path, data)
-            if isinstance(read, Skipped) or read.sha256 != sha256:
-                raise IndexCorruptError(self._path, f"the text of {path!r} is damaged")
-            text = read
-            _, shingles = self._shingling.measure(read.text, path)
-            shingles = array("Q", sorted(shingles))
-        if len(shingles) != count:
-            raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
-        return path, shingles, text
+            return path, None, blob
+        try:
+            data = unpack_text(packed, path)
+        except SamecodeValueError as error:
+            raise IndexCorruptError(self._path, str(error)) from None
+        read = decode_text(path, data)
+        if isinstance(read, Skipped) or read.sha256 != sha256:
+            raise IndexCorruptError(self._path, f"the text of {path!r} is damaged")
+        return path, read, blob
 
     def _stored_sets(self, ids: Sequence[int]) -> Iterator[tuple[str, array[int]]]:
         """The path and shingles of each of the stored files ``ids`` (ascending), each
