@@ -70,6 +70,19 @@ def test_class_digests_ask_for_a_files_places_together_in_order_of_path():
     assert found[0][1] == found[1][0]  # c[4:9] and a[6:11]: the same ids, 6 to 10
 
 
+def test_class_digests_with_refuses_digests_not_one_a_place():
+    from samecode.fragments.classes import FragmentClass, Occurrence
+    from samecode.fragments.digest import class_digests_with
+
+    clone = FragmentClass((Occurrence("b", 1, 1, 0, 5), Occurrence("a", 1, 1, 4, 9)), 1)
+    asked = []
+    found = class_digests_with([clone], lambda places: asked.extend(places) or ["x", "y"])
+    assert asked == [("a", 4, 9), ("b", 0, 5)]
+    assert found == [("y", "x")]
+    with pytest.raises(ValueError, match="one digest for each of the 2 places; it gave 1"):
+        class_digests_with([clone], lambda places: ["x"])
+
+
 @given(
     st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=12),
     st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=8),

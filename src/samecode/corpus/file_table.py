@@ -272,7 +272,7 @@ class FileTable(StoreFile):
 
         :raises IndexCorruptError: if the row fails its checks or keeps no text.
         """
-        path, text, _ = self._checked_text(self._row(file_id))
+        path, text = self._checked_text(self._row(file_id))
         if text is None:
             raise IndexCorruptError(self._path, f"the entry of {path!r} keeps no text")
         return text
@@ -287,9 +287,9 @@ class FileTable(StoreFile):
         """A ``files`` row's path, shingles and text (``None`` where it keeps none),
         checked against its checksum, its text against its SHA-256, and the count of its
         shingles."""
-        path, text, blob = self._checked_text(row)
+        path, text = self._checked_text(row)
         if text is None:
-            shingles = _shingles_of(blob)
+            shingles = _shingles_of(row[6])  # its stored shingles, of the checked blob
         else:
             _, shingles = self._shingling.measure(text.text, path)
             shingles = array("Q", sorted(shingles))
@@ -297,11 +297,11 @@ class FileTable(StoreFile):
             raise IndexCorruptError(self._path, f"the entry of {path!r} is damaged")
         return path, shingles, text
 
-    def _checked_text(self, row: Sequence[Any]) -> tuple[str, Text | None, bytes]:
+    def _checked_text(self, row: Sequence[Any]) -> tuple[str, Text | None]:
         """A ``files`` row's path and text (``None`` where it keeps none), checked against
-        its checksum and its text against its SHA-256, and its stored shingles: what a
-        reader of the text alone needs, without the shingles made again from it (a fifth
-        of ``match --fragments``, whose candidates are fingerprinted again anyway)."""
+        its checksum and its text against its SHA-256: what a reader of the text alone
+        needs, without the shingles made again from it (a fifth of ``match --fragments``,
+        whose candidates are fingerprinted again anyway)."""
         stored_path, size, mtime, sha256, tokens, _, blob, crc, packed = row
         path = _py_path(stored_path)
         if (
@@ -311,7 +311,7 @@ class FileTable(StoreFile):
         ):
             raise IndexCorruptError(self._path, f"the entry of {path!r} fails its checksum")
         if packed is None:
-            return path, None, blob
+            return path, None
         try:
             data = unpack_text(packed, path)
         except SamecodeValueError as error:
@@ -319,7 +319,7 @@ class FileTable(StoreFile):
         read = decode_text(path, data)
         if isinstance(read, Skipped) or read.sha256 != sha256:
             raise IndexCorruptError(self._path, f"the text of {path!r} is damaged")
-        return path, read, blob
+        return path, read
 
     def _stored_sets(self, ids: Sequence[int]) -> Iterator[tuple[str, array[int]]]:
         """The path and shingles of each of the stored files ``ids`` (ascending), each

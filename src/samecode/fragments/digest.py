@@ -34,7 +34,7 @@ from samecode.fragments.boilerplate import digest_ids
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 
-__all__ = ["class_digests", "place_digests", "region_digests", "token_digest"]
+__all__ = ["class_digests", "class_digests_with", "place_digests", "region_digests", "token_digest"]
 
 
 def token_digest(
@@ -117,12 +117,41 @@ def class_digests(
     >>> first == second
     True
     """
-    found = [[""] * len(clone.occurrences) for clone in classes]
+    return class_digests_with(classes, lambda places: place_digests(places, ids, masked))
+
+
+def class_digests_with(
+    classes: Sequence[FragmentClass],
+    digests_of: Callable[[Sequence[tuple[str, int, int]]], Sequence[str]],
+) -> list[tuple[str, ...]]:
+    """For each class, the digest of each occurrence (in the class's order), as
+    ``digests_of`` makes them: :func:`class_digests` with the digests made elsewhere (a
+    scan makes them on its workers, where the files' token ids are).
+
+    :param classes: clone classes.
+    :param digests_of: given places ``(path, first, stop)`` in order of path (a file's
+        places together), their digests in the same order, as :func:`place_digests`.
+    :raises ValueError: if ``digests_of`` gives not one digest for each place.
+
+    Runtime complexity: ``O(o log o)`` to order the ``o`` occurrences by path, and a call
+    of ``digests_of``.
+
+    >>> from samecode.fragments.classes import FragmentClass, Occurrence
+    >>> clone = FragmentClass((Occurrence("g", 1, 1, 0, 3), Occurrence("f", 3, 3, 4, 7)), 1)
+    >>> class_digests_with([clone], lambda places: [path for path, _, _ in places])
+    [('g', 'f')]
+    """
     wanted = sorted(  # a file's places together
         (o.path, c, n) for c, clone in enumerate(classes) for n, o in enumerate(clone.occurrences)
     )
     places = [(path, classes[c].occurrences[n]) for path, c, n in wanted]
-    digests = place_digests([(path, o.first, o.stop) for path, o in places], ids, masked)
+    digests = digests_of([(path, o.first, o.stop) for path, o in places])
+    if len(digests) != len(places):
+        raise SamecodeValueError(
+            f"digests_of must give one digest for each of the {len(places)} places;"
+            f" it gave {len(digests)}"
+        )
+    found = [[""] * len(clone.occurrences) for clone in classes]
     for (_, c, n), digest in zip(wanted, digests):
         found[c][n] = digest
     return [tuple(digests) for digests in found]

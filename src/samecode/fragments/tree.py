@@ -53,7 +53,7 @@ from samecode.fragments.boilerplate import (
     masked_ranges,
 )
 from samecode.fragments.classes import FragmentClass, region_classes
-from samecode.fragments.digest import place_digests, region_digests
+from samecode.fragments.digest import class_digests_with, place_digests, region_digests
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -310,20 +310,22 @@ def _class_digests(
     """:func:`~samecode.fragments.digest.class_digests` of ``classes``, a scratch file's
     places a task on ``engine`` (every scratch file a task, which removes it)."""
     number = {read.path: n for n, read in enumerate(files)}
-    wanted: dict[str, list[tuple[int, int, int, int, int]]] = {read.scratch: [] for read in files}
-    for c, clone in enumerate(classes):
-        for n, o in enumerate(clone.occurrences):
-            file = number[o.path]
-            wanted[files[file].scratch].append((file, o.first, o.stop, c, n))
-    tasks = [(scratch, sorted(places)) for scratch, places in wanted.items()]
-    found = [[""] * len(clone.occurrences) for clone in classes]
-    asked = [(scratch, [place[:3] for place in places]) for scratch, places in tasks]
-    for digests, (_, places) in zip(
-        engine.map_shared(_digest_places, shared, asked, keep_workers=True), tasks
-    ):
-        for digest, (_, _, _, c, n) in zip(digests, places):
-            found[c][n] = digest
-    return [tuple(digests) for digests in found]
+
+    def digests_of(places: Sequence[tuple[str, int, int]]) -> list[str]:
+        held: dict[str, list[int]] = {read.scratch: [] for read in files}  # places' indexes
+        asked: dict[str, list[tuple[int, int, int]]] = {scratch: [] for scratch in held}
+        for at, (path, first, stop) in enumerate(places):
+            file = number[path]
+            held[files[file].scratch].append(at)
+            asked[files[file].scratch].append((file, first, stop))
+        found = [""] * len(places)
+        tasks = engine.map_shared(_digest_places, shared, list(asked.items()), keep_workers=True)
+        for digests, ats in zip(tasks, held.values()):
+            for at, digest in zip(ats, digests):
+                found[at] = digest
+        return found
+
+    return class_digests_with(classes, digests_of)
 
 
 def _compared_files(files: Sequence[ReadFile]) -> tuple[list[ReadFile], dict[int, array[int]]]:
