@@ -224,6 +224,33 @@ def test_the_index_compare_and_digest_stages_run_on_the_workers_that_read(
     assert found.digests
 
 
+def test_a_class_digest_of_a_regions_end_is_taken_from_the_compare_stage(tmp_path, monkeypatch):
+    # most occurrences are one end of a region, whose digest the compare stage made:
+    # only occurrences of several ends are made again, with the same digests
+    (tmp_path / "copy.py").write_text("\n".join(BLOCK) + "\n")
+    later = ["accumulated" + BLOCK[0].removeprefix("accumulate"), *BLOCK[1:]]
+    (tmp_path / "later.py").write_text("\n".join(later) + "\n")
+    earlier = [*BLOCK[:-1], BLOCK[-1].replace("offset", "offsets")]
+    (tmp_path / "earlier.py").write_text("\n".join(earlier) + "\n")
+    asked: list[int] = []
+    digest_places = tree._digest_places
+
+    def counted(shared: Any, scratch: str, places: list[tuple[int, int, int]]) -> list[str]:
+        asked.append(len(places))
+        return digest_places(shared, scratch, places)
+
+    monkeypatch.setattr(tree, "_digest_places", counted)
+    found = scan_fragments([str(tmp_path)], walk=WALK)
+    made = sum(asked)
+    places = sum(len(clone.occurrences) for clone in found.classes)
+    assert 0 < made < places  # copy.py's ends differ: one occurrence of two ends
+    monkeypatch.setattr(tree, "_end_digests", lambda _: {})
+    asked.clear()
+    again = scan_fragments([str(tmp_path)], walk=WALK)
+    assert sum(asked) == places
+    assert (found.classes, found.digests) == (again.classes, again.digests)
+
+
 def test_the_index_is_let_go_before_the_pairs_are_compared(planted, monkeypatch):
     # the compare stage's workers are forked then: each would hold the index's pages
     compare = tree._compare_candidates
