@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -31,6 +34,35 @@ def test_the_minhash_and_scan_paths_kept_their_names() -> None:
     assert ScanOptions().threshold == Fraction(4, 5)
     assert Document.__module__ == "samecode.scan.model"
     assert Pair.__module__ == Document.__module__
+
+
+def test_importing_halohash_loads_none_of_the_layers_its_clients_never_use() -> None:
+    # SameCode's clients import samecode.halohash and samecode.chunking; the package's
+    # names are imported when asked for, not with the package
+    code = (
+        "import json, sys, samecode.halohash, samecode.chunking; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('samecode'))))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = json.loads(run.stdout)
+    assert "samecode.halohash" in loaded
+    layers = {m.split(".")[1] for m in loaded if "." in m}
+    assert "fingerprints" in layers  # what halohash is made of
+    assert not layers & {"hamming", "minhash", "fragments", "scan", "corpus"}
+
+
+def test_the_packages_names_are_those_of_their_modules() -> None:
+    namespace: dict[str, object] = {}
+    exec("from samecode import *", namespace)  # the star import is the subject
+    assert set(namespace) - {"__builtins__"} == set(samecode.__all__)
+    from samecode.halohash import BitAverageHaloHash
+    from samecode.minhash.sqlitelsh import SQLiteLSH
+
+    assert (samecode.BitAverageHaloHash, samecode.SQLiteLSH) == (BitAverageHaloHash, SQLiteLSH)
+    assert samecode.hamming.index.HammingIndex is samecode.HammingIndex  # a module, as before
+    assert {"MinHash", "halohash"} <= set(dir(samecode))
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        samecode.nothing  # noqa: B018 - the look-up is the subject
 
 
 @pytest.mark.parametrize("name", _modules())
