@@ -66,7 +66,7 @@ from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, digest_ids
 from samecode.fragments.classes import FragmentClass, region_classes
-from samecode.fragments.digest import class_digests, region_digests
+from samecode.fragments.digest import class_digests, end_digests, region_digests
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.result import FragmentResult
@@ -433,7 +433,8 @@ def _classes(
     keyed = [dataclasses.replace(r, b=_STORED_SIDE + r.b) for r in regions]
     ids = {**total.query_ids, **{_STORED_SIDE + p: v for p, v in total.stored_ids.items()}}
     found, of_region = region_classes(keyed, gap)
-    digests = class_digests(found, ids, total.query_masked)
+    ends = region_digests(keyed, ids, total.query_masked)
+    digests = class_digests(found, ids, total.query_masked, end_digests(keyed, ends))
     named = []
     for clone, made in zip(found, digests):
         pairs = sorted(
@@ -454,7 +455,7 @@ def _classes(
         classes,
         [None if n is None else number[n] for n in of_region],
         [named[n][1] for n in order],
-        region_digests(keyed, ids, total.query_masked),
+        ends,
     )
 
 

@@ -34,7 +34,14 @@ from samecode.fragments.boilerplate import digest_ids
 from samecode.fragments.classes import FragmentClass
 from samecode.fragments.regions import Region
 
-__all__ = ["class_digests", "class_digests_with", "place_digests", "region_digests", "token_digest"]
+__all__ = [
+    "class_digests",
+    "class_digests_with",
+    "end_digests",
+    "place_digests",
+    "region_digests",
+    "token_digest",
+]
 
 
 def token_digest(
@@ -94,6 +101,7 @@ def class_digests(
     classes: Sequence[FragmentClass],
     ids: Mapping[str, array[int]],
     masked: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    known: Mapping[tuple[str, int, int], str] | None = None,
 ) -> list[tuple[str, ...]]:
     """For each class, the digest of each occurrence (in the class's order).
 
@@ -103,10 +111,13 @@ def class_digests(
         occurrences one after the other (so a mapping that loads them need keep one).
     :param masked: the masked ranges of tokens of files that have any, by path (see
         :func:`token_digest`).
+    :param known: digests already made, by place ``(path, first, stop)``, as
+        :func:`end_digests` gives those of regions' ends (most occurrences are one end):
+        these places' tokens are not read again.
     :raises KeyError: if a file is missing from ``ids``.
 
-    Runtime complexity: ``O(t)`` for the ``t`` tokens of all occurrences, and
-    ``O(o log o)`` to order the ``o`` occurrences by path.
+    Runtime complexity: ``O(t)`` for the ``t`` tokens of the occurrences not ``known``,
+    and ``O(o log o)`` to order the ``o`` occurrences by path.
 
     >>> from samecode.fragments.classes import FragmentClass, Occurrence
     >>> from samecode.fragments.tokens import TokenSpans
@@ -117,12 +128,13 @@ def class_digests(
     >>> first == second
     True
     """
-    return class_digests_with(classes, lambda places: place_digests(places, ids, masked))
+    return class_digests_with(classes, lambda places: place_digests(places, ids, masked), known)
 
 
 def class_digests_with(
     classes: Sequence[FragmentClass],
     digests_of: Callable[[Sequence[tuple[str, int, int]]], Sequence[str]],
+    known: Mapping[tuple[str, int, int], str] | None = None,
 ) -> list[tuple[str, ...]]:
     """For each class, the digest of each occurrence (in the class's order), as
     ``digests_of`` makes them: :func:`class_digests` with the digests made elsewhere (a
@@ -131,6 +143,8 @@ def class_digests_with(
     :param classes: clone classes.
     :param digests_of: given places ``(path, first, stop)`` in order of path (a file's
         places together), their digests in the same order, as :func:`place_digests`.
+    :param known: digests already made, by place (see :func:`class_digests`): only the
+        other places are given to ``digests_of``.
     :raises ValueError: if ``digests_of`` gives not one digest for each place.
 
     Runtime complexity: ``O(o log o)`` to order the ``o`` occurrences by path, and a call
@@ -144,17 +158,44 @@ def class_digests_with(
     wanted = sorted(  # a file's places together
         (o.path, c, n) for c, clone in enumerate(classes) for n, o in enumerate(clone.occurrences)
     )
-    places = [(path, classes[c].occurrences[n]) for path, c, n in wanted]
-    digests = digests_of([(path, o.first, o.stop) for path, o in places])
-    if len(digests) != len(places):
+    places = []
+    for path, c, n in wanted:
+        occurrence = classes[c].occurrences[n]
+        places.append((path, occurrence.first, occurrence.stop))
+    known = {} if known is None else known
+    digests = [known.get(place, "") for place in places]
+    unknown = [at for at, digest in enumerate(digests) if not digest]
+    made = digests_of([places[at] for at in unknown])
+    if len(made) != len(unknown):
         raise SamecodeValueError(
-            f"digests_of must give one digest for each of the {len(places)} places;"
-            f" it gave {len(digests)}"
+            f"digests_of must give one digest for each of the {len(unknown)} places;"
+            f" it gave {len(made)}"
         )
+    for at, digest in zip(unknown, made):
+        digests[at] = digest
     found = [[""] * len(clone.occurrences) for clone in classes]
     for (_, c, n), digest in zip(wanted, digests):
         found[c][n] = digest
     return [tuple(digests) for digests in found]
+
+
+def end_digests(
+    regions: Sequence[Region], digests: Sequence[tuple[str, str]]
+) -> dict[tuple[str, int, int], str]:
+    """The digest of each end ``(path, first, stop)`` of ``regions``, from their
+    :func:`region_digests` ``digests``: what :func:`class_digests` need not make again.
+
+    Runtime complexity: ``O(r)`` for ``r`` regions.
+
+    >>> region = Region("f", "g", 1, 1, 3, 3, 3, 0.5, 0.5, 0, 3, 4, 7, ())
+    >>> end_digests([region], [("x", "y")])
+    {('f', 0, 3): 'x', ('g', 4, 7): 'y'}
+    """
+    known = {}
+    for region, (a_digest, b_digest) in zip(regions, digests):
+        known[region.a, region.a_first, region.a_stop] = a_digest
+        known[region.b, region.b_first, region.b_stop] = b_digest
+    return known
 
 
 def place_digests(

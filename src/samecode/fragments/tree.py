@@ -53,7 +53,12 @@ from samecode.fragments.boilerplate import (
     masked_ranges,
 )
 from samecode.fragments.classes import FragmentClass, region_classes
-from samecode.fragments.digest import class_digests_with, place_digests, region_digests
+from samecode.fragments.digest import (
+    class_digests_with,
+    end_digests,
+    place_digests,
+    region_digests,
+)
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -304,15 +309,6 @@ def _digest_places(
     return digests
 
 
-def _end_digests(found: _Compared) -> dict[tuple[str, int, int], str]:
-    """The digest of each end ``(path, first, stop)`` of the regions ``found``."""
-    known = {}
-    for region, (a_digest, b_digest) in zip(found.regions, found.digests):
-        known[region.a, region.a_first, region.a_stop] = a_digest
-        known[region.b, region.b_first, region.b_stop] = b_digest
-    return known
-
-
 def _class_digests(
     engine: Engine,
     classes: Sequence[FragmentClass],
@@ -320,28 +316,29 @@ def _class_digests(
     shared: _Shared,
     known: Mapping[tuple[str, int, int], str],
 ) -> list[tuple[str, ...]]:
-    """:func:`~samecode.fragments.digest.class_digests` of ``classes``: the digest of a
-    place that is in ``known`` (the regions' ends, whose digests the compare stage made:
-    most occurrences are one end) taken from it, the others' made a scratch file's places
-    a task on ``engine`` (every scratch file a task, which removes it)."""
+    """:func:`~samecode.fragments.digest.class_digests` of ``classes``, the places not
+    ``known`` made a scratch file's places a task on ``engine`` (every scratch file a
+    task, which removes it)."""
     number = {read.path: n for n, read in enumerate(files)}
 
     def digests_of(places: Sequence[tuple[str, int, int]]) -> list[str]:
-        found = [known.get(place, "") for place in places]
         held: dict[str, list[int]] = {read.scratch: [] for read in files}  # places' indexes
-        asked: dict[str, list[tuple[int, int, int]]] = {scratch: [] for scratch in held}
-        for at, (path, first, stop) in enumerate(places):
-            if not found[at]:
-                file = number[path]
-                held[files[file].scratch].append(at)
-                asked[files[file].scratch].append((file, first, stop))
-        tasks = engine.map_shared(_digest_places, shared, list(asked.items()), keep_workers=True)
+        for at, (path, _, _) in enumerate(places):
+            held[files[number[path]].scratch].append(at)
+
+        def spot(at: int) -> tuple[int, int, int]:
+            path, first, stop = places[at]
+            return number[path], first, stop
+
+        asked = [(scratch, [spot(at) for at in ats]) for scratch, ats in held.items()]
+        found = [""] * len(places)
+        tasks = engine.map_shared(_digest_places, shared, asked, keep_workers=True)
         for digests, ats in zip(tasks, held.values()):
             for at, digest in zip(ats, digests):
                 found[at] = digest
         return found
 
-    return class_digests_with(classes, digests_of)
+    return class_digests_with(classes, digests_of, known)
 
 
 def _compared_files(files: Sequence[ReadFile]) -> tuple[list[ReadFile], dict[int, array[int]]]:
@@ -441,7 +438,8 @@ def scan_fragments(
         order = sorted(range(len(found.regions)), key=lambda n: region_order(found.regions[n]))
         regions = [found.regions[n] for n in order]
         classes, region_class = region_classes(regions, options.gap)
-        found_classes = _class_digests(engine, classes, files, shared, _end_digests(found))
+        known = end_digests(found.regions, found.digests)
+        found_classes = _class_digests(engine, classes, files, shared, known)
     inside = {path for region in regions for path in (region.a, region.b)}
     return FragmentResult(
         options,
