@@ -42,16 +42,26 @@ def queries(root: Path, stored: list[Path], count: int, seed: int) -> dict[str, 
     rng = random.Random(seed)
     root.mkdir(parents=True, exist_ok=True)
     planted = {}
+    texts = {}  # of the stored files of at least 20 lines (their bytes kept as they are)
+    for path in stored:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        if text.count("\n") >= 20:
+            texts[path] = text
+    sources = sorted(texts)
     for number in range(count):
-        source = rng.choice(stored)
-        lines = source.read_text().split("\n")
+        source = rng.choice(sources)
+        lines = texts[source].split("\n")
         size = rng.randint(20, min(60, len(lines)))
         start = rng.randrange(len(lines) - size + 1)
         before = [f"q{number}_{i} = fresh_{rng.getrandbits(30):x}({i})" for i in
                   range(rng.randint(5, 40))]  # fmt: skip
         after = [f"q{number}_end{i} = other_{rng.getrandbits(30):x}()" for i in range(20)]
         path = root / f"q{number:05}.py"
-        path.write_text("\n".join(before + lines[start : start + size] + after))
+        path.write_text(
+            "\n".join(before + lines[start : start + size] + after),
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
         planted[str(path)] = (
             len(before) + 1,
             len(before) + size,
@@ -69,16 +79,26 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument(
+        "--stored",
+        metavar="DIR",
+        help="store the files under DIR (e.g. 2,000 of the standard libraries' .py files) "
+        "instead of generated ones",
+    )
+    parser.add_argument(
         "--no-plain",
         action="store_true",
         help="build only the corpus with fragments (not the one without, for its bytes)",
     )
     args = parser.parse_args()
-    root = CACHE / f"scale-{args.files}-{args.seed}"
-    generate(root, args.files, args.files // 10, args.seed)
-    stored = sorted(root.rglob("*.py"))
+    if args.stored:
+        root = Path(args.stored).resolve()
+        stored = sorted(path for path in root.rglob("*") if path.is_file())
+    else:
+        root = CACHE / f"scale-{args.files}-{args.seed}"
+        generate(root, args.files, args.files // 10, args.seed)
+        stored = sorted(root.rglob("*.py"))
     text_bytes = sum(path.stat().st_size for path in stored)
-    work = CACHE / f"fragcorpus-{args.files}-{args.seed}"
+    work = CACHE / f"fragcorpus-{root.name}-{args.files}-{args.seed}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     walk = WalkOptions(gitignore=False)

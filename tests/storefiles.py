@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-__all__ = ["legacy_corpus", "run_sql"]
+__all__ = ["corpus_content", "legacy_corpus", "run_sql"]
 
 
 def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
@@ -19,13 +19,14 @@ def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
 
 def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object = None):
     """A new corpus file of an older layout (format version 1, or 3 with ``fragments``:
-    each file's shingles and fragment record kept), as a samecode before format version
-    4 made it, open for writing; its settings are the defaults."""
+    each file's shingles and fragment record kept; or 4: each file's text kept, keys in a
+    row each), as a samecode before format version 4 (or 5) made it, open for writing;
+    its settings are the defaults."""
     from fractions import Fraction
 
-    from samecode.corpus.candidates import PrefixIndex
-    from samecode.corpus.file_table import FILES_TABLE
-    from samecode.corpus.fragment_tables import FRAGMENT_TABLES
+    from samecode.corpus.candidates import KeyIndex, PrefixIndex
+    from samecode.corpus.file_table import FILES_TABLE, FILES_TABLES
+    from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FRAGMENT_TABLES
     from samecode.corpus.settings import CorpusSettings
     from samecode.corpus.store import FORMAT, HASH_SCHEME, Corpus
     from samecode.text.shingling import Shingling
@@ -35,8 +36,39 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     meta["version"] = str(version)
     if version == 1:
         del meta["candidates"]
-    statements = [FILES_TABLE, *PrefixIndex(Fraction(4, 5)).tables()]
-    if fragments is not None:
-        statements += FRAGMENT_TABLES
+    if version == 4:
+        statements = [*FILES_TABLES, *KeyIndex(Fraction(4, 5)).tables()]
+        statements += FRAGMENT_KEY_TABLES if fragments is not None else ()
+    else:
+        statements = [FILES_TABLE, *PrefixIndex(Fraction(4, 5)).tables()]
+        statements += FRAGMENT_TABLES if fragments is not None else ()
     rows = [("format", FORMAT), *meta.items(), ("hash_scheme", HASH_SCHEME)]
     return Corpus._create_path(os.fspath(path), 30.0, "corpus", statements, rows)
+
+
+def corpus_content(path: str | os.PathLike[str]) -> tuple[list[str], dict[str, list[int]]]:
+    """What a corpus file holds, whatever batches wrote it: its SQL dump but for the rows
+    of its tables of blocks and pending postings (whose cuts depend on the batches), and
+    those tables' postings in order."""
+    from contextlib import closing
+
+    from samecode.corpus.key_blocks import KeyBlocks
+
+    class Db:  # what a table of blocks reads of a store
+        def __init__(self, connection: sqlite3.Connection) -> None:
+            self.run, self.path = connection.execute, os.fspath(path)
+
+    tables = {"prefix_blocks": 4, "fragment_blocks": 8}
+    with closing(sqlite3.connect(path)) as connection:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_schema")}
+        dump = [
+            line
+            for line in connection.iterdump()
+            if not any(line.startswith(f'INSERT INTO "{table}') for table in tables)
+        ]
+        postings = {
+            table: KeyBlocks(table, size).postings(Db(connection))  # type: ignore[arg-type]
+            for table, size in tables.items()
+            if table in names
+        }
+    return dump, postings

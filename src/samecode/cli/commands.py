@@ -34,8 +34,9 @@ from samecode.cli.parser import (
     option,
 )
 from samecode.corpus.match import MATCH_WALK
-from samecode.corpus.store import Corpus
+from samecode.corpus.store import FORMAT_VERSION, Corpus
 from samecode.engine import RunOptions, engine_for
+from samecode.errors import SamecodeValueError
 from samecode.reports.fragments import (
     FRAGMENT_FORMATS,
     FragmentFormat,
@@ -343,6 +344,8 @@ def run_index(args: argparse.Namespace) -> int:
             removed = corpus.remove(args.paths, recursive=True)
         print(f"samecode: removed {files_text(removed)} from {db}", file=sys.stderr)
         return 0
+    if args.action == "convert":
+        return _index_convert(db, args.new)
     with _open_corpus(db, True) as corpus:
         if args.action == "stats":
             write(json.dumps(corpus.stats(), indent=2, ensure_ascii=True), None)
@@ -353,6 +356,23 @@ def run_index(args: argparse.Namespace) -> int:
     if problems:
         return 2
     print(f"samecode: {db} is sound", file=sys.stderr)
+    return 0
+
+
+def _index_convert(db: str, new: str) -> int:
+    with _open_corpus(db, True) as corpus:
+        old = corpus.format_version
+        try:
+            count = corpus.convert(new)
+        except FileExistsError:
+            raise UsageError(f"{new} exists: name a new file") from None
+        except SamecodeValueError as error:
+            raise UsageError(str(error)) from None
+    print(
+        f"samecode: {db} (format version {old}): {files_text(count)} stored in {new} "
+        f"(format version {FORMAT_VERSION})",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -573,6 +573,12 @@ def build_parser() -> argparse.ArgumentParser:
     remove = actions.add_parser("remove", help="remove stored files at or under the paths")
     remove.add_argument("paths", nargs="+", metavar="PATH")
     remove.add_argument("--db", metavar="FILE", help=f"the corpus (default ./{DEFAULTS['db']})")
+    convert = actions.add_parser(
+        "convert",
+        help="copy the corpus into a new file of the current format, from the texts it keeps",
+    )
+    convert.add_argument("new", metavar="NEW", help="the new corpus file (must not exist)")
+    convert.add_argument("--db", metavar="FILE", help=f"the corpus (default ./{DEFAULTS['db']})")
     for name, text in (
         ("stats", "what the corpus holds"),
         ("check", "verify the whole corpus file"),

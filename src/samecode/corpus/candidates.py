@@ -10,6 +10,8 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
+* :class:`BlockKeyIndex` (format version 5): the same keys, packed in blocks
+  (:mod:`samecode.corpus.key_blocks`): 8 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
   buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
   does not propose is missed.
@@ -29,12 +31,21 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from samecode.corpus.file_table import orphan_rows
+from samecode.corpus.key_blocks import KeyBlocks
 from samecode.minhash.buckets import BucketTable
 from samecode.minhash.settings import LSHSettings
 from samecode.similarity import prefix_length, size_bounds
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = ["BandIndex", "CandidateIndex", "KeyIndex", "PrefixIndex", "candidate_index"]
+__all__ = [
+    "BandIndex",
+    "BlockKeyIndex",
+    "CandidateIndex",
+    "KeyIndex",
+    "PrefixIndex",
+    "candidate_index",
+]
 
 
 class CandidateIndex(ABC):
@@ -60,6 +71,16 @@ class CandidateIndex(ABC):
     def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
         """Index a file of these ascending shingles (inside a transaction)."""
 
+    def store_batch(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
+        """Index files ``(id, ascending shingles)`` (inside a transaction): each by
+        :meth:`store`, unless the index does better with them together."""
+        for file_id, ordered in files:
+            self.store(sql, file_id, ordered)
+
+    def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
+        """By table, how many of its rows name files not among ``ids`` (those stored)."""
+        return orphan_rows(sql, self.file_tables)
+
     @abstractmethod
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         """Forget a file (inside a transaction) of these ascending shingles (``None``
@@ -82,7 +103,7 @@ class PrefixIndex(CandidateIndex):
     """Every file's prefix at ``min_threshold``, by shingle: exact (see the module)."""
 
     version = "1"
-    file_tables = ("prefixes",)
+    file_tables: ClassVar[tuple[str, ...]] = ("prefixes",)
     #: How a probe joins its rows, ``p``, on the probe's value ``q.value``.
     _rows = "JOIN prefixes p ON p.shingle = q.value"
     #: A shingle as the table holds it.
@@ -117,13 +138,30 @@ class PrefixIndex(CandidateIndex):
         sql.run("DELETE FROM prefixes WHERE file = ?", (file_id,))
 
     def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
-        # Jaccard: the query's prefix; containment of a stored file: all of the query.
-        n = len(ordered)
-        probe = ordered[: n - -(-t.numerator * n // t.denominator) + 1]
         return sql.lookup(
             "SELECT DISTINCT file FROM prefixes WHERE shingle IN ({})",
-            [signed64(h) for h in (probe if measure == "jaccard" else ordered)],
+            [signed64(h) for h in self._probe(ordered, t, measure)],
         )
+
+    @staticmethod
+    def _probe(ordered: array[int], t: Fraction, measure: str) -> array[int]:
+        """The shingles a query probes with: for Jaccard its prefix, which meets every
+        stored prefix it can reach ``t`` with; for the containment of a stored file all of
+        them, any of which may be in a stored prefix."""
+        return (
+            ordered[: prefix_length(len(ordered), t, "jaccard")]
+            if measure == "jaccard"
+            else ordered
+        )
+
+    @staticmethod
+    def _sizes(queries: Sequence[array[int]], t: Fraction, measure: str) -> tuple[int, int]:
+        """The least and most shingles a stored file may have to reach ``t`` with one of
+        the ``queries``."""
+        sizes = [len(x) for x in queries]
+        if measure == "jaccard":
+            return size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
+        return 1, max(sizes) * t.denominator // t.numerator  # shared >= t * m and <= n
 
     def probe_batch(
         self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
@@ -133,14 +171,8 @@ class PrefixIndex(CandidateIndex):
         the whole batch."""
         probe: set[int] = set()
         for x in queries:
-            # Jaccard: the query's prefix meets every stored prefix it can reach t with;
-            # stored containment: any shingle of the query may be in a stored prefix.
-            probe.update(x[: prefix_length(len(x), t, "jaccard")] if measure == "jaccard" else x)
-        sizes = [len(x) for x in queries]
-        if measure == "jaccard":
-            low, high = size_bounds(min(sizes), t)[0], size_bounds(max(sizes), t)[1]
-        else:  # shared >= t * m and shared <= n
-            low, high = 1, max(sizes) * t.denominator // t.numerator
+            probe.update(self._probe(x, t, measure))
+        low, high = self._sizes(queries, t, measure)
         # The probe's values in a table of this connection's own (temporary, so a
         # read-only corpus takes it too).
         sql.run("CREATE TEMP TABLE IF NOT EXISTS probe (value INTEGER)")
@@ -194,7 +226,7 @@ class KeyIndex(PrefixIndex):
     """
 
     version = "4"
-    file_tables = ("prefix_keys",)
+    file_tables: ClassVar[tuple[str, ...]] = ("prefix_keys",)
     delete_by_shingles = True
     # CROSS JOIN: the probe drives, each value looked up in the b-tree
     _rows = "CROSS JOIN prefix_keys p ON p.key = q.value"
@@ -230,11 +262,9 @@ class KeyIndex(PrefixIndex):
         )
 
     def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
-        n = len(ordered)
-        probe = ordered[: prefix_length(n, t, "jaccard")] if measure == "jaccard" else ordered
         return sql.lookup(
             "SELECT DISTINCT file FROM prefix_keys WHERE key IN ({})",
-            sorted({self._key(h) for h in probe}),
+            sorted({self._key(h) for h in self._probe(ordered, t, measure)}),
         )
 
     def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
@@ -253,6 +283,93 @@ class KeyIndex(PrefixIndex):
     def stats(self, sql: Statements) -> dict[str, Any]:
         (rows,) = sql.run("SELECT count(*) FROM prefix_keys").fetchone()
         return {"candidates": "prefix", "prefix_rows": rows}
+
+
+class BlockKeyIndex(KeyIndex):
+    """:class:`KeyIndex`'s keys (unsigned: the high 32 bits of a prefix shingle) packed
+    in blocks (format version 5, :class:`~samecode.corpus.key_blocks.KeyBlocks`): 8
+    bytes a key and file, where a row each took 12 to 17; a batch of files is indexed
+    together, each block it touches written once. As exact as :class:`KeyIndex`.
+    """
+
+    version = "5"
+    file_tables: ClassVar[tuple[str, ...]] = ()
+    _blocks = KeyBlocks("prefix_blocks", 4)
+
+    @staticmethod
+    def _key(shingle: int) -> int:
+        return shingle >> 32
+
+    def tables(self) -> list[str]:
+        return self._blocks.tables()
+
+    def store(self, sql: Statements, file_id: int, ordered: array[int]) -> None:
+        self.store_batch(sql, [(file_id, ordered)])
+
+    def store_batch(self, sql: Statements, files: Sequence[tuple[int, array[int]]]) -> None:
+        self._blocks.add(
+            sql,
+            [posting for file_id, ordered in files for posting in self._postings(file_id, ordered)],
+        )
+
+    def _postings(self, file_id: int, ordered: array[int]) -> list[int]:
+        """A file's postings: each key of its prefix, with the file's id in its low 32 bits."""
+        file_id = self._blocks.check_file(file_id)
+        high = ~0xFFFFFFFF
+        return [key | file_id for key in {h & high for h in ordered[: self._length(len(ordered))]}]
+
+    def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
+        if ordered is None:  # a damaged entry: found by a read of every block
+            self._blocks.remove_file(sql, file_id)
+        else:
+            self._blocks.remove(sql, self._postings(file_id, ordered))
+
+    def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
+        return {
+            file
+            for files in self._blocks.files(
+                sql, map(self._key, self._probe(ordered, t, measure))
+            ).values()
+            for file in files
+        }
+
+    def probe_batch(
+        self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
+    ) -> set[int]:
+        keys = {self._key(h) for x in queries for h in self._probe(x, t, measure)}
+        found = {file for files in self._blocks.files(sql, keys).values() for file in files}
+        low, high = self._sizes(queries, t, measure)
+        ids: set[int] = set()
+        wanted = sorted(found)
+        for start in range(0, len(wanted), 500):  # within SQLite's limit on parameters
+            part = wanted[start : start + 500]
+            counts = dict(
+                sql.run(
+                    f"SELECT id, count FROM files WHERE id IN ({', '.join('?' * len(part))})", part
+                ).fetchall()
+            )
+            for file_id in part:
+                if file_id not in counts:  # postings of a damaged file
+                    raise IndexCorruptError(
+                        sql.path, f"a candidate names file {file_id}, which is gone"
+                    )
+                if low <= counts[file_id] <= high:
+                    ids.add(file_id)
+        return ids
+
+    def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
+        keys = {posting >> 32 for posting in self._postings(file_id, ordered)}
+        try:
+            held = self._blocks.held(sql, file_id, keys)
+        except IndexCorruptError:  # a block it would be in is damaged
+            return "prefix"
+        return None if held == len(keys) else "prefix"
+
+    def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
+        return self._blocks.orphans(sql, ids)
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        return {"candidates": "prefix", "prefix_rows": self._blocks.count(sql)}
 
 
 class BandIndex(CandidateIndex):
@@ -334,16 +451,23 @@ class BandIndex(CandidateIndex):
         return {"candidates": "lsh", "lsh": self.settings.to_dict(), "bucket_rows": rows}
 
 
-def candidate_index(lowest: Fraction, lsh: LSHSettings | None, keys: bool = True) -> CandidateIndex:
-    """Prefixes for ``lowest`` (as short keys, or, for a corpus of format version 1 or
-    3, as whole shingles: not ``keys``), or LSH bands by ``lsh`` where given.
+def candidate_index(
+    lowest: Fraction, lsh: LSHSettings | None, version: str = BlockKeyIndex.version
+) -> CandidateIndex:
+    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (blocks of
+    short keys in version 5, short keys in rows in version 4, whole shingles in versions
+    1 and 3), or LSH bands by ``lsh`` where given.
 
     >>> from fractions import Fraction
-    >>> candidate_index(Fraction(4, 5), None).file_tables
+    >>> type(candidate_index(Fraction(4, 5), None)).__name__
+    'BlockKeyIndex'
+    >>> candidate_index(Fraction(4, 5), None, "4").file_tables
     ('prefix_keys',)
-    >>> candidate_index(Fraction(4, 5), None, keys=False).file_tables
+    >>> candidate_index(Fraction(4, 5), None, "3").file_tables
     ('prefixes',)
     """
     if lsh is not None:
         return BandIndex(lsh)
-    return KeyIndex(lowest) if keys else PrefixIndex(lowest)
+    if version == BlockKeyIndex.version:
+        return BlockKeyIndex(lowest)
+    return KeyIndex(lowest) if version == KeyIndex.version else PrefixIndex(lowest)

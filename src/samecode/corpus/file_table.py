@@ -2,7 +2,7 @@
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
 modification time, SHA-256, token count, shingle count and, in a corpus of format version
-4, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+4 or 5, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
 again from them, the bytes checked against the SHA-256 first), or its ascending shingles
 as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
 its bytes), and a CRC-32 of all of them: a row that fails it is never used.
@@ -28,10 +28,10 @@ from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.model import Document
 from samecode.sources.reading import Text, decode_text
 from samecode.sources.skipped import Skipped
-from samecode.store.file import IndexCorruptError, StoreFile
+from samecode.store.file import IndexCorruptError, Statements, StoreFile
 from samecode.text.shingling import Shingling
 
-__all__ = ["FILES_TABLE", "FILES_TABLES", "FileTable", "shingles_blob", "str_paths"]
+__all__ = ["FILES_TABLE", "FILES_TABLES", "FileTable", "orphan_rows", "shingles_blob", "str_paths"]
 
 #: Values per ``IN (...)`` list.
 _LOOKUP_VALUES = 900
@@ -42,7 +42,7 @@ FILES_TABLE = (
     "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
     "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
 )
-#: The statements that make it in a corpus of format version 4: each row keeps the
+#: The statements that make it in a corpus of format version 4 or 5: each row keeps the
 #: file's bytes, compressed, in ``text`` (and no shingles), or, for a document added
 #: without its bytes, ``text`` NULL and its shingles; SHA-256 indexed.
 FILES_TABLES = (
@@ -61,6 +61,19 @@ def str_paths(paths: Iterable[str]) -> list[str]:
         if not isinstance(path, str):
             raise SamecodeTypeError(f"paths must be str paths; got {describe(path)}")
     return wanted
+
+
+def orphan_rows(sql: Statements, tables: Iterable[str]) -> dict[str, int]:
+    """Of ``tables``, each with a ``file`` column naming a row of ``files``, how many rows
+    name files that are gone, by table (none: left out)."""
+    found = {}
+    for table in tables:
+        (count,) = sql.run(
+            f"SELECT count(*) FROM {table} WHERE file NOT IN (SELECT id FROM files)"
+        ).fetchone()
+        if count:
+            found[table] = count
+    return found
 
 
 def shingles_blob(shingles: array[int]) -> bytes:
@@ -110,7 +123,7 @@ def _crc(
 class FileTable(StoreFile):
     """A store whose ``files`` table holds a checked row per file (see the module).
 
-    Where rows keep the file's text (:attr:`_keeps_text`, format version 4), its
+    Where rows keep the file's text (:attr:`_keeps_text`, format versions 4 and 5), its
     shingles are made again from it by :attr:`_shingling` when they are read.
     """
 
@@ -148,7 +161,7 @@ class FileTable(StoreFile):
         return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
     def stored_text(self, path: str) -> Text | None:
-        """The text the corpus keeps of ``path`` (format version 4: its bytes, checked
+        """The text the corpus keeps of ``path`` (format versions 4 and 5: its bytes, checked
         against their SHA-256), or ``None`` if it holds no such file or keeps no texts.
 
         :raises IndexCorruptError: if the entry fails its checks.
@@ -165,7 +178,7 @@ class FileTable(StoreFile):
         files (ascending): the files byte-identical to a query.
 
         Runtime complexity: a look-up per SHA-256 where the column is indexed (format
-        version 4), else one pass over the files' rows.
+        versions 4 and 5), else one pass over the files' rows.
         """
         wanted = sorted(set(sha256s))
         found: dict[str, list[int]] = {}

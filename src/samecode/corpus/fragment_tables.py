@@ -14,6 +14,8 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from samecode.corpus.file_table import orphan_rows
+from samecode.corpus.key_blocks import KeyBlocks
 from samecode.corpus.records import decode, encode
 from samecode.errors import SamecodeValueError
 from samecode.fragments.options import FragmentOptions
@@ -21,7 +23,14 @@ from samecode.fragments.tree import FileFingerprints, fingerprint_text
 from samecode.sources.reading import Text
 from samecode.store.file import IndexCorruptError, Statements, signed64, unsigned64
 
-__all__ = ["FRAGMENT_KEY_TABLES", "FRAGMENT_TABLES", "FragmentKeys", "FragmentTables"]
+__all__ = [
+    "FRAGMENT_BLOCK_TABLES",
+    "FRAGMENT_KEY_TABLES",
+    "FRAGMENT_TABLES",
+    "FragmentBlocks",
+    "FragmentKeys",
+    "FragmentTables",
+]
 
 #: The statements that make the tables.
 FRAGMENT_TABLES = (
@@ -31,6 +40,10 @@ FRAGMENT_TABLES = (
 )
 #: Those of a corpus that keeps its files' texts (format version 4): the index alone.
 FRAGMENT_KEY_TABLES = FRAGMENT_TABLES[1:]
+#: The index of a corpus of format version 5: its postings packed in blocks.
+_FRAGMENT_BLOCKS = KeyBlocks("fragment_blocks", 8)
+#: The statements that make it.
+FRAGMENT_BLOCK_TABLES = tuple(_FRAGMENT_BLOCKS.tables())
 
 
 class FragmentTables:
@@ -61,15 +74,15 @@ class FragmentTables:
             (file_id, record, zlib.crc32(record, file_id & 0xFFFFFFFF)),
         )
 
-    def index(self, sql: Statements, rows: list[tuple[int, int]]) -> None:
-        """Store index rows ``(hash, file)`` (inside a transaction). In the index's order:
-        the rows land on the pages of the index one after the other, each page read (and
-        written) once."""
+    def index(self, sql: Statements, rows: list[Any]) -> None:
+        """Store index rows, as :meth:`index_rows` makes them (inside a transaction). In
+        the index's order: the rows land on the pages of the index one after the other,
+        each page read (and written) once."""
         rows.sort()
         sql.many("INSERT INTO fragment_index VALUES (?, ?)", rows)
 
-    def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[tuple[int, int]]:
-        """The index rows of a file's distinct fingerprint ``hashes``."""
+    def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[Any]:
+        """The index rows of a file's distinct fingerprint ``hashes``: ``(hash, file)``."""
         return [(signed64(value), file_id) for value in hashes]
 
     def delete(self, sql: Statements, file_id: int, path: str) -> None:
@@ -133,6 +146,10 @@ class FragmentTables:
             raise IndexCorruptError(sql.path, f"the fragments of file {file_id} are damaged")
         return bytes(row[0])
 
+    def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
+        """By table, how many of its rows name files not among ``ids`` (those stored)."""
+        return orphan_rows(sql, self.file_tables)
+
     def count(self, sql: Statements) -> int:
         """How many files have records."""
         return int(sql.run("SELECT count(*) FROM fragments").fetchone()[0])
@@ -174,7 +191,7 @@ class FragmentKeys(FragmentTables):
     :param text_of: the checked text of a stored file, by id.
     """
 
-    file_tables = ("fragment_index",)
+    file_tables: tuple[str, ...] = ("fragment_index",)
 
     def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
         super().__init__(options.k)
@@ -203,4 +220,60 @@ class FragmentKeys(FragmentTables):
             "fragment_records": self.count(sql),
             "fragment_record_bytes": 0,
             "fragment_index_rows": rows,
+        }
+
+
+class FragmentBlocks(FragmentKeys):
+    """The fragment index of a corpus of format version 5: :class:`FragmentKeys`, its
+    postings ``(hash, file)`` packed in blocks
+    (:class:`~samecode.corpus.key_blocks.KeyBlocks`): 12 bytes a fingerprint and file,
+    where a row each took about 18, the whole 64-bit hashes kept (the counts of the
+    files that select a hash, which find boilerplate, are exact).
+    """
+
+    file_tables: tuple[str, ...] = ()
+
+    def index(self, sql: Statements, rows: list[Any]) -> None:
+        _FRAGMENT_BLOCKS.add(sql, rows)
+
+    def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[Any]:
+        """The postings of a file's distinct fingerprint ``hashes`` (each ``hash << 32 |
+        file``)."""
+        file_id = KeyBlocks.check_file(file_id)
+        return [value << 32 | file_id for value in hashes]
+
+    def delete(self, sql: Statements, file_id: int, path: str) -> None:
+        try:
+            hashes = set(self.found(sql, file_id, path).fingerprints)
+        except (IndexCorruptError, SamecodeValueError):
+            _FRAGMENT_BLOCKS.remove_file(sql, file_id)
+        else:
+            _FRAGMENT_BLOCKS.remove(sql, self.index_rows(file_id, hashes))
+
+    def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
+        """For each hash among ``hashes`` that stored files selected, the ids of those
+        files (ascending).
+
+        Runtime complexity: ``O(log blocks)`` per block the hashes fall in, each read
+        once, plus its postings.
+        """
+        return _FRAGMENT_BLOCKS.files(sql, hashes)
+
+    def sound(self, sql: Statements, file_id: int, path: str) -> bool:
+        """Whether a file's text fingerprints and the index holds each of its
+        fingerprints (postings of files that are gone are counted by :meth:`orphans`)."""
+        try:
+            hashes = set(self.found(sql, file_id, path).fingerprints)
+            return _FRAGMENT_BLOCKS.held(sql, file_id, hashes) == len(hashes)
+        except (IndexCorruptError, SamecodeValueError):  # the text, or a block, damaged
+            return False
+
+    def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
+        return _FRAGMENT_BLOCKS.orphans(sql, ids)
+
+    def stats(self, sql: Statements) -> dict[str, Any]:
+        return {
+            "fragment_records": self.count(sql),
+            "fragment_record_bytes": 0,
+            "fragment_index_rows": _FRAGMENT_BLOCKS.count(sql),
         }

@@ -34,6 +34,7 @@ from samecode.similarity import exact_threshold
 from samecode.text.shingling import Shingling
 
 __all__ = [
+    "BLOCKS_VERSION",
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
@@ -53,9 +54,12 @@ __all__ = [
 FRAGMENTS_VERSION = "3"
 #: The format version of a corpus that keeps every file's text (compressed) instead of
 #: its shingles and fragment record, and its prefixes as short keys (its metadata names
-#: its ``candidates``, and its ``fragments`` parameters if it stores fragments): what
-#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+#: its ``candidates``, and its ``fragments`` parameters if it stores fragments).
 TEXT_VERSION = "4"
+#: The format version of a corpus that keeps its texts as :data:`TEXT_VERSION` does, its
+#: key tables' postings packed in blocks (:mod:`samecode.corpus.key_blocks`): what
+#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+BLOCKS_VERSION = "5"
 #: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
 #: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
 #: samecode whose rules differ refuses the corpus, whose keys were made by the others.
@@ -120,7 +124,7 @@ class CorpusSettings:
         version = meta["version"]
         kind = BandIndex.version if version == BandIndex.version else PrefixIndex.version
         fragments = None
-        if version in (FRAGMENTS_VERSION, TEXT_VERSION):
+        if version in (FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION):
             kinds = {"prefix": PrefixIndex.version, "lsh": BandIndex.version}
             if meta["candidates"] not in kinds:
                 raise SamecodeValueError(f"unknown candidates {meta['candidates']!r}")
@@ -141,7 +145,7 @@ class CorpusSettings:
         included.
 
         >>> dict(CorpusSettings(Shingling(), Fraction(4, 5)).meta())["version"]
-        '4'
+        '5'
         """
         candidates = candidate_index(self.min_threshold, self.lsh)
         recorded = [("candidates", "lsh" if self.lsh is not None else "prefix")]
@@ -149,7 +153,7 @@ class CorpusSettings:
             fragments = recorded_fragments(self.fragments, self.shingling)
             recorded.append(("fragments", json.dumps(fragments, sort_keys=True)))
         return [
-            ("version", TEXT_VERSION),
+            ("version", BLOCKS_VERSION),
             ("shingling", json.dumps(self.shingling.to_dict(), sort_keys=True)),
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),

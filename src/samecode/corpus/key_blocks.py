@@ -1,0 +1,494 @@
+"""Postings ``(key, file)`` packed into blocks: the key tables of a corpus of format
+version 5, a few bytes a posting rather than an SQLite row each.
+
+A posting is given as one int, ``key << 32 | file`` (so postings sort by key, then
+file), for a file id below ``2**32``.
+
+A :class:`KeyBlocks` table holds rows ``(id, key, file, data, crc)``, indexed by
+``(key, file)``: each row is a block that starts at the posting ``(key, file)`` and holds
+the postings from there to the next block's start, ascending (for 4-byte keys, each
+posting as an 8-byte value; for 8-byte keys, the keys, then the files, 4 bytes each;
+little-endian), with a CRC-32 of them and of its start. A posting costs its
+8 or 12 bytes where a row of its own cost 12 to 18. A block holds at most
+:data:`BLOCK_BYTES` of postings after a write (120 or 80), and a key that a million
+files share is cut across blocks like any other run: adding to it rewrites one block,
+not the million. (The blocks are rows of a table with row ids, the index of their
+starts apart: a table without row ids would keep copies of whole blocks in its interior
+pages, and move a block of over 1,002 bytes partly to a page of its own.)
+
+Postings added go first to a table of their own, ``{table}_pending``, a row each (as a
+table of keys without blocks keeps them: written at the cost of a b-tree insert). When
+it holds :data:`FOLD_SHARE` times as many postings as there are blocks, they are folded
+into the blocks, in order: each block is read and written once for all of its new
+postings. So a block is rewritten once per some 16 postings it takes, however large the
+corpus (adding each batch to the blocks it falls in would rewrite every block for every
+batch once the blocks outnumber a batch's postings). A block is found by the greatest
+start at or before a posting (the index of the starts); looking keys up reads the
+blocks they fall in, a sorted batch of keys each block once, and the pending rows of
+those keys. The first block starts below every posting and is never removed.
+
+Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fold:
+``O(1)`` rows and blocks rewritten, amortized), ``O(log blocks)`` to find a block and
+``O(p)`` to read one of ``p`` postings. At rest a posting costs 8 bytes (4-byte keys) or
+12 (8-byte keys) in a block some 75 % to 100 % full, or, while pending, a row of about
+13 or 18.
+
+>>> import sqlite3
+>>> class Db:  # what a block table uses of a store's Statements
+...     path, db = ":memory:", sqlite3.connect(":memory:")
+...     run, many = db.execute, db.executemany
+>>> blocks, sql = KeyBlocks("postings", 4), Db()
+>>> for statement in blocks.tables():
+...     _ = sql.run(statement)
+>>> blocks.add(sql, [7 << 32 | 1, 7 << 32 | 2, 9 << 32 | 2])  # pending
+>>> blocks.files(sql, [7, 8, 9])
+{7: [1, 2], 9: [2]}
+>>> blocks.add(sql, [key << 32 | 3 for key in range(100, 120)])  # folded: 23 >= 16 * 1
+>>> blocks.remove(sql, [7 << 32 | 1])
+>>> blocks.files(sql, [7, 100]), blocks.count(sql)
+({7: [2], 100: [3]}, 22)
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from operator import eq
+from typing import NamedTuple
+
+from samecode.errors import SamecodeValueError
+from samecode.store.file import IndexCorruptError, Statements
+
+__all__ = ["BLOCK_BYTES", "FOLD_SHARE", "Block", "KeyBlocks"]
+
+#: The most bytes of postings a block holds after a write: a few rows a page, each
+#: rewritten whole when a posting is added to it. A split block's parts hold three
+#: quarters of it, so a block takes some postings before it splits again.
+BLOCK_BYTES = 960
+#: Pending postings are folded into the blocks when there are this many times as many
+#: of them as blocks.
+FOLD_SHARE = 16
+#: Pending postings folded at a time (read in order, a part of the key range each).
+_FOLD_PART = 100_000
+#: Keys per look-up of pending rows (within SQLite's limit on parameters).
+_LOOKUP = 500
+_FILE_BITS = 32
+_FILE_MASK = (1 << _FILE_BITS) - 1
+
+
+class Block(NamedTuple):
+    """A block read: its start, the start of the block after it (``None`` for the last,
+    or where it was not asked for), each a posting ``key << 32 | file``, and its postings
+    as stored, ascending: ``keys`` the postings themselves and ``files`` ``None`` (4-byte
+    keys), or ``keys`` their keys and ``files`` their files (8-byte keys)."""
+
+    start: int
+    after: int | None
+    keys: array[int]
+    files: array[int] | None
+
+    @property
+    def postings(self) -> list[int]:
+        """The postings, ascending, each ``key << 32 | file``."""
+        if self.files is None:
+            return self.keys.tolist()
+        return [key << _FILE_BITS | file for key, file in zip(self.keys, self.files)]
+
+    def last_key(self) -> int | None:
+        """The key of the block's last posting (``None`` for an empty block)."""
+        if not self.keys:
+            return None
+        return self.keys[-1] >> _FILE_BITS if self.files is None else self.keys[-1]
+
+    def files_of(self, key: int) -> list[int]:
+        """The files of the postings of ``key`` in the block, ascending (a search of the
+        arrays as stored: no posting is made an int but those of ``key``)."""
+        if self.files is None:
+            low = bisect_left(self.keys, key << _FILE_BITS)
+            high = bisect_left(self.keys, (key + 1) << _FILE_BITS, low)
+            return [posting & _FILE_MASK for posting in self.keys[low:high]]
+        low = bisect_left(self.keys, key)
+        return self.files[low : bisect_right(self.keys, key, low)].tolist()
+
+
+class KeyBlocks:
+    """A table of postings ``key << 32 | file`` packed into blocks (see the module).
+
+    :param table: the table's name.
+    :param key_bytes: 4 for keys below ``2**32``, 8 for keys below ``2**64``.
+    :raises ValueError: for other ``key_bytes``.
+    """
+
+    def __init__(self, table: str, key_bytes: int) -> None:
+        if key_bytes not in (4, 8):
+            raise SamecodeValueError(f"key_bytes must be 4 or 8; got {key_bytes!r}")
+        self.table = table
+        self._wide = key_bytes == 8
+        # stored keys are signed 64-bit in SQLite: 8-byte keys shifted down, in order
+        self._shift = 1 << 63 if self._wide else 0
+        self._limit = 1 << (8 * key_bytes + _FILE_BITS)  # of a posting
+        self._entry = key_bytes + 4
+        self._most = BLOCK_BYTES // self._entry
+        if array("Q").itemsize != 8 or array("I").itemsize != 4:  # pragma: no cover
+            raise OSError("this platform has no 4- and 8-byte unsigned array types")
+
+    @staticmethod
+    def check_file(file: int) -> int:
+        """``file`` if it is a file id a posting can name (``0 <= file < 2**32``).
+
+        :raises ValueError: otherwise.
+        """
+        if not 0 <= file <= _FILE_MASK:
+            raise SamecodeValueError(f"a block's postings name file ids below 2**32; got {file!r}")
+        return file
+
+    def tables(self) -> list[str]:
+        """The statements that make the table and its first block (empty, starting
+        below every posting)."""
+        return [
+            f"CREATE TABLE {self.table} (id INTEGER PRIMARY KEY, key INTEGER NOT NULL, "
+            "file INTEGER NOT NULL, data BLOB NOT NULL, crc INTEGER NOT NULL)",
+            f"CREATE UNIQUE INDEX {self.table}_start ON {self.table} (key, file)",
+            f"CREATE TABLE {self.table}_pending (key INTEGER NOT NULL, file INTEGER NOT NULL, "
+            "PRIMARY KEY (key, file)) WITHOUT ROWID",
+            f"INSERT INTO {self.table} (key, file, data, crc) "
+            f"VALUES ({-self._shift}, 0, x'', {self._crc(0, b'')})",
+        ]
+
+    # -- reading ------------------------------------------------------------------------
+
+    def files(self, sql: Statements, keys: Iterable[int]) -> dict[int, list[int]]:
+        """For each of ``keys`` that postings have, their files, ascending.
+
+        Runtime complexity: ``O(log blocks)`` to find each block that holds the keys
+        (read once for the whole batch), plus ``O(postings)`` of those blocks, and
+        ``O(log n)`` per key for its pending postings.
+        """
+        wanted = sorted(set(keys))
+        found: dict[int, list[int]] = {}
+        for key, files in self._runs(sql, wanted):
+            if files:
+                found.setdefault(key, []).extend(files)
+        for key, files in self._pending(sql, wanted).items():
+            found[key] = sorted({*found.get(key, ()), *files})
+        return found
+
+    def held(self, sql: Statements, file: int, keys: Iterable[int]) -> int:
+        """How many of the distinct ``keys`` have a posting of ``file``."""
+        wanted = sorted(set(keys))
+        held = {key for key, files in self._pending(sql, wanted).items() if file in files}
+        for key, files in self._runs(sql, wanted):
+            if file in files:
+                held.add(key)
+        return len(held)
+
+    def count(self, sql: Statements) -> int:
+        """How many postings the table holds (one added again while it was held, which a
+        corpus never does, counts twice until the pending postings are folded)."""
+        (size,) = sql.run(f"SELECT coalesce(sum(length(data)), 0) FROM {self.table}").fetchone()
+        (pending,) = sql.run(f"SELECT count(*) FROM {self.table}_pending").fetchone()
+        return int(size) // self._entry + int(pending)
+
+    def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
+        """How many postings name files not among ``ids``, by the table's name (none:
+        empty).
+
+        Runtime complexity: ``O(postings)``.
+        """
+        count = sum(
+            posting & _FILE_MASK not in ids
+            for block in self.blocks(sql)
+            for posting in block.postings
+        )
+        rows = sql.run(f"SELECT file FROM {self.table}_pending")
+        count += sum(file not in ids for (file,) in rows.fetchall())
+        return {self.table: count} if count else {}
+
+    def postings(self, sql: Statements) -> list[int]:
+        """Every posting held, ascending, whether in a block or pending (what the table
+        holds, whatever changes made it).
+
+        Runtime complexity: ``O(p log p)`` for ``p`` postings.
+        """
+        held = [posting for block in self.blocks(sql) for posting in block.postings]
+        rows = sql.run(f"SELECT key, file FROM {self.table}_pending").fetchall()
+        return sorted({*held, *(self._posting(key, file) for key, file in rows)})
+
+    def blocks(self, sql: Statements) -> Iterator[Block]:
+        """Every block, in order, each checked.
+
+        :raises IndexCorruptError: for a block that fails its checks.
+        """
+        rows = sql.run(f"SELECT key, file, data, crc FROM {self.table} ORDER BY key, file")
+        previous: tuple[int, int, bytes, int] | None = None
+        for row in rows.fetchall():
+            if previous is not None:
+                yield self._decoded(sql, previous, self._posting(row[0], row[1]))
+            previous = row
+        if previous is not None:
+            yield self._decoded(sql, previous, None)
+
+    def _pending(self, sql: Statements, keys: list[int]) -> dict[int, list[int]]:
+        """The files of the pending postings of each of the sorted ``keys`` that has
+        some."""
+        found: dict[int, list[int]] = {}
+        if sql.run(f"SELECT 1 FROM {self.table}_pending LIMIT 1").fetchone() is None:
+            return found
+        stored = [key - self._shift for key in keys if 0 <= key << _FILE_BITS < self._limit]
+        for start in range(0, len(stored), _LOOKUP):
+            part = stored[start : start + _LOOKUP]
+            rows = sql.run(
+                f"SELECT key, file FROM {self.table}_pending "
+                f"WHERE key IN ({', '.join('?' * len(part))}) ORDER BY key, file",
+                part,
+            )
+            for key, file in rows.fetchall():
+                found.setdefault(key + self._shift, []).append(file)
+        return found
+
+    def _posting(self, key: int, file: int) -> int:
+        """A block's start as stored (``key`` shifted to signed) as a posting."""
+        return (key + self._shift) << _FILE_BITS | file
+
+    def _runs(self, sql: Statements, keys: list[int]) -> Iterator[tuple[int, list[int]]]:
+        """For each of ``keys``, its files, ascending: those in the block its last
+        possible posting falls in, found by SQLite, :data:`_LOOKUP` keys a statement
+        (each block decoded once a statement), and, where that block starts with the
+        key, those of the blocks before it that end with it."""
+        stored = [key - self._shift for key in keys if 0 <= key << _FILE_BITS < self._limit]
+        table = self.table
+        shift = self._shift
+        for first in range(0, len(stored), _LOOKUP):
+            part = stored[first : first + _LOOKUP]
+            rows = sql.run(
+                f"WITH probe(value) AS (VALUES {', '.join(['(?)'] * len(part))}) "
+                "SELECT probe.value, b.key, b.file, b.data, b.crc "
+                f"FROM probe JOIN {table} b ON b.id = (SELECT id FROM {table} "
+                "WHERE key <= probe.value ORDER BY key DESC, file DESC LIMIT 1)",
+                part,
+            ).fetchall()
+            if len(rows) != len(part):
+                raise IndexCorruptError(sql.path, f"the first block of {table} is gone")
+            read: dict[int, Block] = {}  # by the block's stored key and file
+            for value, at_key, at_file, data, crc in rows:
+                key = value + shift
+                start = at_key << _FILE_BITS | at_file
+                block: Block | None = read.get(start)
+                if block is None:
+                    block = read[start] = self._decoded(sql, (at_key, at_file, data, crc), None)
+                files = block.files_of(key)
+                while block is not None and block.start >> _FILE_BITS == key:
+                    block = self._previous(sql, block.start)  # the run may begin there
+                    if block is None or block.last_key() != key:
+                        break
+                    files[:0] = block.files_of(key)
+                yield key, files
+
+    def _previous(self, sql: Statements, start: int) -> Block | None:
+        """The block before the one that starts at ``start`` (its ``after`` not asked
+        for), or ``None``."""
+        row = sql.run(
+            f"SELECT key, file, data, crc FROM {self.table} WHERE (key, file) < (?, ?) "
+            "ORDER BY key DESC, file DESC LIMIT 1",
+            ((start >> _FILE_BITS) - self._shift, start & _FILE_MASK),
+        ).fetchone()
+        return None if row is None else self._decoded(sql, row, None)
+
+    def _block(self, sql: Statements, posting: int) -> Block:
+        """The block ``posting`` falls in: the one of the greatest start at or before it."""
+        key, file = (posting >> _FILE_BITS) - self._shift, posting & _FILE_MASK
+        # the block and the start of the next, in one statement
+        rows = sql.run(
+            f"SELECT key, file, data, crc FROM {self.table} WHERE (key, file) >= ("
+            f"SELECT key, file FROM {self.table} WHERE (key, file) <= (?, ?) "
+            "ORDER BY key DESC, file DESC LIMIT 1) ORDER BY key, file LIMIT 2",
+            (key, file),
+        ).fetchall()
+        if not rows:
+            raise IndexCorruptError(sql.path, f"the first block of {self.table} is gone")
+        after = self._posting(rows[1][0], rows[1][1]) if len(rows) > 1 else None
+        return self._decoded(sql, rows[0], after)
+
+    def _decoded(
+        self, sql: Statements, row: tuple[int, int, bytes, int], after: int | None
+    ) -> Block:
+        start = self._posting(row[0], row[1])
+        data = row[2]
+        if (
+            not isinstance(data, bytes)
+            or len(data) % self._entry
+            or self._crc(start, data) != row[3]
+        ):
+            raise IndexCorruptError(sql.path, f"a block of {self.table} is damaged")
+        keys = array("Q")
+        if not self._wide:  # each posting an 8-byte value
+            keys.frombytes(data)
+            if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+                keys.byteswap()
+            return Block(start, after, keys, None)
+        count = len(data) // self._entry
+        files = array("I")
+        view = memoryview(data)
+        keys.frombytes(view[: 8 * count])
+        files.frombytes(view[8 * count :])
+        if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+            keys.byteswap()
+            files.byteswap()
+        return Block(start, after, keys, files)
+
+    def _pack(self, postings: list[int]) -> bytes:
+        if not self._wide:
+            keys = array("Q", postings)
+            if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+                keys.byteswap()
+            return keys.tobytes()
+        keys = array("Q", [posting >> _FILE_BITS for posting in postings])
+        files = array("I", [posting & _FILE_MASK for posting in postings])
+        if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+            keys.byteswap()
+            files.byteswap()
+        return keys.tobytes() + files.tobytes()
+
+    @staticmethod
+    def _crc(start: int, data: bytes) -> int:
+        """The CRC-32 of a block's start, in decimal, then of its postings (a block
+        moved to another start fails it)."""
+        return zlib.crc32(data, zlib.crc32(str(start).encode()))
+
+    # -- writing (inside a transaction) ---------------------------------------------------
+
+    def add(self, sql: Statements, postings: Iterable[int]) -> None:
+        """Add ``postings`` (inside a transaction): pending, and folded into the blocks
+        when there are enough (see the module); one already held is held once.
+
+        :raises ValueError: for a posting out of range (a negative one, or one of a key
+            of more than the table's bytes).
+
+        Runtime complexity: ``O(log n)`` per posting, amortized (see the module).
+        """
+        wanted = _distinct(sorted(postings))
+        if wanted and not (wanted[0] >= 0 and wanted[-1] < self._limit):
+            bad = wanted[0] if wanted[0] < 0 else wanted[-1]
+            raise SamecodeValueError(
+                f"a posting of {self.table} must be in [0, 2**{self._limit.bit_length() - 1}); "
+                f"got {bad!r}"
+            )
+        (pending,) = sql.run(f"SELECT count(*) FROM {self.table}_pending").fetchone()
+        (blocks,) = sql.run(f"SELECT count(*) FROM {self.table}").fetchone()
+        if pending + len(wanted) >= FOLD_SHARE * blocks:
+            self.fold(sql, wanted)  # straight into the blocks, with those pending
+            return
+        shift = self._shift
+        sql.many(
+            f"INSERT OR IGNORE INTO {self.table}_pending VALUES (?, ?)",
+            [((posting >> _FILE_BITS) - shift, posting & _FILE_MASK) for posting in wanted],
+        )
+
+    def fold(self, sql: Statements, more: list[int] | None = None) -> None:
+        """Fold every pending posting, and the sorted postings ``more``, into the blocks
+        (inside a transaction): in order, a part of the key range at a time, each block
+        read and written once for its new postings.
+
+        Runtime complexity: ``O(blocks + p log p)`` for ``p`` postings folded.
+        """
+        more = more or []
+        taken = 0  # of more
+        after: tuple[int, int] | None = None
+        while True:
+            where = "" if after is None else "WHERE (key, file) > (?, ?) "
+            rows = sql.run(
+                f"SELECT key, file FROM {self.table}_pending {where}"
+                f"ORDER BY key, file LIMIT {_FOLD_PART}",
+                () if after is None else after,
+            ).fetchall()
+            part = [self._posting(key, file) for key, file in rows]
+            # with the postings of more up to the last pending one read (all, at the end)
+            end = bisect_left(more, part[-1] + 1, taken) if len(rows) == _FOLD_PART else len(more)
+            part += more[taken:end]
+            taken = end
+            part.sort()  # two runs: merged in one pass
+            for block, new in self._parts(sql, _distinct(part)):
+                merged = block.postings + new
+                merged.sort()
+                self._write(sql, block.start, _distinct(merged))
+            if len(rows) < _FOLD_PART:
+                break
+            after = rows[-1]
+        sql.run(f"DELETE FROM {self.table}_pending")
+
+    def remove(self, sql: Statements, postings: Iterable[int]) -> None:
+        """Remove ``postings`` (inside a transaction); those not held are ignored.
+
+        Runtime complexity: as :meth:`add`.
+        """
+        wanted = sorted(p for p in set(postings) if 0 <= p < self._limit)
+        sql.many(
+            f"DELETE FROM {self.table}_pending WHERE key = ? AND file = ?",
+            [((p >> _FILE_BITS) - self._shift, p & _FILE_MASK) for p in wanted],
+        )
+        for block, part in self._parts(sql, wanted):
+            gone = set(part)
+            held = block.postings
+            kept = [posting for posting in held if posting not in gone]
+            if len(kept) < len(held):
+                self._write(sql, block.start, kept)
+
+    def remove_file(self, sql: Statements, file: int) -> None:
+        """Remove every posting of ``file`` (inside a transaction), by a read of every
+        block: for an entry whose keys are not known (a damaged one).
+
+        Runtime complexity: ``O(postings)``.
+        """
+        sql.run(f"DELETE FROM {self.table}_pending WHERE file = ?", (file,))
+        for block in list(self.blocks(sql)):
+            held = block.postings
+            kept = [posting for posting in held if posting & _FILE_MASK != file]
+            if len(kept) < len(held):
+                self._write(sql, block.start, kept)
+
+    def _parts(self, sql: Statements, postings: list[int]) -> Iterator[tuple[Block, list[int]]]:
+        """The sorted ``postings`` by the block each falls in, each block once."""
+        start = 0
+        while start < len(postings):
+            block = self._block(sql, postings[start])
+            end = (
+                len(postings) if block.after is None else bisect_left(postings, block.after, start)
+            )
+            yield block, postings[start:end]
+            start = end
+
+    def _write(self, sql: Statements, start: int, postings: list[int]) -> None:
+        """Write a block's postings again: in parts of at most :data:`BLOCK_BYTES`, the
+        first under the block's start, each other under its first posting; a block left
+        empty is removed (but the first block)."""
+        at_key, at_file = (start >> _FILE_BITS) - self._shift, start & _FILE_MASK
+        if not postings and start:
+            sql.run(f"DELETE FROM {self.table} WHERE key = ? AND file = ?", (at_key, at_file))
+            return
+        parts = 1 if len(postings) <= self._most else -(-len(postings) // (self._most * 3 // 4))
+        size = -(-len(postings) // parts) if postings else 0
+        for number in range(parts):
+            part = postings[number * size : (number + 1) * size]
+            at = start if number == 0 else part[0]
+            data = self._pack(part)
+            values = (data, self._crc(at, data), (at >> _FILE_BITS) - self._shift, at & _FILE_MASK)
+            if number == 0:
+                sql.run(
+                    f"UPDATE {self.table} SET data = ?, crc = ? WHERE key = ? AND file = ?", values
+                )
+            else:
+                sql.run(
+                    f"INSERT INTO {self.table} (data, crc, key, file) VALUES (?, ?, ?, ?)", values
+                )
+
+
+def _distinct(ordered: list[int]) -> list[int]:
+    """A sorted list without its repeats (itself where it has none: sorting a list and
+    looking for a repeat is faster than sorting a set of big ints)."""
+    if any(map(eq, ordered, islice(ordered, 1, None))):
+        return sorted(set(ordered))
+    return ordered

@@ -1,0 +1,167 @@
+"""Postings packed in blocks (format version 5's key tables) hold exactly what was added
+and not removed, whatever the order of the changes, the batches and the runs of one key."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode.corpus.key_blocks import BLOCK_BYTES, FOLD_SHARE, KeyBlocks
+from samecode.errors import SamecodeValueError
+from samecode.hamming.sqlite import IndexCorruptError
+
+
+class Db:
+    """What a table of blocks uses of a store's statements, counting the writes."""
+
+    path = "test.db"
+
+    def __init__(self) -> None:
+        self.connection = sqlite3.connect(":memory:")
+        self.writes = 0
+
+    def run(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        if sql.startswith(("UPDATE postings ", "INSERT INTO postings ")):
+            self.writes += 1  # a block written
+        return self.connection.execute(sql, parameters)
+
+    def many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        self.connection.executemany(sql, rows)
+
+
+def made(key_bytes: int) -> tuple[KeyBlocks, Db]:
+    blocks, db = KeyBlocks("postings", key_bytes), Db()
+    for statement in blocks.tables():
+        db.run(statement)
+    return blocks, db
+
+
+def check_against(blocks: KeyBlocks, db: Db, held: set[tuple[int, int]]) -> None:
+    """The blocks hold ``held`` (a brute-force set of (key, file)), in order, each block's
+    postings within its range, none over the limit."""
+    by_key: dict[int, list[int]] = defaultdict(list)
+    for key, file in sorted(held):
+        by_key[key].append(file)
+    keys = {key for key, _ in held} | {0, 1, 2**32 - 1}
+    assert blocks.files(db, keys) == dict(by_key)  # type: ignore[arg-type]
+    every = list(blocks.blocks(db))  # type: ignore[arg-type]
+    assert every[0].start == 0
+    expected = sorted(key << 32 | file for key, file in held)
+    assert blocks.postings(db) == expected  # type: ignore[arg-type]
+    (pending,) = db.run("SELECT count(*) FROM postings_pending").fetchone()
+    folded = [posting for block in every for posting in block.postings]
+    # a posting added again while held is pending and in a block until the next fold
+    assert blocks.count(db) == len(folded) + pending >= len(held)  # type: ignore[arg-type]
+    assert pending < FOLD_SHARE * len(every)  # folded once there are enough
+    for block in every:
+        assert block.postings == sorted(block.postings)
+        assert all(
+            block.start <= p and (block.after is None or p < block.after) for p in block.postings
+        )
+        assert len(block.postings) * (4 + (8 if blocks._wide else 4)) <= BLOCK_BYTES
+    for key in list(by_key)[:5]:
+        for file in by_key[key][:3]:
+            expected = 1 + ((key + 1, file) in held)
+            assert blocks.held(db, file, [key, key + 1]) == expected  # type: ignore[arg-type]
+
+
+# a third of the keys one of three (runs of one key over many blocks), the rest any
+postings = st.tuples(
+    st.one_of(st.just(7), st.sampled_from([0, 2**31, 2**32 - 1]), st.integers(0, 2**32 - 1)),
+    st.integers(1, 400),
+)
+changes = st.lists(
+    st.tuples(st.sampled_from(["add", "remove", "remove_file"]), st.lists(postings, max_size=300)),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([4, 8]), changes)
+def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, steps):
+    blocks, db = made(key_bytes)
+    held: set[tuple[int, int]] = set()
+    for change, part in steps:
+        if key_bytes == 8:  # keys over all 64 bits
+            part = [(key << 32 | key, file) for key, file in part]
+        if change == "add":
+            blocks.add(db, [key << 32 | file for key, file in part])  # type: ignore[arg-type]
+            held |= set(part)
+        elif change == "remove":
+            blocks.remove(db, [key << 32 | file for key, file in part])  # type: ignore[arg-type]
+            held -= set(part)
+        elif part:
+            file = part[0][1]
+            blocks.remove_file(db, file)  # type: ignore[arg-type]
+            held = {p for p in held if p[1] != file}
+        check_against(blocks, db, held)
+
+
+@pytest.mark.parametrize("key_bytes", [4, 8])
+def test_large_batches_of_changes_against_brute_force(key_bytes):
+    import random
+
+    rng = random.Random(key_bytes)
+    blocks, db = made(key_bytes)
+    held: set[tuple[int, int]] = set()
+    for step in range(12):
+        keys = [
+            rng.choice([3, 2**31]) if rng.random() < 0.3 else rng.getrandbits(32)
+            for _ in range(900)
+        ]
+        part = {(key << 32 | key if key_bytes == 8 else key, rng.randint(1, 3000)) for key in keys}
+        if step % 4 == 3:  # remove some held and some never added
+            part = set(rng.sample(sorted(held), len(held) // 3)) | set(list(part)[:50])
+            blocks.remove(db, [key << 32 | file for key, file in part])  # type: ignore[arg-type]
+            held -= part
+        else:
+            blocks.add(db, [key << 32 | file for key, file in part])  # type: ignore[arg-type]
+            held |= part
+        check_against(blocks, db, held)
+
+
+def test_a_key_of_many_files_is_cut_across_blocks_and_one_more_rewrites_one():
+    # A fingerprint a thousand files select: no block over the limit, and adding a file
+    # to it writes one block, not all of them.
+    blocks, db = made(8)
+    key = 2**63 + 5
+    blocks.add(db, [key << 32 | file for file in range(1, 1001)])  # type: ignore[arg-type]
+    count = len(list(blocks.blocks(db)))  # type: ignore[arg-type]
+    assert count >= 1000 * 12 // BLOCK_BYTES
+    db.writes = 0
+    blocks.add(db, [key << 32 | 1001])  # type: ignore[arg-type]
+    assert db.writes == 0  # pending
+    blocks.fold(db)  # type: ignore[arg-type]
+    assert db.writes == 1
+    assert blocks.files(db, [key]) == {key: list(range(1, 1002))}  # type: ignore[arg-type]
+    blocks.remove(db, [key << 32 | 500])  # type: ignore[arg-type]
+    assert 500 not in blocks.files(db, [key])[key]  # type: ignore[arg-type]
+
+
+def test_bad_values_are_refused_with_the_rule():
+    with pytest.raises(SamecodeValueError, match="key_bytes must be 4 or 8; got 3"):
+        KeyBlocks("postings", 3)
+    blocks, db = made(4)
+    with pytest.raises(SamecodeValueError, match=r"in \[0, 2\*\*64\); got 18446744073709551616"):
+        blocks.add(db, [2**64])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match=r"in \[0, 2\*\*64\); got -1"):
+        blocks.add(db, [-1, 5])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match="file ids below 2\\*\\*32; got 4294967296"):
+        KeyBlocks.check_file(2**32)
+    assert KeyBlocks.check_file(2**32 - 1) == 2**32 - 1
+
+
+def test_a_damaged_block_is_never_read():
+    blocks, db = made(4)
+    blocks.add(db, [7 << 32 | file for file in range(1, 50)])  # type: ignore[arg-type]
+    db.run("UPDATE postings SET data = substr(data, 1, length(data) - 8) || zeroblob(8)")
+    with pytest.raises(IndexCorruptError, match="a block of postings is damaged"):
+        blocks.files(db, [7])  # type: ignore[arg-type]
+    db.run("DELETE FROM postings")
+    with pytest.raises(IndexCorruptError, match="the first block of postings is gone"):
+        blocks.files(db, [7])  # type: ignore[arg-type]
