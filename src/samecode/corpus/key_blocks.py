@@ -219,13 +219,14 @@ class KeyBlocks:
         return sorted({*held, *(self._posting(key, file) for key, file in rows)})
 
     def blocks(self, sql: Statements) -> Iterator[Block]:
-        """Every block, in order, each checked.
+        """Every block, in order, each checked, read as they are asked for (a block at a
+        time in memory; the table must not change meanwhile).
 
         :raises IndexCorruptError: for a block that fails its checks.
         """
         rows = sql.run(f"SELECT key, file, data, crc FROM {self.table} ORDER BY key, file")
         previous: tuple[int, int, bytes, int] | None = None
-        for row in rows.fetchall():
+        for row in rows:
             if previous is not None:
                 yield self._decoded(sql, previous, self._posting(row[0], row[1]))
             previous = row
@@ -444,11 +445,16 @@ class KeyBlocks:
         Runtime complexity: ``O(postings)``.
         """
         sql.run(f"DELETE FROM {self.table}_pending WHERE file = ?", (file,))
-        for block in list(self.blocks(sql)):
-            held = block.postings
-            kept = [posting for posting in held if posting & _FILE_MASK != file]
-            if len(kept) < len(held):
-                self._write(sql, block.start, kept)
+        changed = []  # the blocks that hold the file, kept, then written
+        for block in self.blocks(sql):
+            if block.files is None:
+                holds = any(posting & _FILE_MASK == file for posting in block.keys)
+            else:
+                holds = file in block.files
+            if holds:
+                changed.append((block.start, block.postings))
+        for start, held in changed:
+            self._write(sql, start, [p for p in held if p & _FILE_MASK != file])
 
     def _parts(self, sql: Statements, postings: list[int]) -> Iterator[tuple[Block, list[int]]]:
         """The sorted ``postings`` by the block each falls in, each block once."""
