@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -16,13 +18,16 @@ from samecode.hamming.sqlite import IndexCorruptError
 
 
 class Db:
-    """What a table of blocks uses of a store's statements, counting the writes."""
+    """What a table of blocks uses of a store's statements, counting the writes; closed
+    when the test ends (``closed``)."""
 
     path = "test.db"
+    opened: ClassVar[list[Db]] = []
 
     def __init__(self) -> None:
         self.connection = sqlite3.connect(":memory:")
         self.writes = 0
+        Db.opened.append(self)
 
     def run(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
         if sql.startswith(("UPDATE postings ", "INSERT INTO postings ")):
@@ -31,6 +36,13 @@ class Db:
 
     def many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
         self.connection.executemany(sql, rows)
+
+
+@pytest.fixture(autouse=True)
+def closed() -> Iterator[None]:
+    yield
+    while Db.opened:
+        Db.opened.pop().connection.close()
 
 
 def made(key_bytes: int) -> tuple[KeyBlocks, Db]:

@@ -47,6 +47,7 @@ Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fo
 >>> blocks.remove(sql, [7 << 32 | 1])
 >>> blocks.files(sql, [7, 100]), blocks.count(sql)
 ({7: [2], 100: [3]}, 22)
+>>> Db.db.close()
 """
 
 from __future__ import annotations
