@@ -259,11 +259,11 @@ class KeyBlocks:
     def _runs(self, sql: Statements, keys: list[int]) -> Iterator[tuple[int, list[int]]]:
         """For each of ``keys``, its files, ascending: those in the block its last
         possible posting falls in, found by SQLite, :data:`_LOOKUP` keys a statement
-        (each block decoded once a statement), and, where that block starts with the
-        key, those of the blocks before it that end with it."""
+        (each block checked once a statement, and searched as stored: most keys of a
+        query are in no block), and, where that block starts with the key, those of the
+        blocks before it that end with it."""
         stored = [key - self._shift for key in keys if 0 <= key << _FILE_BITS < self._limit]
-        table = self.table
-        shift = self._shift
+        table, shift, entry, crc32 = self.table, self._shift, self._entry, zlib.crc32
         for first in range(0, len(stored), _LOOKUP):
             part = stored[first : first + _LOOKUP]
             rows = sql.run(
@@ -275,20 +275,56 @@ class KeyBlocks:
             ).fetchall()
             if len(rows) != len(part):
                 raise IndexCorruptError(sql.path, f"the first block of {table} is gone")
-            read: dict[int, Block] = {}  # by the block's stored key and file
+            checked: set[tuple[int, int]] = set()  # the blocks' starts, as stored
             for value, at_key, at_file, data, crc in rows:
+                if (at_key, at_file) not in checked:  # the checks of _check, inline: a block a key
+                    start = (at_key + shift) << _FILE_BITS | at_file
+                    if (
+                        not isinstance(data, bytes)
+                        or len(data) % entry
+                        or crc32(data, crc32(str(start).encode())) != crc
+                    ):
+                        raise IndexCorruptError(sql.path, f"a block of {table} is damaged")
+                    checked.add((at_key, at_file))
                 key = value + shift
-                start = at_key << _FILE_BITS | at_file
-                block: Block | None = read.get(start)
-                if block is None:
-                    block = read[start] = self._decoded(sql, (at_key, at_file, data, crc), None)
-                files = block.files_of(key)
-                while block is not None and block.start >> _FILE_BITS == key:
-                    block = self._previous(sql, block.start)  # the run may begin there
-                    if block is None or block.last_key() != key:
-                        break
-                    files[:0] = block.files_of(key)
+                files = self._files_in(data, key)
+                if at_key == value:  # the run may begin in the blocks before
+                    start = (at_key + shift) << _FILE_BITS | at_file
+                    while (block := self._previous(sql, start)) is not None:
+                        if block.last_key() != key:
+                            break
+                        files[:0] = block.files_of(key)
+                        if block.start >> _FILE_BITS != key:
+                            break
+                        start = block.start
                 yield key, files
+
+    def _files_in(self, data: bytes, key: int) -> list[int]:
+        """The files of ``key``'s postings in a checked block's ``data``, ascending: a
+        search of the bytes as stored (little-endian), no posting decoded but those of
+        ``key``."""
+        if self._wide:  # the keys, 8 bytes each, then the files, 4 each
+            end = len(data) // 12 * 8
+            pattern, width, offset = key.to_bytes(8, "little"), 8, 0
+        else:  # each posting 8 bytes: its file, then its key, 4 bytes each
+            end = len(data)
+            pattern, width, offset = key.to_bytes(4, "little"), 8, 4
+        at = data.find(pattern, offset, end)
+        while at >= 0 and at % width != offset:  # a match across two values
+            at = data.find(pattern, at + 1, end)
+        if at < 0:
+            return []
+        after = at + width
+        while data.startswith(pattern, after, end):
+            after += width
+        files = array("I")
+        if self._wide:
+            files.frombytes(data[end + (at // 2) : end + (after // 2)])
+        else:
+            files.frombytes(b"".join(data[i - 4 : i] for i in range(at, after, 8)))
+        if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+            files.byteswap()
+        return files.tolist()
 
     def _previous(self, sql: Statements, start: int) -> Block | None:
         """The block before the one that starts at ``start`` (its ``after`` not asked
@@ -315,9 +351,12 @@ class KeyBlocks:
         after = self._posting(rows[1][0], rows[1][1]) if len(rows) > 1 else None
         return self._decoded(sql, rows[0], after)
 
-    def _decoded(
-        self, sql: Statements, row: tuple[int, int, bytes, int], after: int | None
-    ) -> Block:
+    def _check(self, sql: Statements, row: tuple[int, int, bytes, int]) -> int:
+        """The start of a block read as a row ``(key, file, data, crc)``, as a posting,
+        once its data has passed its checks.
+
+        :raises IndexCorruptError: if it does not.
+        """
         start = self._posting(row[0], row[1])
         data = row[2]
         if (
@@ -326,6 +365,13 @@ class KeyBlocks:
             or self._crc(start, data) != row[3]
         ):
             raise IndexCorruptError(sql.path, f"a block of {self.table} is damaged")
+        return start
+
+    def _decoded(
+        self, sql: Statements, row: tuple[int, int, bytes, int], after: int | None
+    ) -> Block:
+        start = self._check(sql, row)
+        data = row[2]
         keys = array("Q")
         if not self._wide:  # each posting an 8-byte value
             keys.frombytes(data)
