@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -308,12 +309,17 @@ def test_a_version_4_corpus_converts_to_version_5_without_its_files(tmp_path):
     assert not (tmp_path / "other.db").exists()
 
 
-def test_a_version_5_corpus_is_smaller_than_a_version_4_one(tmp_path):
-    rng = random.Random(7)
-    stored = tmp_path / "stored"
-    stored.mkdir()
+def bulk_tree(root: Path, seed: int) -> Path:
+    """300 files of 60 lines each, none like another."""
+    rng = random.Random(seed)
+    root.mkdir()
     for number in range(300):
-        (stored / f"f{number:03}.py").write_text("\n".join(lines(rng, f"f{number}", 60)) + "\n")
+        (root / f"f{number:03}.py").write_text("\n".join(lines(rng, f"f{number}", 60)) + "\n")
+    return root
+
+
+def test_a_version_5_corpus_is_smaller_than_a_version_4_one(tmp_path):
+    stored = bulk_tree(tmp_path / "stored", 7)
     sizes = {}
     for version in (4, 5):
         path = tmp_path / f"v{version}.db"
@@ -328,3 +334,60 @@ def test_a_version_5_corpus_is_smaller_than_a_version_4_one(tmp_path):
             db.execute("VACUUM")
         sizes[version] = os.path.getsize(path)
     assert sizes[5] < sizes[4]  # (by how much on real files: docs/benchmarks.rst)
+
+
+def test_compact_folds_pending_postings_and_answers_the_same(tmp_path):
+    bulk = bulk_tree(tmp_path / "bulk", 8)
+    stored, queries = make_tree(tmp_path / "tree", 9)
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(bulk)], WALK)
+        corpus.sync([str(stored)], WALK)  # a few files more: their postings left pending
+        stats = corpus.stats()
+        assert stats["prefix_pending"] > 0
+        assert stats["fragment_pending"] > 0
+    before = []
+    for extra in ([], ["--fragments"]):
+        done = run("match", str(queries), "--db", str(db), "--format", "jsonl", "-q",
+                   "--no-gitignore", *extra)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count(b"\n") >= 4  # matches found
+        before.append(done.stdout)
+    done = run("index", "compact", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    said = re.search(
+        rf"{re.escape(str(db))} compacted: ([\d,]+) bytes, now ([\d,]+)", done.stderr.decode()
+    )
+    assert said is not None, done.stderr
+    size, now = (int(number.replace(",", "")) for number in said.groups())
+    assert now < size  # the pending rows gone, and the free pages
+    after = []
+    for extra in ([], ["--fragments"]):
+        done = run("match", str(queries), "--db", str(db), "--format", "jsonl", "-q",
+                   "--no-gitignore", *extra)  # fmt: skip
+        after.append(done.stdout)
+    assert after == before
+    with Corpus.open(db) as corpus:
+        stats = corpus.stats()
+        assert (stats["prefix_pending"], stats["fragment_pending"]) == (0, 0)
+        assert corpus.check() == []
+        assert len(corpus) == 312
+        size, now = corpus.compact()  # again: nothing pending, nothing freed
+        assert now <= size
+    with Corpus.open(db, readonly=True) as corpus, pytest.raises(PermissionError):
+        corpus.compact()
+
+
+def test_compact_keeps_an_older_corpus_as_it_was_made(tmp_path):
+    stored, queries = make_tree(tmp_path, 10)
+    made = build(tmp_path, stored)
+    for name in ("v3", "v4"):
+        with Corpus.open(made[name]) as corpus:
+            held = list(corpus.files())
+            before = match_fragments(corpus, [str(queries)], walk=WALK).regions
+            version = corpus.format_version
+            corpus.compact()
+            assert corpus.format_version == version
+            assert list(corpus.files()) == held
+            assert match_fragments(corpus, [str(queries)], walk=WALK).regions == before
+            assert corpus.check() == []

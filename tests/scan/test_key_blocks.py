@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -15,27 +15,25 @@ from hypothesis import strategies as st
 from samecode.corpus.key_blocks import BLOCK_BYTES, FOLD_SHARE, KeyBlocks
 from samecode.errors import SamecodeValueError
 from samecode.hamming.sqlite import IndexCorruptError
+from samecode.store.file import Statements, StoreFile
 
 
-class Db:
-    """What a table of blocks uses of a store's statements, counting the writes; closed
-    when the test ends (``closed``)."""
+class Db(Statements):
+    """The statements of a store in memory, counting the writes of blocks; closed when
+    the test ends (``closed``)."""
 
-    path = "test.db"
     opened: ClassVar[list[Db]] = []
 
     def __init__(self) -> None:
         self.connection = sqlite3.connect(":memory:")
+        super().__init__(StoreFile(self.connection, "test.db", False, 30.0))
         self.writes = 0
         Db.opened.append(self)
 
-    def run(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
+    def run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
         if sql.startswith(("UPDATE postings ", "INSERT INTO postings ")):
             self.writes += 1  # a block written
-        return self.connection.execute(sql, parameters)
-
-    def many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
-        self.connection.executemany(sql, rows)
+        return super().run(sql, parameters)
 
 
 @pytest.fixture(autouse=True)

@@ -346,6 +346,11 @@ def run_index(args: argparse.Namespace) -> int:
         return 0
     if args.action == "convert":
         return _index_convert(db, args.new)
+    if args.action == "compact":
+        with _open_corpus(db, False) as corpus:
+            before, after = corpus.compact()
+        print(f"samecode: {db} compacted: {before:,} bytes, now {after:,}", file=sys.stderr)
+        return 0
     with _open_corpus(db, True) as corpus:
         if args.action == "stats":
             write(json.dumps(corpus.stats(), indent=2, ensure_ascii=True), None)

@@ -582,6 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (
         ("stats", "what the corpus holds"),
         ("check", "verify the whole corpus file"),
+        ("compact", "fold pending postings into the index and give back free pages"),
     ):
         action = actions.add_parser(name, help=text)
         action.add_argument("--db", metavar="FILE", help=f"the corpus (default ./{DEFAULTS['db']})")

@@ -27,7 +27,7 @@ import json
 import zlib
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -80,6 +80,10 @@ class CandidateIndex(ABC):
     def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
         """By table, how many of its rows name files not among ``ids`` (those stored)."""
         return orphan_rows(sql, self.file_tables)
+
+    def compact(self, sql: Statements) -> None:  # noqa: B027 - a hook, empty for most
+        """Put what is kept aside for quick writes where reads find it fastest (inside a
+        transaction; nothing for most indexes)."""
 
     @abstractmethod
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
@@ -325,37 +329,23 @@ class BlockKeyIndex(KeyIndex):
             self._blocks.remove(sql, self._postings(file_id, ordered))
 
     def probe(self, sql: Statements, ordered: array[int], t: Fraction, measure: str) -> set[int]:
-        return {
-            file
-            for files in self._blocks.files(
-                sql, map(self._key, self._probe(ordered, t, measure))
-            ).values()
-            for file in files
-        }
+        return self._files(sql, map(self._key, self._probe(ordered, t, measure)))
 
     def probe_batch(
         self, sql: Statements, queries: Sequence[array[int]], t: Fraction, measure: str
     ) -> set[int]:
         keys = {self._key(h) for x in queries for h in self._probe(x, t, measure)}
-        found = {file for files in self._blocks.files(sql, keys).values() for file in files}
+        found = self._files(sql, keys)
         low, high = self._sizes(queries, t, measure)
-        ids: set[int] = set()
-        wanted = sorted(found)
-        for start in range(0, len(wanted), 500):  # within SQLite's limit on parameters
-            part = wanted[start : start + 500]
-            counts = dict(
-                sql.run(
-                    f"SELECT id, count FROM files WHERE id IN ({', '.join('?' * len(part))})", part
-                ).fetchall()
-            )
-            for file_id in part:
-                if file_id not in counts:  # postings of a damaged file
-                    raise IndexCorruptError(
-                        sql.path, f"a candidate names file {file_id}, which is gone"
-                    )
-                if low <= counts[file_id] <= high:
-                    ids.add(file_id)
-        return ids
+        counts = dict(sql.rows_in("SELECT id, count FROM files WHERE id IN ({})", sorted(found)))
+        gone = sorted(found - counts.keys())  # postings of a damaged file
+        if gone:
+            raise IndexCorruptError(sql.path, f"a candidate names file {gone[0]}, which is gone")
+        return {file_id for file_id, count in counts.items() if low <= count <= high}
+
+    def _files(self, sql: Statements, keys: Iterable[int]) -> set[int]:
+        """The files of the postings of ``keys``."""
+        return {file for files in self._blocks.files(sql, keys).values() for file in files}
 
     def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
         keys = {posting >> 32 for posting in self._postings(file_id, ordered)}
@@ -368,8 +358,16 @@ class BlockKeyIndex(KeyIndex):
     def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
         return self._blocks.orphans(sql, ids)
 
+    def compact(self, sql: Statements) -> None:
+        """Fold the pending postings into the blocks."""
+        self._blocks.fold(sql)
+
     def stats(self, sql: Statements) -> dict[str, Any]:
-        return {"candidates": "prefix", "prefix_rows": self._blocks.count(sql)}
+        return {
+            "candidates": "prefix",
+            "prefix_rows": self._blocks.count(sql),
+            "prefix_pending": self._blocks.pending(sql),
+        }
 
 
 class BandIndex(CandidateIndex):

@@ -33,8 +33,6 @@ from samecode.text.shingling import Shingling
 
 __all__ = ["FILES_TABLE", "FILES_TABLES", "FileTable", "orphan_rows", "shingles_blob", "str_paths"]
 
-#: Values per ``IN (...)`` list.
-_LOOKUP_VALUES = 900
 #: The statement that makes the table.
 FILES_TABLE = (
     "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
@@ -336,15 +334,17 @@ class FileTable(StoreFile):
 
     def _stored_sets(self, ids: Sequence[int]) -> Iterator[tuple[str, array[int]]]:
         """The path and shingles of each of the stored files ``ids`` (ascending), each
-        checked, read a few hundred at a time."""
-        for start in range(0, len(ids), _LOOKUP_VALUES):
-            chunk = ids[start : start + _LOOKUP_VALUES]
-            rows = self._run(
-                f"SELECT {self._row_columns} FROM files "
-                f"WHERE id IN ({', '.join('?' * len(chunk))}) ORDER BY id",
-                chunk,
-            ).fetchall()
-            if len(rows) != len(chunk):
-                raise IndexCorruptError(self._path, "a prefix names a file that is gone")
-            for row in rows:
-                yield self._checked(row)
+        checked, read a few hundred at a time.
+
+        :raises IndexCorruptError: if one of ``ids`` is gone (once those before it are
+            read).
+        """
+        read = 0
+        rows = self._rows_in(
+            f"SELECT {self._row_columns} FROM files WHERE id IN ({{}}) ORDER BY id", ids
+        )
+        for row in rows:
+            read += 1
+            yield self._checked(row)
+        if read != len(ids):
+            raise IndexCorruptError(self._path, "a prefix names a file that is gone")

@@ -30,6 +30,7 @@ __all__ = [
     "FragmentBlocks",
     "FragmentKeys",
     "FragmentTables",
+    "fragment_tables",
 ]
 
 #: The statements that make the tables.
@@ -54,6 +55,8 @@ class FragmentTables:
 
     #: The tables, each with a ``file`` column naming a row of ``files``.
     file_tables: tuple[str, ...] = ("fragments", "fragment_index")
+    #: The corpus format version that keeps them (and those before it).
+    version = "3"
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -150,6 +153,10 @@ class FragmentTables:
         """By table, how many of its rows name files not among ``ids`` (those stored)."""
         return orphan_rows(sql, self.file_tables)
 
+    def compact(self, sql: Statements) -> None:
+        """Put what is kept aside for quick writes where reads find it fastest (inside a
+        transaction; nothing but for :class:`FragmentBlocks`)."""
+
     def count(self, sql: Statements) -> int:
         """How many files have records."""
         return int(sql.run("SELECT count(*) FROM fragments").fetchone()[0])
@@ -192,6 +199,7 @@ class FragmentKeys(FragmentTables):
     """
 
     file_tables: tuple[str, ...] = ("fragment_index",)
+    version = "4"
 
     def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
         super().__init__(options.k)
@@ -232,6 +240,7 @@ class FragmentBlocks(FragmentKeys):
     """
 
     file_tables: tuple[str, ...] = ()
+    version = "5"
 
     def index(self, sql: Statements, rows: list[Any]) -> None:
         _FRAGMENT_BLOCKS.add(sql, rows)
@@ -271,9 +280,39 @@ class FragmentBlocks(FragmentKeys):
     def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
         return _FRAGMENT_BLOCKS.orphans(sql, ids)
 
+    def compact(self, sql: Statements) -> None:
+        """Fold the pending postings into the blocks."""
+        _FRAGMENT_BLOCKS.fold(sql)
+
     def stats(self, sql: Statements) -> dict[str, Any]:
         return {
             "fragment_records": self.count(sql),
             "fragment_record_bytes": 0,
             "fragment_index_rows": _FRAGMENT_BLOCKS.count(sql),
+            "fragment_pending": _FRAGMENT_BLOCKS.pending(sql),
         }
+
+
+def fragment_tables(
+    options: FragmentOptions | None, version: str, text_of: Callable[[int], Text]
+) -> FragmentTables | None:
+    """The fragment tables of a corpus of format ``version`` that stores fragments by
+    ``options`` (``None`` for one that stores none): postings in blocks in version 5, a
+    row each in version 4 (both with the texts, by ``text_of``), and records beside
+    them before.
+
+    >>> from samecode.fragments import FragmentOptions
+    >>> type(fragment_tables(FragmentOptions(), "5", lambda file: None)).__name__
+    'FragmentBlocks'
+    >>> fragment_tables(FragmentOptions(), "3", lambda file: None).file_tables
+    ('fragments', 'fragment_index')
+    >>> fragment_tables(None, "5", lambda file: None) is None
+    True
+    """
+    if options is None:
+        return None
+    if version == FragmentBlocks.version:
+        return FragmentBlocks(options, text_of)
+    if version == FragmentKeys.version:
+        return FragmentKeys(options, text_of)
+    return FragmentTables(options.k)

@@ -34,10 +34,9 @@ Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fo
 13 or 18.
 
 >>> import sqlite3
->>> class Db:  # what a block table uses of a store's Statements
-...     path, db = ":memory:", sqlite3.connect(":memory:")
-...     run, many = db.execute, db.executemany
->>> blocks, sql = KeyBlocks("postings", 4), Db()
+>>> from samecode.store.file import StoreFile
+>>> store = StoreFile(sqlite3.connect(":memory:"), ":memory:", False, 30.0)
+>>> blocks, sql = KeyBlocks("postings", 4), Statements(store)
 >>> for statement in blocks.tables():
 ...     _ = sql.run(statement)
 >>> blocks.add(sql, [7 << 32 | 1, 7 << 32 | 2, 9 << 32 | 2])  # pending
@@ -47,7 +46,7 @@ Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fo
 >>> blocks.remove(sql, [7 << 32 | 1])
 >>> blocks.files(sql, [7, 100]), blocks.count(sql)
 ({7: [2], 100: [3]}, 22)
->>> Db.db.close()
+>>> store.close()
 """
 
 from __future__ import annotations
@@ -75,7 +74,7 @@ BLOCK_BYTES = 960
 FOLD_SHARE = 16
 #: Pending postings folded at a time (read in order, a part of the key range each).
 _FOLD_PART = 100_000
-#: Keys per look-up of pending rows (within SQLite's limit on parameters).
+#: Keys a statement finds the blocks of (within SQLite's limit on parameters).
 _LOOKUP = 500
 _FILE_BITS = 32
 _FILE_MASK = (1 << _FILE_BITS) - 1
@@ -187,6 +186,10 @@ class KeyBlocks:
                 held.add(key)
         return len(held)
 
+    def pending(self, sql: Statements) -> int:
+        """How many postings are pending (not yet folded into the blocks)."""
+        return int(sql.run(f"SELECT count(*) FROM {self.table}_pending").fetchone()[0])
+
     def count(self, sql: Statements) -> int:
         """How many postings the table holds (one added again while it was held, which a
         corpus never does, counts twice until the pending postings are folded)."""
@@ -241,15 +244,12 @@ class KeyBlocks:
         if sql.run(f"SELECT 1 FROM {self.table}_pending LIMIT 1").fetchone() is None:
             return found
         stored = [key - self._shift for key in keys if 0 <= key << _FILE_BITS < self._limit]
-        for start in range(0, len(stored), _LOOKUP):
-            part = stored[start : start + _LOOKUP]
-            rows = sql.run(
-                f"SELECT key, file FROM {self.table}_pending "
-                f"WHERE key IN ({', '.join('?' * len(part))}) ORDER BY key, file",
-                part,
-            )
-            for key, file in rows.fetchall():
-                found.setdefault(key + self._shift, []).append(file)
+        rows = sql.rows_in(
+            f"SELECT key, file FROM {self.table}_pending WHERE key IN ({{}}) ORDER BY key, file",
+            stored,
+        )
+        for key, file in rows:
+            found.setdefault(key + self._shift, []).append(file)
         return found
 
     def _posting(self, key: int, file: int) -> int:

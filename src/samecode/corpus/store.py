@@ -69,12 +69,7 @@ from samecode._validation import check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.entries import identity, is_under
 from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
-from samecode.corpus.fragment_tables import (
-    FRAGMENT_BLOCK_TABLES,
-    FragmentBlocks,
-    FragmentKeys,
-    FragmentTables,
-)
+from samecode.corpus.fragment_tables import FRAGMENT_BLOCK_TABLES, fragment_tables
 from samecode.corpus.match import match_by_join, match_each
 from samecode.corpus.records import decode, unpack_text
 from samecode.corpus.settings import (
@@ -205,15 +200,7 @@ class Corpus(FileTable):
                 "add --db NEW.db PATHS...)",
             )
         self._candidates = candidate_index(self._min_threshold, self._lsh, meta["version"])
-        self._fragment_tables: FragmentTables | None = None
-        if self._fragments is None:
-            pass
-        elif meta["version"] == BLOCKS_VERSION:
-            self._fragment_tables = FragmentBlocks(self._fragments, self._text)
-        elif self._keeps_text:
-            self._fragment_tables = FragmentKeys(self._fragments, self._text)
-        else:
-            self._fragment_tables = FragmentTables(self._fragments.k)
+        self._fragment_tables = fragment_tables(self._fragments, meta["version"], self._text)
 
     # -- opening ----------------------------------------------------------------------
 
@@ -657,25 +644,62 @@ class Corpus(FileTable):
                 "a new corpus from the files (samecode index add --db NEW.db PATHS...)"
             )
         with Corpus._create_as(path, self.settings, timeout) as new:
-            entries = list(self.files())
+            rows = self._run(f"SELECT {self._row_columns} FROM files ORDER BY path")
             count = 0
-            for start in range(0, len(entries), STORE_BATCH):
+            while batch := rows.fetchmany(STORE_BATCH):
                 documents: list[Document] = []
                 texts: dict[str, bytes] = {}
-                for entry in entries[start : start + STORE_BATCH]:
-                    file_id = self._file_id(entry.path)
-                    row = self._row(-1 if file_id is None else file_id)
+                mtimes: dict[str, int] = {}
+                for row in batch:  # checked: (path, size, mtime_ns, sha256, tokens, ...)
                     stored, shingles, text = self._checked_row(row)
                     if text is not None:
                         texts[stored] = row[8]
-                    documents.append(
-                        Document(stored, entry.size, entry.sha256, entry.tokens, shingles)
-                    )
-                mtimes = {
-                    entry.path: entry.mtime_ns for entry in entries[start : start + STORE_BATCH]
-                }
+                    mtimes[stored] = row[2]
+                    documents.append(Document(stored, row[1], row[3], row[4], shingles))
                 count += new.add(documents, mtimes, texts=texts, per_transaction=STORE_BATCH)
         return count
+
+    def compact(self) -> tuple[int, int]:
+        """Fold what the corpus keeps aside for quick writes into its indexes (format
+        version 5: the pending postings, into the blocks), then give back the file's free
+        pages (SQLite's ``VACUUM``): the same files and the same answers, from fewer
+        bytes, found faster. Return the bytes of the file (and its write-ahead log)
+        before and after.
+
+        Worth running after adding many files: up to some 16 pending postings a block
+        are left by :meth:`sync`, which folds them only when there are more (so that
+        each block is rewritten once per some 16 postings it takes).
+
+        :raises PermissionError: if the corpus was opened read-only.
+        :raises IndexCorruptError: if a block fails its checks (nothing is changed).
+
+        Runtime complexity: ``O(size)``: each block that takes pending postings is
+        written once, and ``VACUUM`` copies the file (for a while it needs as much free
+        disk space again).
+
+        >>> import os, tempfile
+        >>> from samecode.scan.model import Document
+        >>> folder = tempfile.mkdtemp()
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     _ = corpus.add([Document(os.path.join(folder, "a.py"), 1, "0", 1, array("Q", [1]))])
+        ...     before, after = corpus.compact()
+        ...     after <= before, len(corpus)
+        (True, 1)
+        """
+        self._check_writable()
+        before = self._file_bytes()
+        with self._transaction():
+            self._candidates.compact(self._statements)
+            if self._fragment_tables is not None:
+                self._fragment_tables.compact(self._statements)
+        self._run("VACUUM")
+        self._run("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, self._file_bytes()
+
+    def _file_bytes(self) -> int:
+        """The bytes of the file and of its write-ahead log."""
+        log = f"{self._path}-wal"
+        return os.path.getsize(self._path) + (os.path.getsize(log) if os.path.exists(log) else 0)
 
     def remove(self, paths: Iterable[str], *, recursive: bool = False) -> int:
         """Remove files by path (one transaction); return how many were held.

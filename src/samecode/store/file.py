@@ -220,13 +220,15 @@ class StoreFile:
     def _lookup(self, sql: str, values: list[int]) -> set[int]:
         """The first column of ``sql`` (with ``{}`` for a list of marks) over ``values``,
         ``_LOOKUP`` at a time."""
-        found: set[int] = set()
+        return {row[0] for row in self._rows_in(sql, values)}
+
+    def _rows_in(self, sql: str, values: Sequence[Any]) -> Iterator[Any]:
+        """The rows of ``sql`` (with ``{}`` for a list of marks, as in ``IN ({})``) over
+        ``values``, ``_LOOKUP`` at a time: those of the first part of the values, then
+        of the next."""
         for start in range(0, len(values), _LOOKUP):
             chunk = values[start : start + _LOOKUP]
-            found.update(
-                row[0] for row in self._run(sql.format(", ".join("?" * len(chunk))), chunk)
-            )
-        return found
+            yield from self._run(sql.format(", ".join("?" * len(chunk))), chunk).fetchall()
 
     @property
     def _statements(self) -> Statements:
@@ -279,6 +281,11 @@ class Statements:
     def lookup(self, sql: str, values: list[int]) -> set[int]:
         """The first column of ``sql`` (``{}`` for a list of marks) over ``values``."""
         return self._store._lookup(sql, values)
+
+    def rows_in(self, sql: str, values: Sequence[Any]) -> Iterator[Any]:
+        """The rows of ``sql`` (``{}`` for a list of marks, as in ``IN ({})``) over
+        ``values``, a few hundred values a statement, in the order of those parts."""
+        return self._store._rows_in(sql, values)
 
     def roll_back_if_open(self) -> None:
         """Roll back a transaction left open (a statement inside it failed)."""
