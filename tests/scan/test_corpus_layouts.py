@@ -26,6 +26,7 @@ from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
 from samecode.fragments import FragmentOptions
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
+from samecode.minhash.settings import LSHSettings
 from samecode.scan.pipeline import document_of
 from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions
@@ -374,14 +375,23 @@ def test_compact_folds_pending_postings_and_answers_the_same(tmp_path):
         assert len(corpus) == 312
         size, now = corpus.compact()  # again: nothing pending, nothing freed
         assert now <= size
+        reading = corpus.files()
+        next(reading)  # a statement of its own still reading: VACUUM cannot run
+        with pytest.raises(IndexFileError, match="VACUUM"):
+            corpus.compact()
+        reading.close()
+        assert corpus.check() == []
     with Corpus.open(db, readonly=True) as corpus, pytest.raises(PermissionError):
         corpus.compact()
 
 
-def test_compact_keeps_an_older_corpus_as_it_was_made(tmp_path):
+def test_compact_keeps_an_older_or_lsh_corpus_as_it_was_made(tmp_path):
     stored, queries = make_tree(tmp_path, 10)
     made = build(tmp_path, stored)
-    for name in ("v3", "v4"):
+    made["lsh"] = tmp_path / "lsh.db"
+    with Corpus.create(made["lsh"], lsh=LSHSettings(), fragments=FragmentOptions()) as lsh:
+        lsh.sync([str(stored)], WALK)
+    for name in ("v3", "v4", "lsh"):
         with Corpus.open(made[name]) as corpus:
             held = list(corpus.files())
             before = match_fragments(corpus, [str(queries)], walk=WALK).regions

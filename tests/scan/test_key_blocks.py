@@ -169,9 +169,41 @@ def test_bad_values_are_refused_with_the_rule():
 def test_a_damaged_block_is_never_read():
     blocks, db = made(4)
     blocks.add(db, [7 << 32 | file for file in range(1, 50)])  # type: ignore[arg-type]
-    db.run("UPDATE postings SET data = substr(data, 1, length(data) - 8) || zeroblob(8)")
+    ((data,),) = db.run("SELECT data FROM postings WHERE length(data) > 0").fetchall()
+    flipped = data[:-1] + bytes([data[-1] ^ 1])  # a file id changed: bytes all the same
+    db.run("UPDATE postings SET data = ? WHERE length(data) > 0", (flipped,))
     with pytest.raises(IndexCorruptError, match="a block of postings is damaged"):
         blocks.files(db, [7])  # type: ignore[arg-type]
+    db.run("UPDATE postings SET data = CAST(data AS TEXT) WHERE length(data) > 0")
+    with pytest.raises(IndexCorruptError, match="a block of postings is damaged"):
+        blocks.files(db, [7])  # type: ignore[arg-type]  # not bytes at all
     db.run("DELETE FROM postings")
     with pytest.raises(IndexCorruptError, match="the first block of postings is gone"):
         blocks.files(db, [7])  # type: ignore[arg-type]
+
+
+# keys and files of the same few 32-bit halves: the bytes of a key also stand across two
+# values (a file and a key, or two halves of two keys), where no key may be found
+HALVES = st.sampled_from([0, 1, 2, 3, 2**32 - 1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([4, 8]),
+    st.lists(st.lists(st.tuples(HALVES, HALVES, HALVES), min_size=1, max_size=300), max_size=6),
+)
+def test_a_key_is_found_only_where_it_stands(key_bytes, batches):
+    blocks, db = made(key_bytes)
+    held: set[tuple[int, int]] = set()
+    every = [high << 32 | low if key_bytes == 8 else low for high in range(4) for low in range(4)]
+    for number, batch in enumerate(batches):
+        part = {(high << 32 | low if key_bytes == 8 else low, file) for high, low, file in batch}
+        blocks.add(db, [key << 32 | file for key, file in part])  # type: ignore[arg-type]
+        held |= part
+        if number % 3 == 2:
+            blocks.fold(db)  # type: ignore[arg-type]
+        wanted: dict[int, list[int]] = {}
+        for key, file in sorted(held):
+            wanted.setdefault(key, []).append(file)
+        asked = {*every, *wanted, 2**32 - 1, 2**64 - 1 if key_bytes == 8 else 2**32 - 2}
+        assert blocks.files(db, asked) == wanted  # type: ignore[arg-type]

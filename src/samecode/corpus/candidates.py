@@ -273,16 +273,10 @@ class KeyIndex(PrefixIndex):
 
     def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
         keys = self._keys(ordered)
-        held = 0
-        for start in range(0, len(keys), 500):  # within SQLite's limit on parameters
-            part = keys[start : start + 500]
-            (count,) = sql.run(
-                f"SELECT count(*) FROM prefix_keys WHERE file = ? AND key IN "
-                f"({', '.join('?' * len(part))})",
-                [file_id, *part],
-            ).fetchone()
-            held += count
-        return None if held == len(keys) else "prefix"
+        held = sql.lookup(
+            f"SELECT key FROM prefix_keys WHERE file = {int(file_id)} AND key IN ({{}})", keys
+        )
+        return None if len(held) == len(keys) else "prefix"
 
     def stats(self, sql: Statements) -> dict[str, Any]:
         (rows,) = sql.run("SELECT count(*) FROM prefix_keys").fetchone()

@@ -180,14 +180,11 @@ class FileTable(StoreFile):
         """
         wanted = sorted(set(sha256s))
         found: dict[str, list[int]] = {}
-        for start in range(0, len(wanted), 500):  # within SQLite's limit on parameters
-            part = wanted[start : start + 500]
-            marks = ", ".join("?" * len(part))
-            rows = self._run(
-                f"SELECT sha256, id FROM files WHERE sha256 IN ({marks}) ORDER BY id", part
-            )
-            for sha256, file_id in rows:
-                found.setdefault(sha256, []).append(file_id)
+        rows = self._rows_in(
+            "SELECT sha256, id FROM files WHERE sha256 IN ({}) ORDER BY id", wanted
+        )
+        for sha256, file_id in rows:
+            found.setdefault(sha256, []).append(file_id)
         return found
 
     def touch(self, path: str, mtime_ns: int) -> None:
@@ -336,7 +333,7 @@ class FileTable(StoreFile):
         """The path and shingles of each of the stored files ``ids`` (ascending), each
         checked, read a few hundred at a time.
 
-        :raises IndexCorruptError: if one of ``ids`` is gone (once those before it are
+        :raises IndexCorruptError: if one of ``ids`` is gone (once the others are
             read).
         """
         read = 0

@@ -39,10 +39,12 @@ Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fo
 >>> blocks, sql = KeyBlocks("postings", 4), Statements(store)
 >>> for statement in blocks.tables():
 ...     _ = sql.run(statement)
->>> blocks.add(sql, [7 << 32 | 1, 7 << 32 | 2, 9 << 32 | 2])  # pending
->>> blocks.files(sql, [7, 8, 9])
-{7: [1, 2], 9: [2]}
+>>> blocks.add(sql, [7 << 32 | 1, 7 << 32 | 2, 9 << 32 | 2])
+>>> blocks.files(sql, [7, 8, 9]), blocks.pending(sql)
+({7: [1, 2], 9: [2]}, 3)
 >>> blocks.add(sql, [key << 32 | 3 for key in range(100, 120)])  # folded: 23 >= 16 * 1
+>>> blocks.pending(sql)
+0
 >>> blocks.remove(sql, [7 << 32 | 1])
 >>> blocks.files(sql, [7, 100]), blocks.count(sql)
 ({7: [2], 100: [3]}, 22)
@@ -277,7 +279,7 @@ class KeyBlocks:
                 raise IndexCorruptError(sql.path, f"the first block of {table} is gone")
             checked: set[tuple[int, int]] = set()  # the blocks' starts, as stored
             for value, at_key, at_file, data, crc in rows:
-                if (at_key, at_file) not in checked:  # the checks of _check, inline: a block a key
+                if (at_key, at_file) not in checked:  # _check's checks (_crc's), inline
                     start = (at_key + shift) << _FILE_BITS | at_file
                     if (
                         not isinstance(data, bytes)

@@ -670,12 +670,20 @@ class Corpus(FileTable):
         are left by :meth:`sync`, which folds them only when there are more (so that
         each block is rewritten once per some 16 postings it takes).
 
+        ``VACUUM`` writes the whole file into the write-ahead log, which is folded into
+        the file at the end unless another connection is reading the corpus: then the
+        log stays (and is counted in the bytes after) until it closes. Run it when no
+        one else has the corpus open.
+
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexCorruptError: if a block fails its checks (nothing is changed).
+        :raises IndexFileError: if ``VACUUM`` fails (a statement of this corpus still
+            reading, a full disk): the folded postings stay folded, the file as it was
+            otherwise.
 
         Runtime complexity: ``O(size)``: each block that takes pending postings is
-        written once, and ``VACUUM`` copies the file (for a while it needs as much free
-        disk space again).
+        written once, and ``VACUUM`` copies the file (for a while it needs up to twice
+        its size of free disk space).
 
         >>> import os, tempfile
         >>> from samecode.scan.model import Document

@@ -284,7 +284,20 @@ class Statements:
 
     def rows_in(self, sql: str, values: Sequence[Any]) -> Iterator[Any]:
         """The rows of ``sql`` (``{}`` for a list of marks, as in ``IN ({})``) over
-        ``values``, a few hundred values a statement, in the order of those parts."""
+        ``values``, a few hundred values a statement (within SQLite's limit on
+        parameters), in the order of those parts.
+
+        >>> import sqlite3
+        >>> store = StoreFile(sqlite3.connect(":memory:"), ":memory:", False, 30.0)
+        >>> sql = Statements(store)
+        >>> _ = sql.run("CREATE TABLE t (n INTEGER)")
+        >>> sql.many("INSERT INTO t VALUES (?)", [(n,) for n in range(3000)])
+        >>> even = range(0, 3000, 2)
+        >>> rows = list(sql.rows_in("SELECT n FROM t WHERE n IN ({}) ORDER BY n", even))
+        >>> len(rows), rows[:2], rows[-1]
+        (1500, [(0,), (2,)], (2998,))
+        >>> store.close()
+        """
         return self._store._rows_in(sql, values)
 
     def roll_back_if_open(self) -> None:
