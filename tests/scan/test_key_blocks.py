@@ -24,15 +24,16 @@ class Db(Statements):
 
     opened: ClassVar[list[Db]] = []
 
-    def __init__(self) -> None:
-        self.connection = sqlite3.connect(":memory:")
+    def __init__(self, path: str = ":memory:") -> None:
+        self.connection = sqlite3.connect(path)
         super().__init__(StoreFile(self.connection, "test.db", False, 30.0))
-        self.writes = 0
+        self.writes = self.counts = 0
         Db.opened.append(self)
 
     def run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
         if sql.startswith(("UPDATE postings ", "INSERT INTO postings ")):
             self.writes += 1  # a block written
+        self.counts += sql.startswith("SELECT count(*)")  # a table counted
         return super().run(sql, parameters)
 
 
@@ -207,3 +208,32 @@ def test_a_key_is_found_only_where_it_stands(key_bytes, batches):
             wanted.setdefault(key, []).append(file)
         asked = {*every, *wanted, 2**32 - 1, 2**64 - 1 if key_bytes == 8 else 2**32 - 2}
         assert blocks.files(db, asked) == wanted  # type: ignore[arg-type]
+
+
+def test_adding_counts_the_tables_once_until_they_change_otherwise(tmp_path):
+    blocks, db = made(4)
+    blocks.add(db, [key << 32 | 1 for key in range(0, 2**32, 2**32 // 2000)])  # type: ignore[arg-type]
+    counted = db.counts
+    for file in range(2, 30):  # each batch pending: 10 + pending < 16 * blocks
+        blocks.add(db, [key << 32 | file for key in range(10)])  # type: ignore[arg-type]
+    assert db.counts - counted == 2  # the blocks and the pending rows, once
+    assert blocks.pending(db) == 280  # type: ignore[arg-type]
+    blocks.remove(db, [1 << 32 | 2])  # type: ignore[arg-type]
+    blocks.add(db, [1 << 32 | 30])  # type: ignore[arg-type]
+    assert db.counts - counted == 5  # pending() above, then both again after a removal
+    # another connection's change is seen (SQLite's data_version): counted again
+    path = str(tmp_path / "shared.db")
+    mine, other = Db(path), Db(path)
+    for statement in blocks.tables():
+        mine.run(statement)
+    mine.connection.commit()
+    blocks = KeyBlocks("postings", 4)
+    blocks.add(mine, [key << 32 | 1 for key in range(100)])  # type: ignore[arg-type]
+    blocks.add(mine, [7 << 32 | 2])  # type: ignore[arg-type]
+    mine.connection.commit()
+    KeyBlocks("postings", 4).fold(other)  # type: ignore[arg-type]
+    other.connection.commit()
+    before = mine.counts
+    blocks.add(mine, [8 << 32 | 2])  # type: ignore[arg-type]
+    assert mine.counts - before == 2
+    assert blocks.files(mine, [7, 8]) == {7: [1, 2], 8: [1, 2]}  # type: ignore[arg-type]

@@ -292,7 +292,10 @@ class BlockKeyIndex(KeyIndex):
 
     version = "5"
     file_tables: ClassVar[tuple[str, ...]] = ()
-    _blocks = KeyBlocks("prefix_blocks", 4)
+
+    def __init__(self, lowest: Fraction) -> None:
+        super().__init__(lowest)
+        self._blocks = KeyBlocks("prefix_blocks", 4)  # its own: it keeps counts
 
     @staticmethod
     def _key(shingle: int) -> int:

@@ -41,10 +41,11 @@ FRAGMENT_TABLES = (
 )
 #: Those of a corpus that keeps its files' texts (format version 4): the index alone.
 FRAGMENT_KEY_TABLES = FRAGMENT_TABLES[1:]
-#: The index of a corpus of format version 5: its postings packed in blocks.
-_FRAGMENT_BLOCKS = KeyBlocks("fragment_blocks", 8)
+#: The index of a corpus of format version 5, its postings packed in blocks: the
+#: table's name and key bytes.
+_FRAGMENT_BLOCKS = ("fragment_blocks", 8)
 #: The statements that make it.
-FRAGMENT_BLOCK_TABLES = tuple(_FRAGMENT_BLOCKS.tables())
+FRAGMENT_BLOCK_TABLES = tuple(KeyBlocks(*_FRAGMENT_BLOCKS).tables())
 
 
 class FragmentTables:
@@ -242,8 +243,12 @@ class FragmentBlocks(FragmentKeys):
     file_tables: tuple[str, ...] = ()
     version = "5"
 
+    def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
+        super().__init__(options, text_of)
+        self._blocks = KeyBlocks(*_FRAGMENT_BLOCKS)  # its own: it keeps counts
+
     def index(self, sql: Statements, rows: list[Any]) -> None:
-        _FRAGMENT_BLOCKS.add(sql, rows)
+        self._blocks.add(sql, rows)
 
     def index_rows(self, file_id: int, hashes: Iterable[int]) -> list[Any]:
         """The postings of a file's distinct fingerprint ``hashes`` (each ``hash << 32 |
@@ -255,9 +260,9 @@ class FragmentBlocks(FragmentKeys):
         try:
             hashes = set(self.found(sql, file_id, path).fingerprints)
         except (IndexCorruptError, SamecodeValueError):
-            _FRAGMENT_BLOCKS.remove_file(sql, file_id)
+            self._blocks.remove_file(sql, file_id)
         else:
-            _FRAGMENT_BLOCKS.remove(sql, self.index_rows(file_id, hashes))
+            self._blocks.remove(sql, self.index_rows(file_id, hashes))
 
     def files(self, sql: Statements, hashes: Iterable[int]) -> dict[int, list[int]]:
         """For each hash among ``hashes`` that stored files selected, the ids of those
@@ -266,30 +271,30 @@ class FragmentBlocks(FragmentKeys):
         Runtime complexity: ``O(log blocks)`` per block the hashes fall in, each read
         once, plus its postings.
         """
-        return _FRAGMENT_BLOCKS.files(sql, hashes)
+        return self._blocks.files(sql, hashes)
 
     def sound(self, sql: Statements, file_id: int, path: str) -> bool:
         """Whether a file's text fingerprints and the index holds each of its
         fingerprints (postings of files that are gone are counted by :meth:`orphans`)."""
         try:
             hashes = set(self.found(sql, file_id, path).fingerprints)
-            return _FRAGMENT_BLOCKS.held(sql, file_id, hashes) == len(hashes)
+            return self._blocks.held(sql, file_id, hashes) == len(hashes)
         except (IndexCorruptError, SamecodeValueError):  # the text, or a block, damaged
             return False
 
     def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
-        return _FRAGMENT_BLOCKS.orphans(sql, ids)
+        return self._blocks.orphans(sql, ids)
 
     def compact(self, sql: Statements) -> None:
         """Fold the pending postings into the blocks."""
-        _FRAGMENT_BLOCKS.fold(sql)
+        self._blocks.fold(sql)
 
     def stats(self, sql: Statements) -> dict[str, Any]:
         return {
             "fragment_records": self.count(sql),
             "fragment_record_bytes": 0,
-            "fragment_index_rows": _FRAGMENT_BLOCKS.count(sql),
-            "fragment_pending": _FRAGMENT_BLOCKS.pending(sql),
+            "fragment_index_rows": self._blocks.count(sql),
+            "fragment_pending": self._blocks.pending(sql),
         }
 
 

@@ -22,7 +22,10 @@ it holds :data:`FOLD_SHARE` times as many postings as there are blocks, they are
 into the blocks, in order: each block is read and written once for all of its new
 postings. So a block is rewritten once per some 16 postings it takes, however large the
 corpus (adding each batch to the blocks it falls in would rewrite every block for every
-batch once the blocks outnumber a batch's postings). A block is found by the greatest
+batch once the blocks outnumber a batch's postings). The counts that decide it are kept
+between batches (counted again after a fold or a removal, or once another connection
+has written the file): counting millions of pending rows every batch would make adding
+``n`` files cost ``O(n**2)``. A block is found by the greatest
 start at or before a posting (the index of the starts); looking keys up reads the
 blocks they fall in, a sorted batch of keys each block once, and the pending rows of
 those keys. The first block starts below every posting and is never removed.
@@ -135,6 +138,9 @@ class KeyBlocks:
         self._limit = 1 << (8 * key_bytes + _FILE_BITS)  # of a posting
         self._entry = key_bytes + 4
         self._most = BLOCK_BYTES // self._entry
+        # (data_version, blocks, pending) as last counted and kept up by add: so that
+        # deciding to fold does not count a table of millions of rows every batch
+        self._sizes: tuple[int, int, int] | None = None
         if array("Q").itemsize != 8 or array("I").itemsize != 4:  # pragma: no cover
             raise OSError("this platform has no 4- and 8-byte unsigned array types")
 
@@ -427,8 +433,7 @@ class KeyBlocks:
                 f"a posting of {self.table} must be in [0, 2**{self._limit.bit_length() - 1}); "
                 f"got {bad!r}"
             )
-        (pending,) = sql.run(f"SELECT count(*) FROM {self.table}_pending").fetchone()
-        (blocks,) = sql.run(f"SELECT count(*) FROM {self.table}").fetchone()
+        version, blocks, pending = self._counts(sql)
         if pending + len(wanted) >= FOLD_SHARE * blocks:
             self.fold(sql, wanted)  # straight into the blocks, with those pending
             return
@@ -437,6 +442,18 @@ class KeyBlocks:
             f"INSERT OR IGNORE INTO {self.table}_pending VALUES (?, ?)",
             [((posting >> _FILE_BITS) - shift, posting & _FILE_MASK) for posting in wanted],
         )
+        # one already pending counts twice: it only brings a fold on sooner
+        self._sizes = (version, blocks, pending + len(wanted))
+
+    def _counts(self, sql: Statements) -> tuple[int, int, int]:
+        """``(data_version, blocks, pending)``: as kept since they were last counted,
+        unless another connection has changed the file since (SQLite's
+        ``data_version``), or this one other than by :meth:`add`'s pending rows."""
+        (version,) = sql.run("PRAGMA data_version").fetchone()
+        if self._sizes is None or self._sizes[0] != version:
+            (blocks,) = sql.run(f"SELECT count(*) FROM {self.table}").fetchone()
+            self._sizes = (version, blocks, self.pending(sql))
+        return self._sizes
 
     def fold(self, sql: Statements, more: list[int] | None = None) -> None:
         """Fold every pending posting, and the sorted postings ``more``, into the blocks
@@ -445,6 +462,7 @@ class KeyBlocks:
 
         Runtime complexity: ``O(blocks + p log p)`` for ``p`` postings folded.
         """
+        self._sizes = None  # counted again when next asked
         more = more or []
         taken = 0  # of more
         after: tuple[int, int] | None = None
@@ -475,6 +493,7 @@ class KeyBlocks:
 
         Runtime complexity: as :meth:`add`.
         """
+        self._sizes = None
         wanted = sorted(p for p in set(postings) if 0 <= p < self._limit)
         sql.many(
             f"DELETE FROM {self.table}_pending WHERE key = ? AND file = ?",
@@ -493,6 +512,7 @@ class KeyBlocks:
 
         Runtime complexity: ``O(postings)``.
         """
+        self._sizes = None
         sql.run(f"DELETE FROM {self.table}_pending WHERE file = ?", (file,))
         changed = []  # the blocks that hold the file, kept, then written
         for block in self.blocks(sql):
