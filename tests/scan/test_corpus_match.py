@@ -130,3 +130,23 @@ def test_match_on_a_process_pool_and_a_read_only_corpus(tmp_path):
                 brute_force(asked, known, Fraction(4, 5), "containment")
             )
     assert path.read_bytes() == before
+
+
+def test_a_file_removed_while_a_match_runs_is_left_out_not_called_damage(tmp_path):
+    path = tmp_path / "c.db"
+    shingles = set(range(100, 140))
+    with Corpus.create(path) as corpus:
+        corpus.add([document(f"/known/{n}.py", shingles | {n}) for n in range(3)])
+    query = document("/query.py", shingles)
+    with Corpus.open(path, readonly=True) as corpus:
+        probe = corpus._candidates.probe_batch
+
+        def probe_then_removed(*args):  # another process removes a file meanwhile
+            found = probe(*args)
+            with Corpus.open(path) as other:
+                assert other.remove(["/known/1.py"]) == 1
+            return found
+
+        corpus._candidates.probe_batch = probe_then_removed
+        pairs = corpus.match([query], Fraction(4, 5))
+    assert [pair.b for pair in pairs] == ["/known/0.py", "/known/2.py"]
