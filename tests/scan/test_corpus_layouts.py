@@ -401,3 +401,25 @@ def test_compact_keeps_an_older_or_lsh_corpus_as_it_was_made(tmp_path):
             assert list(corpus.files()) == held
             assert match_fragments(corpus, [str(queries)], walk=WALK).regions == before
             assert corpus.check() == []
+
+
+def test_match_fragments_leaves_out_a_file_removed_while_it_runs(tmp_path, monkeypatch):
+    stored, queries = make_tree(tmp_path, 11)
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(stored)], WALK)
+    with Corpus.open(db, readonly=True) as corpus:
+        before = match_fragments(corpus, [str(queries)], walk=WALK).regions
+    gone = before[0].b
+    original = Corpus.stored_fragments
+
+    def removed_meanwhile(self, file_id):  # by another process, once found
+        with Corpus.open(db) as other:
+            other.remove([gone])
+        return original(self, file_id)
+
+    monkeypatch.setattr(Corpus, "stored_fragments", removed_meanwhile)
+    with Corpus.open(db, readonly=True) as corpus:
+        after = match_fragments(corpus, [str(queries)], walk=WALK).regions
+    assert after == [region for region in before if region.b != gone]
+    assert after

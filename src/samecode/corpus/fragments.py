@@ -74,6 +74,7 @@ from samecode.fragments.tree import FileFingerprints, fingerprint_files
 from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped
 from samecode.sources.walk import WalkOptions, discover
+from samecode.store.file import IndexCorruptError
 
 __all__ = [
     "Matched",
@@ -173,7 +174,9 @@ def match_files(
         selected = [query.kgrams.fingerprints() for query in queries]
         counts, wanted = _candidates(corpus, queries, selected, limit, out)
         for file_id in sorted(wanted):
-            stored = corpus.stored_fragments(file_id)
+            stored = _stored(corpus, file_id)
+            if stored is None:
+                continue
             path = stored.path
             mine = set(stored.fingerprints)
             for number in wanted[file_id]:
@@ -192,6 +195,21 @@ def match_files(
                 )
                 _record(out, query, stored, regions, repetitive)
     return out
+
+
+def _stored(corpus: Corpus, file_id: int) -> FileFingerprints | None:
+    """The fragments of stored file ``file_id``, or ``None`` if it is no longer stored:
+    removed (by another process) since the index named it, there is nothing of it to
+    match. A stored file whose entry fails its checks raises
+    :class:`~samecode.store.file.IndexCorruptError`."""
+    try:
+        return corpus.stored_fragments(file_id)
+    except IndexCorruptError:
+        try:
+            corpus.fragment_path(file_id)
+        except IndexCorruptError:  # no row of it
+            return None
+        raise
 
 
 def _read_queries(
