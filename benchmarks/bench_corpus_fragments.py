@@ -2,6 +2,12 @@
 second against it (``samecode match --fragments``).
 
     python benchmarks/bench_corpus_fragments.py --files 10000 --queries 1000 --jobs 1
+        [--stored DIR] [--steps N] [--compact] [--no-plain]
+
+With ``--steps N`` the files are stored in ``N`` syncs (the tree's top folders split in
+order, as a corpus grows), and with ``--compact`` each corpus is compacted once built
+(``samecode index compact``: its bytes before and after, and the time) and matched
+compacted.
 
 The stored files are ``bench_scale.py``'s generated code (80 to 220 lines over a Zipf
 vocabulary; kept under ``.bench-cache/``). Each query file is fresh generated lines with a
@@ -85,6 +91,18 @@ def main() -> int:
         "instead of generated ones",
     )
     parser.add_argument(
+        "--steps",
+        type=int,
+        default=1,
+        help="store the files in this many syncs (the tree's top folders split in order), "
+        "as a corpus grows",
+    )
+    parser.add_argument(
+        "--compact",
+        action="store_true",
+        help="compact each corpus once built (samecode index compact) and match against it",
+    )
+    parser.add_argument(
         "--no-plain",
         action="store_true",
         help="build only the corpus with fragments (not the one without, for its bytes)",
@@ -102,20 +120,33 @@ def main() -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     walk = WalkOptions(gitignore=False)
-    sizes, seconds = {}, {}
+    sizes, seconds, compacted = {}, {}, {}
     builds = [("fragments", FragmentOptions())]
     if not args.no_plain:
         builds.append(("plain", None))
+    tops = sorted(str(path) for path in root.iterdir())
+    steps = [tops[n * len(tops) // args.steps : (n + 1) * len(tops) // args.steps]
+             for n in range(args.steps)]  # fmt: skip
     for name, fragments in builds:
         started = time.perf_counter()
         with (
             engine_for(args.jobs) as engine,
             Corpus.create(work / f"{name}.db", fragments=fragments) as corpus,
         ):
-            corpus.sync([str(root)], walk, engine=engine)
+            for paths in steps:
+                corpus.sync(paths, walk, engine=engine)
             built = corpus.stats()
         seconds[name] = time.perf_counter() - started
         sizes[name] = os.path.getsize(work / f"{name}.db")
+        if args.compact:
+            started = time.perf_counter()
+            with Corpus.open(work / f"{name}.db") as corpus:
+                before, after = corpus.compact()
+            compacted[name] = {
+                "seconds": time.perf_counter() - started,
+                "bytes_per_file_before": before / len(stored),
+                "bytes_per_file_after": after / len(stored),
+            }
         if name == "fragments":
             stats = built
     planted = queries(work / "queries", stored, args.queries, args.seed)
@@ -153,6 +184,11 @@ def main() -> int:
         "index_seconds": seconds,
         "index_files_per_second": {name: len(stored) / s for name, s in seconds.items()},
         "format_version": stats["format_version"],
+        "steps": args.steps,
+        "pending_postings_when_built": {
+            key: stats[key] for key in ("prefix_pending", "fragment_pending") if key in stats
+        },
+        "compacted": compacted,
         "queries": len(planted),
         "match_seconds": matching,
         "queries_per_second": len(planted) / matching,
