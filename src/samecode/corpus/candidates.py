@@ -316,8 +316,7 @@ class BlockKeyIndex(KeyIndex):
     def _postings(self, file_id: int, ordered: array[int]) -> list[int]:
         """A file's postings: each key of its prefix, with the file's id in its low 32 bits."""
         file_id = self._blocks.check_file(file_id)
-        high = ~0xFFFFFFFF
-        return [key | file_id for key in {h & high for h in ordered[: self._length(len(ordered))]}]
+        return [key << 32 | file_id for key in self._keys(ordered)]
 
     def delete(self, sql: Statements, file_id: int, ordered: array[int] | None) -> None:
         if ordered is None:  # a damaged entry: found by a read of every block
@@ -345,7 +344,7 @@ class BlockKeyIndex(KeyIndex):
         return {file for files in self._blocks.files(sql, keys).values() for file in files}
 
     def damage(self, sql: Statements, file_id: int, ordered: array[int]) -> str | None:
-        keys = {posting >> 32 for posting in self._postings(file_id, ordered)}
+        keys = self._keys(ordered)
         try:
             held = self._blocks.held(sql, file_id, keys)
         except IndexCorruptError:  # a block it would be in is damaged
