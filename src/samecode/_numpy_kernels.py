@@ -25,6 +25,7 @@ __all__ = [
     "sorted_kgrams",
     "to_array",
     "winnow",
+    "word_ids",
     "word_offsets",
 ]
 
@@ -336,14 +337,11 @@ def _codes(text: str) -> npt.NDArray[np.unsignedinteger]:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def word_offsets(
-    text: str, ascii_kinds: bytes, kind: Callable[[str], int], typecode: str
-) -> tuple[array[int], array[int]]:
-    """Where each word token of ``text`` starts and where it ends, as arrays of
-    ``typecode``: a token is a run of word characters (kind 1) or one character of kind 2;
-    kind 0 (white space) is no token. ``ascii_kinds[c]`` is the kind of the character
-    ``chr(c)``, ``kind`` that of any other (asked once a distinct character)."""
-    codes = _codes(text)
+def _word_bounds(
+    codes: npt.NDArray[np.unsignedinteger], ascii_kinds: bytes, kind: Callable[[str], int]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Where each word token of a text (its ``codes``) starts and where it ends (see
+    :func:`word_offsets`)."""
     if codes.dtype == np.uint8:
         kinds = np.frombuffer(ascii_kinds, dtype=np.uint8)[codes]
     else:
@@ -359,9 +357,81 @@ def word_offsets(
     begins, finishes = word.copy(), word.copy()
     begins[1:] &= ~word[:-1]  # a word's first character: none of its run before it
     finishes[:-1] &= ~word[1:]
-    starts = np.flatnonzero(begins | alone)
-    ends = np.flatnonzero(finishes | alone) + 1
+    return np.flatnonzero(begins | alone), np.flatnonzero(finishes | alone) + 1
+
+
+def word_offsets(
+    text: str, ascii_kinds: bytes, kind: Callable[[str], int], typecode: str
+) -> tuple[array[int], array[int]]:
+    """Where each word token of ``text`` starts and where it ends, as arrays of
+    ``typecode``: a token is a run of word characters (kind 1) or one character of kind 2;
+    kind 0 (white space) is no token. ``ascii_kinds[c]`` is the kind of the character
+    ``chr(c)``, ``kind`` that of any other (asked once a distinct character)."""
+    starts, ends = _word_bounds(_codes(text), ascii_kinds, kind)
     return to_array(starts, typecode), to_array(ends, typecode)
+
+
+# A token of at most 7 bytes of UTF-8 is told apart from any other by one uint64: its
+# bytes, and its length in the highest byte.
+_PACKED = 7
+_BYTE_MASKS = np.array([(1 << 8 * size) - 1 for size in range(_PACKED + 1)], dtype=np.uint64)
+_SHIFT_56 = np.uint64(56)
+
+
+def word_ids(
+    text: str,
+    ascii_kinds: bytes,
+    kind: Callable[[str], int],
+    typecode: str,
+    id_of: Callable[[str], int],
+) -> tuple[array[int], array[int], array[int]]:
+    """:func:`word_offsets`, with each token's id before them (an ``array("Q")``):
+    ``id_of`` of the token's text, asked once a distinct token of up to 7 bytes of UTF-8
+    (most tokens: told apart by their bytes, without a ``str`` each) and once a longer
+    token."""
+    codes = _codes(text)
+    starts, ends = _word_bounds(codes, ascii_kinds, kind)
+    if codes.dtype == np.uint8:
+        data, first, size = codes, starts, ends - starts
+    else:  # the tokens' bytes in UTF-8: each character's offset there
+        data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        at = np.zeros(len(codes) + 1, dtype=np.intp)
+        widths = (codes >= 0x80).astype(np.intp)
+        widths += codes >= 0x800
+        widths += codes >= 0x10000
+        widths += 1
+        np.cumsum(widths, out=at[1:])
+        first = at[starts]
+        size = at[ends] - first
+    padded = np.zeros(len(data) + 8, dtype=np.uint8)
+    padded[: len(data)] = data
+    # the 8 bytes from each offset on, as a little-endian uint64 (loads not aligned)
+    eights = np.ndarray((len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    ids = np.empty(len(starts), dtype=np.uint64)
+    short = np.flatnonzero(size <= _PACKED)
+    keys = eights[first[short]] & _BYTE_MASKS[size[short]]
+    keys |= size[short].astype(np.uint64) << _SHIFT_56
+    order = np.argsort(keys)
+    ranked = keys[order]
+    new = np.empty(len(ranked), dtype=bool)
+    new[:1] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+    firsts = short[order[new]]  # a token of each distinct key
+    ids[short[order]] = _ids_of(text, starts[firsts], ends[firsts], id_of)[np.cumsum(new) - 1]
+    long = np.flatnonzero(size > _PACKED)
+    ids[long] = _ids_of(text, starts[long], ends[long], id_of)
+    return to_array(ids, "Q"), to_array(starts, typecode), to_array(ends, typecode)
+
+
+def _ids_of(
+    text: str,
+    starts: npt.NDArray[np.intp],
+    ends: npt.NDArray[np.intp],
+    id_of: Callable[[str], int],
+) -> Words:
+    """``id_of`` each token ``text[start:end]``, in C's loops."""
+    tokens = map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))
+    return np.fromiter(map(id_of, tokens), dtype=np.uint64, count=len(starts))
 
 
 def line_starts(text: str) -> array[int]:

@@ -146,6 +146,41 @@ def test_token_offsets_are_the_same_both_ways(text: str, rules: Shingling, code:
     assert pure == fast == (tokens, array(code, starts), array(code, ends))
 
 
+# words either side of 7 bytes of UTF-8 (the numpy kernel's packed keys): alike in
+# their first 7 bytes, of 2-, 3- and 4-byte characters, a NUL alone, a lone surrogate
+WORDS = st.lists(
+    st.sampled_from(
+        [
+            "aaaaaaa",
+            "aaaaaaaa",
+            "aaaaaaai",
+            "aaaaaab",
+            "aaaaaaab",
+            "\u00e9\u00e9\u00e9a",
+            "\u00e9" * 4,
+        ]
+        + ["\u0663\u0663a", "\U0001d7d8x", "\U0001d7d8" * 2, "_" * 15, "\x00", "\ud800", "(", "a"]
+    ),
+    max_size=40,
+).map(" ".join)
+
+
+@given(
+    WORDS
+    | st.text(alphabet=st.sampled_from("ab_1 \x00\t\n\x1c\u00e9\u0663\u3000\ud800+("))
+    | st.text(max_size=100),
+    st.sampled_from("iq"),
+)
+def test_token_ids_are_the_same_both_ways(text: str, code: str) -> None:
+    rules = Shingling()
+    pure, fast = _both(rules.id_offsets, text, "a.py", code)
+    tokens, starts, ends = rules.token_spans(text, "a.py")
+    assert pure == fast == (array("Q", token_ids(tokens)), array(code, starts), array(code, ends))
+    count, shingles = rules.measure_ids(pure[0])
+    for measured in _both(rules.measure, text, "a.py"):  # a set: in no particular order
+        assert (measured[0], sorted(measured[1])) == (count, sorted(shingles))
+
+
 @given(st.text(alphabet=st.sampled_from("a \n\r\x85\u2028\u00e9\ud800"), max_size=60))
 def test_token_spans_are_the_same_both_ways(text: str) -> None:
     pure, fast = _both(TokenSpans.of, text, Shingling())
@@ -153,11 +188,14 @@ def test_token_spans_are_the_same_both_ways(text: str) -> None:
     assert list(pure.line_starts) == [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
 
 
-def test_token_offsets_refuse_another_typecode() -> None:
-    with pytest.raises(ValueError, match="typecode must be 'i' or 'q'; got 'Q'"):
-        Shingling().token_offsets("a b", "a.py", "Q")
-    with pytest.raises(TypeError, match="text must be a str"):
-        Shingling().token_offsets(b"a b", "a.py", "i")  # type: ignore[arg-type]
+@pytest.mark.parametrize("pure", [True, False])
+def test_token_offsets_refuse_another_typecode(pure: bool) -> None:
+    with kernels(pure):
+        for offsets in (Shingling().token_offsets, Shingling().id_offsets):
+            with pytest.raises(ValueError, match="typecode must be 'i' or 'q'; got 'Q'"):
+                offsets("a b", "a.py", "Q")
+            with pytest.raises(TypeError, match="text must be a str"):
+                offsets(b"a b", "a.py", "i")  # type: ignore[arg-type]
 
 
 @given(HASHES, st.data())

@@ -27,7 +27,7 @@ from itertools import accumulate
 from samecode._kernels import use_numpy
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.text.shingling import Shingling, token_ids
+from samecode.text.shingling import Shingling
 
 __all__ = ["TokenSpans"]
 
@@ -60,7 +60,7 @@ class TokenSpans:
         if not isinstance(shingling, Shingling):
             raise SamecodeTypeError(f"shingling must be a Shingling; got {describe(shingling)}")
         offsets = "i" if len(text) < 2**31 else "q"  # 4 bytes an offset where they fit
-        tokens, starts, ends = shingling.token_offsets(text, path, offsets)
+        ids, starts, ends = shingling.id_offsets(text, path, offsets)
         if use_numpy(len(text)):
             import samecode._numpy_kernels as fast
 
@@ -69,7 +69,7 @@ class TokenSpans:
             lines = array("q", [0])
             # each line starts just past the one before and its newline
             lines.extend(accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
-        return cls(array("Q", token_ids(tokens)), starts, ends, lines)
+        return cls(ids, starts, ends, lines)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -392,6 +392,38 @@ class Shingling:
         first, past = fast.word_offsets(text, _ASCII_KINDS, _kind, typecode)
         return (_normal_words(found, language_of(path)) if self.normalize else found), first, past
 
+    def id_offsets(
+        self, text: str, path: str = "", typecode: str = "q"
+    ) -> tuple[array[int], array[int], array[int]]:
+        """Return :meth:`token_offsets` with each token's id (:func:`token_id`) in place of
+        the token: an ``array("Q")`` of the ids, then the offsets.
+
+        :raises TypeError: if ``text`` is not a ``str``.
+        :raises ValueError: for another ``typecode``.
+
+        Runtime complexity: that of :meth:`token_offsets`; with numpy (``samecode[fast]``),
+        for words not normalized, tokens of up to 7 bytes of UTF-8 (most of them) are
+        told apart by their bytes in C and a ``str`` is made only of each distinct one,
+        plus one a longer token.
+
+        >>> ids, starts, ends = Shingling().id_offsets("a b a", "notes.txt", "i")
+        >>> list(ids) == token_ids(["a", "b", "a"]), starts, ends
+        (True, array('i', [0, 2, 4]), array('i', [1, 3, 5]))
+        """
+        if typecode not in ("i", "q"):
+            raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
+        if (
+            self.tokens == "words"
+            and not self.normalize
+            and isinstance(text, str)
+            and use_numpy(len(text))
+        ):
+            import samecode._numpy_kernels as fast
+
+            return fast.word_ids(text, _ASCII_KINDS, _kind, typecode, _memo.__getitem__)
+        tokens, starts, ends = self.token_offsets(text, path, typecode)
+        return array("Q", _ids(tokens)), starts, ends
+
     def shingles(self, text: str, path: str = "") -> array[int]:
         """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no
         particular order: sort it for a canonical form).
@@ -419,6 +451,8 @@ class Shingling:
             if not distinct and normal:
                 distinct = {token_id(normal)}
             return len(normal), array("Q", distinct)
+        if self.tokens == "words" and not self.normalize and use_numpy(len(text)):
+            return self.measure_ids(self.id_offsets(text, path)[0])
         return self.measure_ids(_ids(self.token_list(text, path)))
 
     def measure_ids(self, ids: Sequence[int]) -> tuple[int, array[int]]:
