@@ -39,6 +39,7 @@ _P5 = np.uint64(2870177450012600261)
 _MODULUS = np.uint64((1 << 61) - 1)
 _ALL_ONES = np.uint64((1 << 64) - 1)
 _SHIFT_31, _SHIFT_32, _SHIFT_33 = np.uint64(31), np.uint64(32), np.uint64(33)
+_SHIFT_3, _LOW_3 = np.uint64(3), np.uint64(7)
 
 
 def as_uint64(values: Sequence[int]) -> Words | None:
@@ -184,26 +185,32 @@ def sieve(values: Words, size: int) -> bitarray:
 def _places(
     selected: array[int],
     hashes: array[int],
-    other: array[int],
-    order: array[int],
+    other: tuple[array[int], array[int], bitarray],
     most: int | None,
     ignored: frozenset[int],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
     """The seeds of the fingerprints at ``selected`` (k-gram ``hashes``) among the
-    k-grams ``other`` (``order``: their positions in the order of their hashes): the
-    fingerprint's position and the other's, a pair per place, and how many fingerprints
-    were repetitive (in ``other`` more than ``most`` times), ``ignored`` ones left out."""
+    k-grams ``other`` (their hashes, their positions in the order of their hashes and
+    their sieve): the fingerprint's position and the other's, a pair per place, and how
+    many fingerprints were repetitive (in ``other`` more than ``most`` times),
+    ``ignored`` ones left out."""
+    their_hashes, order, sieve = other
     at = np.frombuffer(selected, dtype=selected.typecode).astype(np.int64, copy=False)
     values = np.frombuffer(hashes, dtype=np.uint64)[at]
-    places = np.frombuffer(order, dtype=order.typecode).astype(np.int64, copy=False)
-    ranked = np.frombuffer(other, dtype=np.uint64)[places]
-    low = np.searchsorted(ranked, values, "left")
-    # most fingerprints are not in the other text: the end of their places is sought
-    # for those that are
-    held = low < len(ranked)
-    held[held] = ranked[low[held]] == values[held]
+    # most fingerprints are not in the other text, and its sieve says so for most of
+    # those (its bit for each of its hashes set, big-endian): the rest are sought
+    slots = values & np.uint64(len(sieve) - 1)
+    bits = np.frombuffer(memoryview(sieve), dtype=np.uint8)[slots >> _SHIFT_3]
+    bits <<= (slots & _LOW_3).astype(np.uint8)
+    maybe = np.flatnonzero(bits & np.uint8(0x80))
+    at, values = at[maybe], values[maybe]
+    places = np.frombuffer(order, dtype=order.typecode)
+    theirs = np.frombuffer(their_hashes, dtype=np.uint64)
+    low = np.searchsorted(theirs, values, "left", sorter=places)
+    held = low < len(places)
+    held[held] = theirs[places[low[held]]] == values[held]
     count = np.zeros(len(values), dtype=np.int64)
-    count[held] = np.searchsorted(ranked, values[held], "right") - low[held]
+    count[held] = np.searchsorted(theirs, values[held], "right", sorter=places) - low[held]
     if ignored and held.any():
         found = np.flatnonzero(held)
         held[found] = [value not in ignored for value in values[found].tolist()]
@@ -216,7 +223,7 @@ def _places(
     # each fingerprint's places: low, low + 1, ... low + count - 1 in the order
     steps = np.arange(int(count.sum()), dtype=np.int64)
     steps += np.repeat(low - (np.cumsum(count) - count), count)
-    return np.repeat(at, count), places[steps], repetitive
+    return np.repeat(at, count), places[steps].astype(np.int64), repetitive
 
 
 def _agreeing(
@@ -256,15 +263,15 @@ def seed_runs(
     a: array[int],
     b: array[int],
     k: int,
-    mine: tuple[array[int], array[int], array[int]],
-    theirs: tuple[array[int], array[int], array[int]],
+    mine: tuple[array[int], array[int], array[int], bitarray],
+    theirs: tuple[array[int], array[int], array[int], bitarray],
     most: int | None,
     same: bool,
     ignored: frozenset[int],
 ) -> tuple[list[int], list[int], list[int], int]:
     """The matches of :func:`samecode.fragments.regions.exact_matches` between the token
-    ids ``a`` and ``b`` (``mine`` and ``theirs``: the hashes, fingerprints and order of
-    their k-grams): the maximal runs of equal tokens through the seeds, as the places in
+    ids ``a`` and ``b`` (``mine`` and ``theirs``: the hashes, fingerprints, order and
+    sieve of their k-grams): the maximal runs of equal tokens through the seeds, as the places in
     ``a`` and ``b`` and lengths, sorted by place in ``a`` then ``b``, and how many
     fingerprints were repetitive.
 
@@ -275,13 +282,18 @@ def seed_runs(
     on one run), and a run's first cluster's before it, to the token that differs: each
     token is compared at most twice, all in C.
     """
-    hashes, selected, order = mine
-    p, q, repetitive = _places(selected, hashes, theirs[0], theirs[2], most, ignored)
+    hashes, selected, order, sieve = mine
+    their_hashes, their_selected, their_order, their_sieve = theirs
+    p, q, repetitive = _places(
+        selected, hashes, (their_hashes, their_order, their_sieve), most, ignored
+    )
     if same:
         below = q < p
         p, q = p[below], q[below]
     else:
-        their_q, their_p, more = _places(theirs[1], theirs[0], hashes, order, most, ignored)
+        their_q, their_p, more = _places(
+            their_selected, their_hashes, (hashes, order, sieve), most, ignored
+        )
         p, q = np.concatenate((p, their_p)), np.concatenate((q, their_q))
         repetitive += more
     tokens_a = np.frombuffer(a, dtype=np.uint64)

@@ -160,8 +160,9 @@ def exact_matches(
         import samecode._numpy_kernels as fast
 
         in_a, in_b, lengths, repetitive = fast.seed_runs(
-            a, b, k, (mine.hashes, mine.selected, mine.positions),
-            (theirs.hashes, theirs.selected, theirs.positions), max_repeats, same, ignored,
+            a, b, k, (mine.hashes, mine.selected, mine.positions, mine.sieve),
+            (theirs.hashes, theirs.selected, theirs.positions, theirs.sieve), max_repeats, same,
+            ignored,
         )  # fmt: skip
         return list(map(Match, in_a, in_b, lengths)), repetitive
     # Seeds come in the order of their places in the seeding text, so on a diagonal in
