@@ -396,11 +396,12 @@ def word_ids(
     kind: Callable[[str], int],
     typecode: str,
     id_of: Callable[[str], int],
+    packed_id_of: Callable[[int], int],
 ) -> tuple[array[int], array[int], array[int]]:
-    """:func:`word_offsets`, with each token's id before them (an ``array("Q")``):
-    ``id_of`` of the token's text, asked once a distinct token of up to 7 bytes of UTF-8
-    (most tokens: told apart by their bytes, without a ``str`` each) and once a longer
-    token."""
+    """:func:`word_offsets`, with each token's id before them (an ``array("Q")``): for a
+    token of up to 7 bytes of UTF-8 (most tokens), ``packed_id_of`` its bytes packed in an
+    int (little-endian, with their count in the highest byte), asked once a distinct
+    one; for a longer token, ``id_of`` its text."""
     codes = _codes(text)
     starts, ends = _word_bounds(codes, ascii_kinds, kind)
     if codes.dtype == np.uint8:
@@ -428,8 +429,9 @@ def word_ids(
     new = np.empty(len(ranked), dtype=bool)
     new[:1] = True
     np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
-    firsts = short[order[new]]  # a token of each distinct key
-    ids[short[order]] = _ids_of(text, starts[firsts], ends[firsts], id_of)[np.cumsum(new) - 1]
+    distinct = ranked[new]
+    of_distinct = np.fromiter(map(packed_id_of, distinct.tolist()), np.uint64, len(distinct))
+    ids[short[order]] = of_distinct[np.cumsum(new) - 1]
     long = np.flatnonzero(size > _PACKED)
     ids[long] = _ids_of(text, starts[long], ends[long], id_of)
     return to_array(ids, "Q"), to_array(starts, typecode), to_array(ends, typecode)

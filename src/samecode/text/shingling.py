@@ -116,6 +116,25 @@ class _Memo(dict[str, int]):
 
 
 _memo = _Memo()
+_LOW_56 = (1 << 56) - 1
+
+
+class _PackedMemo(dict[int, int]):
+    """Packed token -> id, for the numpy tokenizer: a token of at most 7 bytes of UTF-8
+    as an int, those bytes (little-endian) with their count in the highest byte."""
+
+    __slots__ = ()
+
+    def __missing__(self, packed: int) -> int:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        data = (packed & _LOW_56).to_bytes(packed >> 56, "little")
+        value = self[packed] = _digest_id(data)
+        return value
+
+
+_packed_memo = _PackedMemo()
+
 # Placeholders for normalized tokens start with NUL, which no real token holds.
 _NAME, _NUMBER, _STRING = "\x00id", "\x00num", "\x00str"
 
@@ -126,8 +145,12 @@ def token_id(token: str) -> int:
     >>> token_id("def") == int.from_bytes(hashlib.blake2b(b"def", digest_size=8).digest(), "little")
     True
     """
-    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
+    return _digest_id(token.encode("utf-8", "surrogatepass"))
+
+
+def _digest_id(data: bytes) -> int:
+    """The id of a token whose UTF-8 is ``data``."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def _spaced_words(text: str) -> list[tuple[str, str]]:
@@ -403,8 +426,8 @@ class Shingling:
 
         Runtime complexity: that of :meth:`token_offsets`; with numpy (``samecode[fast]``),
         for words not normalized, tokens of up to 7 bytes of UTF-8 (most of them) are
-        told apart by their bytes in C and a ``str`` is made only of each distinct one,
-        plus one a longer token.
+        told apart by their bytes in C, and no ``str`` is made of them: an id is looked
+        up once a distinct one, and a ``str`` made of each longer token.
 
         >>> ids, starts, ends = Shingling().id_offsets("a b a", "notes.txt", "i")
         >>> list(ids) == token_ids(["a", "b", "a"]), starts, ends
@@ -420,7 +443,9 @@ class Shingling:
         ):
             import samecode._numpy_kernels as fast
 
-            return fast.word_ids(text, _ASCII_KINDS, _kind, typecode, _memo.__getitem__)
+            return fast.word_ids(
+                text, _ASCII_KINDS, _kind, typecode, _memo.__getitem__, _packed_memo.__getitem__
+            )
         tokens, starts, ends = self.token_offsets(text, path, typecode)
         return array("Q", _ids(tokens)), starts, ends
 
