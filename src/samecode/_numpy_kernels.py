@@ -94,6 +94,28 @@ def distinct_kgrams(ids: Words, k: int) -> array[int]:
     return to_array(ordered[keep], "Q")
 
 
+def _window_minima(hashes: Words, window: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Where each window of ``window`` hashes (``len(hashes) >= window``) has its
+    minimum: the leftmost place and the rightmost.
+
+    By doubling: the windows of twice a width are two of that width side by side, and a
+    window of any width two overlapping windows of the largest power of two below it;
+    where both halves hold the minimum, the left half's leftmost place and the right
+    half's rightmost are the window's. ``O(n log window)`` in C.
+    """
+    value = hashes
+    leftmost = rightmost = np.arange(len(hashes))
+    width = 1
+    while width < window:
+        step = min(width, window - width)  # the halves' offset: the width, then the rest
+        left, right = value[:-step], value[step:]
+        leftmost = np.where(right < left, leftmost[step:], leftmost[:-step])
+        rightmost = np.where(left < right, rightmost[:-step], rightmost[step:])
+        value = np.minimum(left, right)
+        width += step
+    return leftmost, rightmost
+
+
 def winnow(hashes: Words, window: int, skip: int | None = None) -> list[int]:
     """Robust winnowing's positions, as :func:`samecode.fragments.winnowing.winnow`
     selects them (``skip`` as it takes it).
@@ -110,14 +132,8 @@ def winnow(hashes: Words, window: int, skip: int | None = None) -> list[int]:
             return []
         lowest = count - 1 - int(hashes[::-1].argmin())
         return [] if int(hashes[lowest]) == skip else [lowest]
-    # every window as a row, on the hashes' memory (sliding_window_view makes the same
-    # view, at many times the fixed cost)
-    view = np.ndarray(
-        (count - window + 1, window), np.uint64, hashes, strides=(hashes.strides[0],) * 2
-    )
-    starts = np.arange(count - window + 1)
-    rightmost = starts + (window - 1 - view[:, ::-1].argmin(axis=1))
-    ties = np.flatnonzero(starts + view.argmin(axis=1) != rightmost)
+    leftmost, rightmost = _window_minima(hashes, window)
+    ties = np.flatnonzero(leftmost != rightmost)
     if skip is not None and len(ties):
         ties = ties[hashes[rightmost[ties]] != np.uint64(skip)]
     chosen = rightmost

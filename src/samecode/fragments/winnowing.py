@@ -60,7 +60,7 @@ def winnow(hashes: Sequence[int], window: int, *, skip: int | None = None) -> li
 
     Runtime complexity: ``O(len(hashes))`` whatever ``window``: a deque holds the
     positions that can still be a window's rightmost minimum (each enters and leaves it
-    once). With numpy (``samecode[fast]``), ``O(len(hashes) * window)`` in C and a step
+    once). With numpy (``samecode[fast]``), ``O(len(hashes) * log(window))`` in C and a step
     of Python per window whose minimum is tied, with the same positions
     (:mod:`samecode._kernels` says when).
 
