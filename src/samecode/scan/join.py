@@ -38,6 +38,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from itertools import compress
 from math import isqrt
 from typing import TypeAlias
@@ -61,6 +62,7 @@ __all__ = [
     "PrefixKeys",
     "RarityOrder",
     "ShingleCounts",
+    "by_larger_set",
     "distinct_sets",
     "first_shared",
     "prefix_candidates",
@@ -574,6 +576,30 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
     return [group[0] for group in members], members
 
 
+def _larger_first(sizes: Mapping[int, int], pair: tuple[int, int]) -> tuple[int, int]:
+    """``pair`` with its larger set first (of two of one size, the larger id)."""
+    i, j = pair
+    return (j, i) if (sizes[j], j) > (sizes[i], i) else (i, j)
+
+
+def by_larger_set(
+    sets: Sequence[array[int]] | Mapping[int, array[int]], pairs: Iterable[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The ``pairs`` (each as given) in the order :func:`verify` takes them: by their
+    larger set, then the other. Cut into runs, each run's tasks build each larger
+    set's hash set once, as one task over them all would.
+
+    Runtime complexity: ``O(p log p)`` for ``p`` pairs.
+
+    >>> sets = [array("Q", [1, 2]), array("Q", [3]), array("Q", [4, 5, 6])]
+    >>> by_larger_set(sets, [(2, 1), (0, 1), (0, 2)])
+    [(0, 1), (0, 2), (2, 1)]
+    """
+    given = list(pairs)
+    sizes = {doc: len(sets[doc]) for pair in given for doc in pair}
+    return sorted(given, key=partial(_larger_first, sizes))
+
+
 def verify(
     sets: Sequence[array[int]] | Mapping[int, array[int]],
     candidates: Iterable[tuple[int, int]],
@@ -590,11 +616,7 @@ def verify(
     """
     pairs = list(candidates)
     sizes = {doc: len(sets[doc]) for pair in pairs for doc in pair}
-
-    def larger(pair: tuple[int, int]) -> tuple[int, int]:
-        i, j = pair
-        return (j, i) if (sizes[j], j) > (sizes[i], i) else (i, j)
-
+    larger = partial(_larger_first, sizes)
     shared_of: dict[tuple[int, int], int] = {}
     current = -1
     held: set[int] = set()

@@ -62,7 +62,7 @@ from samecode.engine import Engine, Progress, RunOptions, Serial, progress_count
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import CHAINING, clone_classes
-from samecode.scan.join import ShingleCounts, distinct_sets, verify
+from samecode.scan.join import ShingleCounts, by_larger_set, distinct_sets, verify
 from samecode.scan.model import CloneClass, Document, Pair, pairs_across, pairs_within
 from samecode.similarity import MEASURES, Measure, exact_threshold
 from samecode.sources.reading import Text, decode_text, read_text
@@ -549,13 +549,17 @@ def _verify_stage(
     about equal weight; the pairs that reach ``threshold``, in the candidates' order."""
     tick = progress_counter(progress, "verify", len(candidates))
     verified: list[tuple[int, int, int]] = []
-    pair_weights = [len(sets[a]) + len(sets[b]) for a, b in candidates]
+    # a larger set's pairs together: one task builds its hash set, not each task
+    ordered = by_larger_set(sets, candidates)
+    pair_weights = [len(sets[a]) + len(sets[b]) for a, b in ordered]
     pieces = _parts(engine, sum(pair_weights), _TASK_SHINGLES, 2)
-    pair_batches = _balanced(candidates, pair_weights, pieces)
+    pair_batches = _balanced(ordered, pair_weights, pieces)
     verify_tasks = [(pairs, threshold, measure) for pairs in pair_batches]
     for number, checked in enumerate(engine.map_shared(_verify_some, sets, verify_tasks)):
         verified += checked
         tick(len(pair_batches[number]))
+    place = {pair: number for number, pair in enumerate(candidates)}
+    verified.sort(key=lambda found: place[found[0], found[1]])
     return verified
 
 
