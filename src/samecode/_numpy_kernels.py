@@ -209,18 +209,25 @@ def _places(
     k-grams ``other`` (their hashes, their positions in the order of their hashes and
     their sieve): the fingerprint's position and the other's, a pair per place, and how
     many fingerprints were repetitive (in ``other`` more than ``most`` times),
-    ``ignored`` ones left out."""
+    ``ignored`` ones left out.
+
+    The sieve is big-endian, of a power of two bits (64 or more), the bit each of the
+    other's hashes chooses by its lowest bits set (as
+    :class:`~samecode.fragments.kgrams.Kgrams` makes it)."""
     their_hashes, order, sieve = other
     at = np.frombuffer(selected, dtype=selected.typecode).astype(np.int64, copy=False)
     values = np.frombuffer(hashes, dtype=np.uint64)[at]
     # most fingerprints are not in the other text, and its sieve says so for most of
-    # those (its bit for each of its hashes set, big-endian): the rest are sought
+    # those: the rest are sought
     slots = values & np.uint64(len(sieve) - 1)
     bits = np.frombuffer(memoryview(sieve), dtype=np.uint8)[slots >> _SHIFT_3]
     bits <<= (slots & _LOW_3).astype(np.uint8)
     maybe = np.flatnonzero(bits & np.uint8(0x80))
+    if not len(maybe):
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0
     at, values = at[maybe], values[maybe]
-    places = np.frombuffer(order, dtype=order.typecode)
+    # searchsorted would cast a sorter of another type at each call
+    places = np.frombuffer(order, dtype=order.typecode).astype(np.intp, copy=False)
     theirs = np.frombuffer(their_hashes, dtype=np.uint64)
     low = np.searchsorted(theirs, values, "left", sorter=places)
     held = low < len(places)
@@ -425,11 +432,11 @@ def word_ids(
     else:  # the tokens' bytes in UTF-8: each character's offset there
         data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
         at = np.zeros(len(codes) + 1, dtype=np.intp)
-        widths = (codes >= 0x80).astype(np.intp)
+        widths = (codes >= 0x80).astype(np.uint8)
         widths += codes >= 0x800
         widths += codes >= 0x10000
         widths += 1
-        np.cumsum(widths, out=at[1:])
+        np.cumsum(widths, dtype=np.intp, out=at[1:])
         first = at[starts]
         size = at[ends] - first
     padded = np.zeros(len(data) + 8, dtype=np.uint8)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from samecode.scan.join import ShingleCounts, distinct_sets
+from samecode.scan.join import ShingleCounts, by_larger_set, distinct_sets
 
 # Small values: many sets of one size and one sum that differ ({1, 4} and {2, 3}), and
 # the same set in several orders.
@@ -29,6 +29,24 @@ def test_distinct_sets_groups_exactly_the_equal_sets(sets):
         expected.setdefault(frozenset(values), []).append(position)
     assert groups == sorted(expected.values())
     assert representatives == [group[0] for group in groups]
+
+
+@given(
+    st.lists(st.integers(0, 3), min_size=2, max_size=8),
+    st.data(),
+    st.booleans(),
+)
+def test_pairs_by_larger_set_hold_each_larger_sets_pairs_together(sizes, data, mapping):
+    sets = [array("Q", range(size)) for size in sizes]
+    docs = st.integers(0, len(sizes) - 1)
+    pairs = data.draw(st.lists(st.tuples(docs, docs).filter(lambda p: p[0] != p[1])))
+    ordered = by_larger_set(dict(enumerate(sets)) if mapping else sets, pairs)
+    assert sorted(ordered) == sorted(pairs)  # each pair as given, none lost or added
+    # the larger of two: by size, then by id
+    larger = [max(pair, key=lambda doc: (sizes[doc], doc)) for pair in ordered]
+    assert larger == sorted(larger)  # each larger set's pairs together, in order
+    smaller = [sum(pair) - big for pair, big in zip(ordered, larger)]
+    assert list(zip(larger, smaller)) == sorted(zip(larger, smaller))
 
 
 # Shingle hashes that fall in few buckets of 16 bits (the top bits), so that sets share

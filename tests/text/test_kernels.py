@@ -177,9 +177,9 @@ WORDS = st.lists(
     | st.text(alphabet=st.sampled_from("ab_1 \x00\t\n\x1c\u00e9\u0663\u3000\ud800+("))
     | st.text(max_size=100),
     st.sampled_from("iq"),
+    st.sampled_from([Shingling(), Shingling(normalize=True), Shingling(tokens="code")]),
 )
-def test_token_ids_are_the_same_both_ways(text: str, code: str) -> None:
-    rules = Shingling()
+def test_token_ids_are_the_same_both_ways(text: str, code: str, rules: Shingling) -> None:
     pure, fast = _both(rules.id_offsets, text, "a.py", code)
     tokens, starts, ends = rules.token_spans(text, "a.py")
     assert pure == fast == (array("Q", token_ids(tokens)), array(code, starts), array(code, ends))

@@ -586,8 +586,9 @@ def by_larger_set(
     sets: Sequence[array[int]] | Mapping[int, array[int]], pairs: Iterable[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """The ``pairs`` (each as given) in the order :func:`verify` takes them: by their
-    larger set, then the other. Cut into runs, each run's tasks build each larger
-    set's hash set once, as one task over them all would.
+    larger set (of two of one size, the larger id), then the other. Cut into runs for
+    tasks, a larger set's hash set is built once a task that holds its pairs (once more
+    at most for each cut), not once a task for pairs in any order.
 
     Runtime complexity: ``O(p log p)`` for ``p`` pairs.
 

@@ -100,8 +100,9 @@ _ASCII_KINDS = bytes(map(_kind, map(chr, range(128))))
 _CHARS = re.compile(r"\s+|.", re.DOTALL)
 _MASK = (1 << 64) - 1
 _NATIVE = sys.implementation.name == "cpython" and sys.hash_info.width == 64
-# Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries the memo
-# starts again (a memo only ever saves hash calls; it never changes an id).
+# Token -> id. Tokens repeat (Zipf), so most lookups hit; past this many entries a memo
+# starts again (a memo only ever saves hash calls; it never changes an id). Two memos,
+# each of this many entries at most: by the token's str, and by its packed bytes.
 _MEMO_LIMIT = 1 << 20
 
 
