@@ -2,10 +2,10 @@
 pure Python.
 
 The stages that are array work (a text's k-gram hashes, winnowing, the k-grams sorted by
-hash and their sieves, the seeds of two texts' exact matches, the offsets of words) have
-two implementations with the same output: the pure one, always there, and one on numpy
-(:mod:`samecode._numpy_kernels`), used when numpy can be imported, the input is long
-enough for numpy's fixed cost per call to pay, and the environment variable
+hash and their sieves, the seeds of two texts' exact matches, the offsets and ids of
+words) have two implementations with the same output: the pure one, always there, and
+one on numpy (:mod:`samecode._numpy_kernels`), used when numpy can be imported, the
+input is long enough for numpy's fixed cost per call to pay, and the environment variable
 ``SAMECODE_PURE`` is not set (or is ``0``). The variable is read at each call, so
 that worker processes, which inherit the environment, choose as their parent does; numpy
 is imported the first time it is used, never when the variable is set or numpy is absent.
