@@ -436,12 +436,7 @@ class Shingling:
         """
         if typecode not in ("i", "q"):
             raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
-        if (
-            self.tokens == "words"
-            and not self.normalize
-            and isinstance(text, str)
-            and use_numpy(len(text))
-        ):
+        if self._words_on_numpy(text):
             import samecode._numpy_kernels as fast
 
             return fast.word_ids(
@@ -449,6 +444,16 @@ class Shingling:
             )
         tokens, starts, ends = self.token_offsets(text, path, typecode)
         return array("Q", _ids(tokens)), starts, ends
+
+    def _words_on_numpy(self, text: object) -> bool:
+        """Whether :meth:`id_offsets` makes the ids of ``text`` on numpy: words, not
+        normalized, of a text long enough."""
+        return (
+            self.tokens == "words"
+            and not self.normalize
+            and isinstance(text, str)
+            and use_numpy(len(text))
+        )
 
     def shingles(self, text: str, path: str = "") -> array[int]:
         """Return the distinct shingle hashes of ``text``, as an ``array("Q")`` (in no
@@ -477,7 +482,7 @@ class Shingling:
             if not distinct and normal:
                 distinct = {token_id(normal)}
             return len(normal), array("Q", distinct)
-        if self.tokens == "words" and not self.normalize and use_numpy(len(text)):
+        if self._words_on_numpy(text):  # the ids without a str a token
             return self.measure_ids(self.id_offsets(text, path)[0])
         return self.measure_ids(_ids(self.token_list(text, path)))
 
