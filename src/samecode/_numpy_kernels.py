@@ -24,6 +24,7 @@ __all__ = [
     "sorted_entries",
     "sorted_kgrams",
     "to_array",
+    "total",
     "winnow",
     "word_ids",
     "word_offsets",
@@ -52,6 +53,11 @@ def as_uint64(values: Sequence[int]) -> Words | None:
     except (OverflowError, TypeError):
         return None
     return np.frombuffer(words, dtype=np.uint64) if words else np.empty(0, np.uint64)
+
+
+def total(values: array[int]) -> int:
+    """The sum of an ``array("Q")``'s values modulo ``2**64``."""
+    return int(np.frombuffer(values, dtype=np.uint64).sum(dtype=np.uint64)) if values else 0
 
 
 def to_array(values: npt.NDArray[np.generic], typecode: str) -> array[int]:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kernelpaths import BOTH, kernels
 from samecode.scan.join import ShingleCounts, by_larger_set, distinct_sets
 
 # Small values: many sets of one size and one sum that differ ({1, 4} and {2, 3}), and
@@ -21,14 +22,42 @@ orders = st.lists(
 )
 
 
-@given(orders)
-def test_distinct_sets_groups_exactly_the_equal_sets(sets):
+def _assert_grouped_exactly(sets):
     representatives, groups = distinct_sets(sets)
     expected: dict[frozenset[int], list[int]] = {}
     for position, values in enumerate(sets):
         expected.setdefault(frozenset(values), []).append(position)
     assert groups == sorted(expected.values())
     assert representatives == [group[0] for group in groups]
+
+
+@given(orders)
+def test_distinct_sets_groups_exactly_the_equal_sets(sets):
+    _assert_grouped_exactly(sets)
+
+
+# Sets whose sums wrap past 2**64 and collide: {top, 3} and {top - 1, 4} beside {1, 2}
+# (top = 2**64 - 1), each in several orders, on a common base: the sum is a grouping key
+# only, kept modulo 2**64 both ways, and sets of one size and sum are still compared.
+_TOP = 2**64 - 1
+_PAIRS = [(_TOP, 3), (_TOP - 1, 4), (1, 2), (_TOP, 1)]
+wrapping = st.lists(
+    st.tuples(st.sampled_from(_PAIRS), st.randoms(use_true_random=False)),
+    max_size=12,
+)
+
+
+@BOTH
+@given(wrapping)
+def test_distinct_sets_group_the_equal_sets_both_ways_when_sums_wrap(pure, drawn):
+    base = [5 + 7 * n for n in range(20)]
+    sets = []
+    for pair, rng in drawn:
+        values = base + list(pair)
+        rng.shuffle(values)
+        sets.append(array("Q", values))
+    with kernels(pure):
+        _assert_grouped_exactly(sets)
 
 
 @given(

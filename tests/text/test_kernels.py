@@ -64,6 +64,12 @@ HASHES = st.lists(
 )
 
 
+@given(IDS)
+def test_a_sum_modulo_two_to_the_64_is_the_same_both_ways(values: list[int]) -> None:
+    words = array("Q", values)
+    assert _numpy_kernels.total(words) == sum(values) % 2**64
+
+
 @given(IDS, st.integers(1, 20))
 def test_kgram_hashes_are_the_same_both_ways(ids: list[int], k: int) -> None:
     pure, fast = _both(kgram_hashes, ids, k)
