@@ -211,6 +211,27 @@ def test_token_offsets_refuse_another_typecode(pure: bool) -> None:
                 offsets(b"a b", "a.py", "i")  # type: ignore[arg-type]
 
 
+class _Long(str):
+    """A short text that says it is ``size`` characters long (no test holds 2 GB)."""
+
+    size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_offsets_of_type_i_are_refused_for_a_text_they_cannot_hold(pure: bool) -> None:
+    text = _Long("a b")
+    with kernels(pure):
+        for offsets in (Shingling().token_offsets, Shingling().id_offsets):
+            text.size = 2**31
+            with pytest.raises(ValueError, match="the text has 2147483648 characters: use 'q'"):
+                offsets(text, "a.py", "i")
+            text.size = 2**31 - 1  # its last offset still fits
+            assert list(offsets(text, "a.py", "i")[1]) == [0, 2]
+
+
 @given(HASHES, st.data())
 def test_the_look_up_arrays_are_the_same_both_ways(hashes: list[int], data: Any) -> None:
     selected = sorted(data.draw(st.sets(st.integers(0, max(0, len(hashes) - 1)))))

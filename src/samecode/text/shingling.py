@@ -118,6 +118,7 @@ class _Memo(dict[str, int]):
 
 _memo = _Memo()
 _LOW_56 = (1 << 56) - 1
+_LARGEST_INT32 = (1 << 31) - 1
 
 
 class _PackedMemo(dict[int, int]):
@@ -279,6 +280,19 @@ def _numpy_hashes(ids: Sequence[int], k: int) -> Words | None:
     return None if words is None else fast.kgram_hashes(words, k)
 
 
+def _check_offsets(typecode: object, text: object) -> None:
+    """:raises ValueError: for a ``typecode`` of offsets other than ``"i"`` and ``"q"``, or
+    ``"i"`` where an offset into ``text`` (up to its length) would pass ``2**31 - 1``:
+    numpy's conversion would wrap it, and ``array`` refuse it with an ``OverflowError``."""
+    if typecode not in ("i", "q"):
+        raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
+    if typecode == "i" and isinstance(text, str) and len(text) > _LARGEST_INT32:
+        raise SamecodeValueError(
+            f"typecode 'i' holds offsets up to 2**31 - 1; the text has {len(text)} "
+            "characters: use 'q'"
+        )
+
+
 @dataclass(frozen=True)
 class Shingling:
     """The rules that turn a text into its set of shingles (see the module's description).
@@ -394,7 +408,8 @@ class Shingling:
         for a text under ``2**31`` characters, or ``"q"``).
 
         :raises TypeError: if ``text`` is not a ``str``.
-        :raises ValueError: for another ``typecode``.
+        :raises ValueError: for another ``typecode``, or ``"i"`` for a text of ``2**31``
+            characters or more (its offsets would not fit).
 
         Runtime complexity: that of :meth:`token_spans`; with numpy
         (``samecode[fast]``), the offsets of words come from each character's kind (white
@@ -405,8 +420,7 @@ class Shingling:
         >>> tokens, starts
         (['def', 'f', '(', 'x', ')', ':'], array('i', [0, 4, 5, 6, 7, 8]))
         """
-        if typecode not in ("i", "q"):
-            raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
+        _check_offsets(typecode, text)
         if self.tokens != "words" or not isinstance(text, str) or not use_numpy(len(text)):
             found, starts, ends = self.token_spans(text, path)
             return found, array(typecode, starts), array(typecode, ends)
@@ -423,7 +437,7 @@ class Shingling:
         the token: an ``array("Q")`` of the ids, then the offsets.
 
         :raises TypeError: if ``text`` is not a ``str``.
-        :raises ValueError: for another ``typecode``.
+        :raises ValueError: as :meth:`token_offsets`.
 
         Runtime complexity: that of :meth:`token_offsets`; with numpy (``samecode[fast]``),
         for words not normalized, tokens of up to 7 bytes of UTF-8 (most of them) are
@@ -434,8 +448,7 @@ class Shingling:
         >>> list(ids) == token_ids(["a", "b", "a"]), starts, ends
         (True, array('i', [0, 2, 4]), array('i', [1, 3, 5]))
         """
-        if typecode not in ("i", "q"):
-            raise SamecodeValueError(f"typecode must be 'i' or 'q'; got {typecode!r}")
+        _check_offsets(typecode, text)
         if self._words_on_numpy(text):
             import samecode._numpy_kernels as fast
 
