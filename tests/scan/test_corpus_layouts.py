@@ -15,14 +15,12 @@ import re
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samecode.corpus import store
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
@@ -385,63 +383,6 @@ def test_compact_folds_pending_postings_and_answers_the_same(tmp_path):
         assert corpus.check() == []
     with Corpus.open(db, readonly=True) as corpus, pytest.raises(PermissionError):
         corpus.compact()
-
-
-def _answers(db: Path, queries: Path) -> tuple[object, object]:
-    """What the corpus ``db`` answers for ``queries``: regions, and whole-file matches."""
-    with Corpus.open(db, readonly=True) as corpus:
-        regions = match_fragments(corpus, [str(queries)], walk=WALK).regions
-        documents = [document_of(read_text(str(path)), corpus.shingling, 1)
-                     for path in sorted(queries.iterdir())]  # fmt: skip
-        return regions, corpus.match(documents)
-
-
-def _pages(db: Path) -> tuple[int, str]:
-    with contextlib.closing(sqlite3.connect(db)) as file:
-        return file.execute("PRAGMA page_size").fetchone()[0], file.execute(
-            "PRAGMA journal_mode"
-        ).fetchone()[0]
-
-
-def test_compact_writes_a_large_corpus_in_larger_pages_and_answers_the_same(tmp_path, monkeypatch):
-    stored, queries = make_tree(tmp_path / "tree", 12)
-    db = tmp_path / "c.db"
-    with Corpus.create(db, fragments=FragmentOptions()) as corpus:
-        corpus.sync([str(stored)], WALK)
-    before = _answers(db, queries)
-    assert before[0]  # regions to compare
-    assert before[1]  # and whole-file matches
-    with Corpus.open(db) as corpus:
-        corpus.compact()  # small: its pages as they were
-    assert _pages(db) == (4096, "wal")
-    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)  # any corpus is large
-    with Corpus.open(db) as corpus:
-        _, now = corpus.compact()
-        assert corpus.check() == []
-    assert _pages(db) == (16384, "wal")
-    assert now == os.path.getsize(db)  # (a file this small is larger so: hence 4 MiB)
-    assert _answers(db, queries) == before
-    with Corpus.open(db) as corpus:  # and it takes more files as before
-        assert len(corpus.sync([str(stored), str(queries)], WALK).added) == len(
-            list(queries.iterdir())
-        )
-        assert corpus.check() == []
-
-
-def test_compact_keeps_the_pages_of_a_corpus_another_connection_has_open(tmp_path, monkeypatch):
-    stored, queries = make_tree(tmp_path / "tree", 13)
-    db = tmp_path / "c.db"
-    with Corpus.create(db, fragments=FragmentOptions(), timeout=20.0) as corpus:
-        corpus.sync([str(stored)], WALK)
-    before = _answers(db, queries)
-    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)
-    with Corpus.open(db, readonly=True), Corpus.open(db, timeout=20.0) as corpus:
-        started = time.monotonic()
-        corpus.compact()  # vacuumed as it is, without waiting out the timeout
-        assert time.monotonic() - started < 10
-        assert corpus.check() == []
-    assert _pages(db) == (4096, "wal")
-    assert _answers(db, queries) == before
 
 
 def test_compact_keeps_an_older_or_lsh_corpus_as_it_was_made(tmp_path):

@@ -135,14 +135,6 @@ _BATCH = 100
 #: all over the index, whose pages a small cache reads again and again. SQLite takes the
 #: cache's memory as pages are used.
 _SYNC_CACHE_KIB = 64 << 10
-#: :meth:`Corpus.compact` writes a corpus of at least this many bytes in pages of
-#: ``_LARGE_PAGE_BYTES`` (SQLite's default is 4 KiB): a file's row (its compressed
-#: text, a few KiB) then shares a page with others instead of leaving the rest of a page
-#: of its own unused, and the tables' fixed cost, a few pages each, is small beside the
-#: rest. (On 2,000 generated files of 7 KB, compacted: 7,553 bytes a file in 4 KiB
-#: pages, 7,160 in 16 KiB; a corpus of ten files: 0.41 MB in 4 KiB pages, 0.57 MB in 16.)
-_LARGE_CORPUS_BYTES = 4 << 20
-_LARGE_PAGE_BYTES = 16 << 10
 
 
 def no_fragments(path: str, version: int) -> SamecodeValueError:
@@ -678,10 +670,6 @@ class Corpus(FileTable):
         are left by :meth:`sync`, which folds them only when there are more (so that
         each block is rewritten once per some 16 postings it takes).
 
-        A corpus of 4 MiB or more is written in pages of 16 KiB, where no other
-        connection has it open (else in its pages as they are): its files' rows, a few
-        KiB each, then share pages rather than each leave most of one unused.
-
         ``VACUUM`` writes the whole file into the write-ahead log, which is folded into
         the file at the end unless another connection is reading the corpus: then the
         log stays (and is counted in the bytes after) until it closes. Run it when no
@@ -712,36 +700,9 @@ class Corpus(FileTable):
             self._candidates.compact(self._statements)
             if self._fragment_tables is not None:
                 self._fragment_tables.compact(self._statements)
-        (pages,) = self._run("PRAGMA page_size").fetchone()
-        if before < _LARGE_CORPUS_BYTES or pages >= _LARGE_PAGE_BYTES or not self._repaged():
-            self._run("VACUUM")
+        self._run("VACUUM")
         self._run("PRAGMA wal_checkpoint(TRUNCATE)")
         return before, self._file_bytes()
-
-    def _repaged(self) -> bool:
-        """``VACUUM`` the file into pages of ``_LARGE_PAGE_BYTES``, if no other
-        connection has it open (a file's pages change size only out of WAL mode, which
-        takes the file alone); return whether it was done. Back in WAL mode either way.
-
-        :raises IndexFileError: if ``VACUUM`` fails.
-        """
-        # Another connection: SQLite answers busy at once (no wait of the timeout) and
-        # the file stays in WAL mode, to be vacuumed as it is.
-        self._run("PRAGMA busy_timeout = 0")
-        try:
-            (mode,) = self._run("PRAGMA journal_mode = DELETE").fetchone()
-        except IndexFileError:
-            mode = "wal"
-        finally:
-            self._run(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
-        if str(mode).lower() == "wal":
-            return False
-        try:
-            self._run(f"PRAGMA page_size = {_LARGE_PAGE_BYTES}")
-            self._run("VACUUM")
-        finally:
-            self._run("PRAGMA journal_mode = WAL")
-        return True
 
     def _file_bytes(self) -> int:
         """The bytes of the file and of its write-ahead log."""
