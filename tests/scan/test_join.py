@@ -56,6 +56,8 @@ def test_distinct_sets_group_the_equal_sets_both_ways_when_sums_wrap(pure, drawn
         values = base + list(pair)
         rng.shuffle(values)
         sets.append(array("Q", values))
+    if not pure:
+        pytest.importorskip("numpy")  # loaded: distinct_sets sums on it however few sets
     with kernels(pure):
         _assert_grouped_exactly(sets)
 

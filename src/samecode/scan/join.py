@@ -79,6 +79,8 @@ _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 _LITTLE = sys.byteorder == "little"
 _ALL_ONES = (1 << 64) - 1
+#: Hashes summed in all above which :func:`distinct_sets` imports numpy for its sums.
+_NUMPY_PAYS = 1 << 21
 
 
 class ShingleCounts:
@@ -541,16 +543,22 @@ def prefix_candidates(
     return found
 
 
-def _total(shingles: Sequence[int]) -> int:
+def _total(shingles: Sequence[int], numpy: bool) -> int:
     """The sum of a set's hashes modulo ``2**64``: the same for the same set in any order.
 
-    With numpy (``samecode[fast]``), an ``array("Q")`` of :data:`~samecode._kernels.MIN_LENGTH`
-    hashes or more is summed in C as 64-bit words; otherwise by Python's ``sum`` (some
-    20 times slower: each partial sum is a new int), with the same result.
+    With ``numpy`` (and ``samecode[fast]``), an ``array("Q")`` of
+    :data:`~samecode._kernels.MIN_LENGTH` hashes or more is summed in C as 64-bit words;
+    otherwise by Python's ``sum`` (some 20 times slower: each partial sum is a new int),
+    with the same result.
 
     Runtime complexity: ``O(n)``.
     """
-    if isinstance(shingles, array) and shingles.typecode == "Q" and use_numpy(len(shingles)):
+    if (
+        numpy
+        and isinstance(shingles, array)
+        and shingles.typecode == "Q"
+        and use_numpy(len(shingles))
+    ):
         import samecode._numpy_kernels as fast
 
         return fast.total(shingles)
@@ -565,14 +573,20 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
     ([0, 1], [[0, 2], [1]])
 
     Runtime complexity: ``O(1)`` per set of a size no other has; else ``O(n)`` for its
-    sum modulo ``2**64`` (in C on numpy where it is installed), and for each set that
-    matches a representative's size and sum, ``O(n)`` in C to compare them (as arrays,
-    then, if their orders differ, as sets).
+    sum modulo ``2**64`` (in C on numpy where it is installed, and loaded already or
+    worth its import), and for each set that matches a representative's size and sum,
+    ``O(n)`` in C to compare them (as arrays, then, if their orders differ, as sets).
     """
     by_size: dict[int, list[int]] = {}
     for position, shingles in enumerate(sets):
         by_size.setdefault(len(shingles), []).append(position)
     members: list[list[int]] = []
+    # numpy where it is loaded already, or where the sums are worth its import (some
+    # 0.1 s, as long as Python's sum of two million hashes): a scan whose workers did
+    # the reading has not loaded it in this process
+    summed = sum(len(sets[p]) for positions in by_size.values() if len(positions) > 1
+                 for p in positions)  # fmt: skip
+    numpy = "numpy" in sys.modules or summed >= _NUMPY_PAYS
     for positions in by_size.values():
         if len(positions) == 1:
             members.append(positions)
@@ -582,7 +596,7 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
         by_sum: dict[int, list[list[int]]] = {}
         for position in positions:
             shingles = sets[position]
-            groups = by_sum.setdefault(_total(shingles), [])
+            groups = by_sum.setdefault(_total(shingles, numpy), [])
             for group in groups:
                 first = sets[group[0]]
                 if first == shingles or set(first).issuperset(shingles):
