@@ -19,8 +19,9 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import sys
 
-__all__ = ["MIN_LENGTH", "PURE", "use_numpy"]
+__all__ = ["IMPORT_PAYS", "MIN_LENGTH", "PURE", "import_pays", "use_numpy"]
 
 #: The environment variable that, set to anything but ``""`` or ``"0"``, keeps every
 #: kernel in pure Python.
@@ -28,6 +29,9 @@ PURE = "SAMECODE_PURE"
 #: The fewest items (token ids, k-gram hashes) worth numpy's fixed cost per call; below
 #: it, the pure kernels are faster.
 MIN_LENGTH = 128
+#: The fewest items worth numpy's import (some 0.1 s, as long as Python takes over two
+#: million of them) in a process that has not imported it.
+IMPORT_PAYS = 1 << 21
 
 
 def use_numpy(length: int, calls: int = 1) -> bool:
@@ -50,3 +54,11 @@ def _importable() -> bool:
     except ImportError:
         return False
     return True
+
+
+def import_pays(items: int) -> bool:
+    """Whether numpy is worth using for ``items`` items in all in this process: it is
+    imported already (the reading stages import it), or ``items`` is at least
+    :data:`IMPORT_PAYS`. For a stage of the main process that the workers' own stages
+    may leave without numpy."""
+    return "numpy" in sys.modules or items >= IMPORT_PAYS

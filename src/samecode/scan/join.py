@@ -46,7 +46,7 @@ from typing import TypeAlias
 from bitarray import bitarray
 from bitarray.util import sc_decode, sc_encode, zeros
 
-from samecode._kernels import use_numpy
+from samecode._kernels import import_pays, use_numpy
 from samecode._validation import check_int
 from samecode.errors import SamecodeValueError
 from samecode.similarity import (
@@ -79,8 +79,6 @@ _LEVELS = 4
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 _LITTLE = sys.byteorder == "little"
 _ALL_ONES = (1 << 64) - 1
-#: Hashes summed in all above which :func:`distinct_sets` imports numpy for its sums.
-_NUMPY_PAYS = 1 << 21
 
 
 class ShingleCounts:
@@ -581,12 +579,10 @@ def distinct_sets(sets: Sequence[array[int]]) -> tuple[list[int], list[list[int]
     for position, shingles in enumerate(sets):
         by_size.setdefault(len(shingles), []).append(position)
     members: list[list[int]] = []
-    # numpy where it is loaded already, or where the sums are worth its import (some
-    # 0.1 s, as long as Python's sum of two million hashes): a scan whose workers did
-    # the reading has not loaded it in this process
+    # a scan whose workers did the reading has not imported numpy in this process
     summed = sum(len(sets[p]) for positions in by_size.values() if len(positions) > 1
                  for p in positions)  # fmt: skip
-    numpy = "numpy" in sys.modules or summed >= _NUMPY_PAYS
+    numpy = import_pays(summed)
     for positions in by_size.values():
         if len(positions) == 1:
             members.append(positions)
