@@ -17,6 +17,8 @@ from samecode.errors import SamecodeValueError
 from samecode.hamming.sqlite import IndexCorruptError
 from samecode.store.file import Statements, StoreFile
 
+BLOCKS_READ = "SELECT key, file, data, crc FROM postings WHERE (key, file) >="
+
 
 class Db(Statements):
     """The statements of a store in memory, counting the writes of blocks; closed when
@@ -27,13 +29,14 @@ class Db(Statements):
     def __init__(self, path: str = ":memory:") -> None:
         self.connection = sqlite3.connect(path)
         super().__init__(StoreFile(self.connection, "test.db", False, 30.0))
-        self.writes = self.counts = 0
+        self.writes = self.counts = self.reads = 0
         Db.opened.append(self)
 
     def run(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
         if sql.startswith(("UPDATE postings ", "INSERT INTO postings ")):
             self.writes += 1  # a block written
         self.counts += sql.startswith("SELECT count(*)")  # a table counted
+        self.reads += sql.startswith(BLOCKS_READ)  # blocks read from a posting's on
         return super().run(sql, parameters)
 
 
@@ -237,3 +240,63 @@ def test_adding_counts_the_tables_once_until_they_change_otherwise(tmp_path):
     blocks.add(mine, [8 << 32 | 2])  # type: ignore[arg-type]
     assert mine.counts - before == 2
     assert blocks.files(mine, [7, 8]) == {7: [1, 2], 8: [1, 2]}  # type: ignore[arg-type]
+
+
+def spread(key_bytes: int, blocks_wanted: int) -> tuple[KeyBlocks, Db, set[tuple[int, int]]]:
+    """A table of about ``blocks_wanted`` full blocks (keys far apart), folded, and what it
+    holds."""
+    blocks, db = made(key_bytes)
+    per_block = BLOCK_BYTES // (key_bytes + 4)
+    step = 2**32 // (blocks_wanted * per_block + 1)  # room for keys between them
+    held = {(key * step, 1) for key in range(blocks_wanted * per_block)}
+    blocks.add(db, [key << 32 | file for key, file in held])  # type: ignore[arg-type]
+    blocks.fold(db)  # type: ignore[arg-type]
+    return blocks, db, held
+
+
+@pytest.mark.parametrize("key_bytes", [4, 8])
+def test_a_fold_reads_the_blocks_it_fills_a_run_at_a_time(key_bytes):
+    # A posting for every block: the blocks are read several a statement (a run of 64 at
+    # most), not one each; for every 50th block, about one statement each.
+    blocks, db, held = spread(key_bytes, 1000)
+    count = len(list(blocks.blocks(db)))  # type: ignore[arg-type]
+    every = [block.start >> 32 for block in blocks.blocks(db)][1:]  # type: ignore[arg-type]
+    assert count > 1000
+    db.reads = 0
+    dense = {(key + 1, 2) for key in every}
+    blocks.fold(db, sorted(key << 32 | file for key, file in dense))  # type: ignore[arg-type]
+    held |= dense
+    assert db.reads <= count // 16
+    check_against(blocks, db, held)
+    db.reads = 0
+    sparse = {(key + 3, 4) for key in every[::50]}
+    blocks.fold(db, sorted(key << 32 | file for key, file in sparse))  # type: ignore[arg-type]
+    held |= sparse
+    assert len(sparse) - 2 <= db.reads <= len(sparse) + 2
+    check_against(blocks, db, held)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from([4, 8]),
+    st.lists(st.tuples(st.integers(0, 400), st.integers(0, 60)), min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_runs_and_gaps_of_blocks_fold_and_remove_as_brute_force(key_bytes, runs, remove):
+    # Runs of consecutive blocks given postings and gaps between them, of any lengths: the
+    # blocks read ahead grow and shrink, and what is held is what brute force holds.
+    blocks, db, held = spread(key_bytes, 300)
+    starts = [block.start >> 32 for block in blocks.blocks(db)][1:]  # type: ignore[arg-type]
+    at, chosen = 0, []
+    for gap, run in runs:
+        chosen += starts[at + gap : at + gap + run]
+        at += gap + run
+    change = {(key + 1, 9) for key in chosen} | {(key, 1) for key in chosen[::3]}
+    postings = sorted(key << 32 | file for key, file in change)
+    if remove:
+        blocks.remove(db, postings)  # type: ignore[arg-type]
+        held -= change
+    else:
+        blocks.fold(db, postings)  # type: ignore[arg-type]
+        held |= change
+    check_against(blocks, db, held)

@@ -81,6 +81,8 @@ FOLD_SHARE = 16
 _FOLD_PART = 100_000
 #: Keys a statement finds the blocks of (within SQLite's limit on parameters).
 _LOOKUP = 500
+#: The most blocks a statement reads ahead while folding or removing postings.
+_AHEAD = 64
 _FILE_BITS = 32
 _FILE_MASK = (1 << _FILE_BITS) - 1
 
@@ -344,20 +346,22 @@ class KeyBlocks:
         ).fetchone()
         return None if row is None else self._decoded(sql, row, None)
 
-    def _block(self, sql: Statements, posting: int) -> Block:
-        """The block ``posting`` falls in: the one of the greatest start at or before it."""
+    def _read_from(
+        self, sql: Statements, posting: int, count: int
+    ) -> list[tuple[int, int, bytes, int]]:
+        """The rows ``(key, file, data, crc)`` of the block ``posting`` falls in (the one
+        of the greatest start at or before it) and of the blocks after it, ``count`` in
+        all at most, in order, in one statement."""
         key, file = (posting >> _FILE_BITS) - self._shift, posting & _FILE_MASK
-        # the block and the start of the next, in one statement
-        rows = sql.run(
+        rows: list[tuple[int, int, bytes, int]] = sql.run(
             f"SELECT key, file, data, crc FROM {self.table} WHERE (key, file) >= ("
             f"SELECT key, file FROM {self.table} WHERE (key, file) <= (?, ?) "
-            "ORDER BY key DESC, file DESC LIMIT 1) ORDER BY key, file LIMIT 2",
+            f"ORDER BY key DESC, file DESC LIMIT 1) ORDER BY key, file LIMIT {int(count)}",
             (key, file),
         ).fetchall()
         if not rows:
             raise IndexCorruptError(sql.path, f"the first block of {self.table} is gone")
-        after = self._posting(rows[1][0], rows[1][1]) if len(rows) > 1 else None
-        return self._decoded(sql, rows[0], after)
+        return rows
 
     def _check(self, sql: Statements, row: tuple[int, int, bytes, int]) -> int:
         """The start of a block read as a row ``(key, file, data, crc)``, as a posting,
@@ -396,18 +400,27 @@ class KeyBlocks:
             files.byteswap()
         return Block(start, after, keys, files)
 
-    def _pack(self, postings: list[int]) -> bytes:
+    def _pack(self, postings: list[int], parts: int, size: int) -> Iterator[bytes]:
+        """The data of each of ``parts`` blocks of ``size`` of the ``postings`` (the last
+        of what is left): packed once, then cut (a block's keys, then its files, for
+        8-byte keys)."""
         if not self._wide:
             keys = array("Q", postings)
             if sys.byteorder != "little":  # pragma: no cover - big-endian machines
                 keys.byteswap()
-            return keys.tobytes()
+            data = keys.tobytes()
+            for number in range(parts):
+                yield data[8 * size * number : 8 * size * (number + 1)]
+            return
         keys = array("Q", [posting >> _FILE_BITS for posting in postings])
         files = array("I", [posting & _FILE_MASK for posting in postings])
         if sys.byteorder != "little":  # pragma: no cover - big-endian machines
             keys.byteswap()
             files.byteswap()
-        return keys.tobytes() + files.tobytes()
+        key_data, file_data = keys.tobytes(), files.tobytes()
+        for number in range(parts):
+            low, high = size * number, size * (number + 1)
+            yield key_data[8 * low : 8 * high] + file_data[4 * low : 4 * high]
 
     @staticmethod
     def _crc(start: int, data: bytes) -> int:
@@ -526,13 +539,32 @@ class KeyBlocks:
             self._write(sql, start, [p for p in held if p & _FILE_MASK != file])
 
     def _parts(self, sql: Statements, postings: list[int]) -> Iterator[tuple[Block, list[int]]]:
-        """The sorted ``postings`` by the block each falls in, each block once."""
+        """The sorted ``postings`` by the block each falls in, each block once.
+
+        The blocks are read in order, several a statement: twice as many as the last
+        time where the postings went on into the last block read (whose end was not
+        read), half as many where they skipped blocks (from 2 to :data:`_AHEAD`). So a
+        fold that touches every block (of a corpus small beside its batch) reads them in
+        few statements, and one that touches few reads about two blocks a statement.
+        (Writing a block changes no row after it: those read ahead stay as they are.)
+        """
+        ahead = 2
+        rows: list[tuple[int, int, bytes, int]] = []
+        starts: list[int] = []  # the rows' starts, as postings
+        whole = False  # whether the rows read reach the last block
         start = 0
         while start < len(postings):
-            block = self._block(sql, postings[start])
-            end = (
-                len(postings) if block.after is None else bisect_left(postings, block.after, start)
-            )
+            at = bisect_right(starts, postings[start]) - 1  # the row it may fall in
+            if at < 0 or (at == len(rows) - 1 and not whole):  # its block's end not read
+                rows = self._read_from(sql, postings[start], ahead)
+                whole = len(rows) < ahead
+                onward = [self._posting(row[0], row[1]) for row in rows]
+                run = bool(starts) and onward[0] == starts[-1]
+                ahead = min(_AHEAD, 2 * ahead) if run else max(2, ahead // 2)
+                starts, at = onward, 0
+            after = starts[at + 1] if at + 1 < len(starts) else None
+            block = self._decoded(sql, rows[at], after)
+            end = len(postings) if after is None else bisect_left(postings, after, start)
             yield block, postings[start:end]
             start = end
 
@@ -546,10 +578,8 @@ class KeyBlocks:
             return
         parts = 1 if len(postings) <= self._most else -(-len(postings) // (self._most * 3 // 4))
         size = -(-len(postings) // parts) if postings else 0
-        for number in range(parts):
-            part = postings[number * size : (number + 1) * size]
-            at = start if number == 0 else part[0]
-            data = self._pack(part)
+        for number, data in enumerate(self._pack(postings, parts, size)):
+            at = start if number == 0 else postings[number * size]
             values = (data, self._crc(at, data), (at >> _FILE_BITS) - self._shift, at & _FILE_MASK)
             if number == 0:
                 sql.run(

@@ -329,7 +329,9 @@ def _sort_read_file(
         read.skipped.append(item)
         return
     document = item.document if isinstance(item, StoredDocument) else item
-    real = identity(document.path)
+    # a path found as a file's identity is its own (a corpus that keeps texts is given
+    # them as paths): no realpath again, a system call a part of the path
+    real = document.path if document.path in plan.found_as else identity(document.path)
     entry = plan.entries.get(real)
     if entry is not None and entry.path == real and entry.sha256 == document.sha256:
         target.touch(real, plan.mtimes.get(real, 0))
