@@ -15,12 +15,14 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from samecode.corpus import store
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
@@ -383,6 +385,148 @@ def test_compact_folds_pending_postings_and_answers_the_same(tmp_path):
         assert corpus.check() == []
     with Corpus.open(db, readonly=True) as corpus, pytest.raises(PermissionError):
         corpus.compact()
+
+
+def _answers(db: Path, queries: Path) -> tuple[object, object]:
+    """What the corpus ``db`` answers for ``queries``: regions, and whole-file matches."""
+    with Corpus.open(db, readonly=True) as corpus:
+        regions = match_fragments(corpus, [str(queries)], walk=WALK).regions
+        documents = [document_of(read_text(str(path)), corpus.shingling, 1)
+                     for path in sorted(queries.iterdir())]  # fmt: skip
+        return regions, corpus.match(documents)
+
+
+def _pages(db: Path) -> tuple[int, str]:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as file:
+        return file.execute("PRAGMA page_size").fetchone()[0], file.execute(
+            "PRAGMA journal_mode"
+        ).fetchone()[0]
+
+
+def _stored(tmp_path: Path, seed: int) -> tuple[Path, Path, Path, tuple[object, object]]:
+    stored, queries = make_tree(tmp_path / "tree", seed)
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions(), timeout=20.0) as corpus:
+        corpus.sync([str(stored)], WALK)
+    before = _answers(db, queries)
+    assert before[0]  # regions to compare
+    assert before[1]  # and whole-file matches
+    return db, stored, queries, before
+
+
+def test_compact_writes_a_large_corpus_in_larger_pages_and_answers_the_same(tmp_path, monkeypatch):
+    db, stored, queries, before = _stored(tmp_path, 12)
+    with Corpus.open(db) as corpus:
+        corpus.compact()  # small: its pages as they were
+    assert _pages(db) == (4096, "wal")
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)  # any corpus is large
+    with Corpus.open(db) as corpus:
+        _, now = corpus.compact()
+        assert corpus.check() == []
+    assert _pages(db) == (16384, "wal")
+    assert now == os.path.getsize(db)  # (a file this small is larger so: hence 4 MiB)
+    assert not os.path.exists(f"{db}-journal")
+    assert _answers(db, queries) == before
+    with Corpus.open(db) as corpus:  # and it takes more files as before
+        added = corpus.sync([str(stored), str(queries)], WALK).added
+        assert len(added) == len(list(queries.iterdir()))
+        assert corpus.check() == []
+
+
+def test_compact_keeps_the_pages_of_a_corpus_another_connection_has_open(tmp_path, monkeypatch):
+    db, _, queries, _ = _stored(tmp_path, 13)
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)
+    with Corpus.open(db, readonly=True), Corpus.open(db, timeout=20.0) as corpus:
+        started = time.monotonic()
+        corpus.compact()  # vacuumed as it is, without waiting out the timeout
+        assert time.monotonic() - started < 10
+        assert corpus.check() == []
+        assert corpus.sync([str(queries)], WALK).added  # and writes as before
+    assert _pages(db) == (4096, "wal")
+
+
+def test_compact_holds_the_corpus_alone_while_its_pages_change(tmp_path, monkeypatch):
+    # Out of WAL mode, another process opening the corpus would read a file being
+    # rewritten: it waits for the lock instead (and is told the corpus is locked, not
+    # damaged, past its timeout).
+    db, _, queries, before = _stored(tmp_path, 14)
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)
+    seen: list[subprocess.CompletedProcess[str]] = []
+    original = Corpus._run
+    opener = (
+        "import sys\nfrom samecode.corpus.store import Corpus\n"
+        "with Corpus.open(sys.argv[1], readonly=True, timeout=0.5) as corpus: len(corpus)"
+    )
+
+    def vacuum_watched(self: Corpus, sql: str, parameters: tuple[object, ...] = ()) -> object:
+        if sql == "VACUUM":
+            (mode,) = original(self, "PRAGMA journal_mode").fetchone()
+            assert mode == "delete"
+            seen.append(subprocess.run(
+                [sys.executable, "-c", opener, str(db)], capture_output=True, text=True,
+                env={**os.environ, "PYTHONPATH": SRC}, check=False,
+            ))  # fmt: skip
+        return original(self, sql, parameters)
+
+    monkeypatch.setattr(Corpus, "_run", vacuum_watched)
+    with Corpus.open(db) as corpus:
+        corpus.compact()
+    monkeypatch.setattr(Corpus, "_run", original)
+    (opened,) = seen
+    assert opened.returncode != 0
+    assert "IndexLockedError" in opened.stderr, opened.stderr
+    assert "damaged" not in opened.stderr
+    assert _pages(db) == (16384, "wal")
+    assert _answers(db, queries) == before
+
+
+def _killed_midway(db: Path) -> None:
+    """A writer killed halfway through a change out of WAL mode (as compacting is, while
+    the pages change): pages of the file overwritten, the rollback journal beside it
+    holding what they were."""
+    sizes = "SELECT size FROM files ORDER BY id"
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as file:
+        held = file.execute(sizes).fetchall()
+    code = f"""
+import os, sqlite3
+db = sqlite3.connect({str(db)!r}, isolation_level=None)
+db.execute("PRAGMA journal_mode = DELETE")
+db.execute("PRAGMA cache_size = 2")  # changed pages spill into the file before a commit
+db.execute("BEGIN IMMEDIATE")
+db.execute("UPDATE files SET size = size + 1")
+db.execute("DELETE FROM prefix_blocks")
+os._exit(0)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert os.path.getsize(f"{db}-journal") > 0
+    # the file itself is torn: read as it is (ignoring the journal), changes show
+    torn = sqlite3.connect(f"file:{db}?immutable=1", uri=True)
+    with contextlib.closing(torn), contextlib.suppress(sqlite3.DatabaseError):
+        assert torn.execute(sizes).fetchall() != held  # (or it does not even read)
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_change_a_killed_writer_left_half_made_is_rolled_back_on_opening(tmp_path, readonly):
+    db, _, queries, before = _stored(tmp_path, 15)
+    _killed_midway(db)
+    with Corpus.open(db, readonly=readonly) as corpus:
+        assert corpus.check() == []
+    assert not os.path.exists(f"{db}-journal")
+    assert _pages(db) == (4096, "wal")  # back in WAL mode
+    assert _answers(db, queries) == before
+
+
+def test_a_corpus_left_out_of_wal_mode_opens_and_is_put_back(tmp_path):
+    # Killed after the pages changed but before WAL mode: the file whole, in rollback
+    # mode; it reads as it is, and the next opening that may write puts it back.
+    db, _, queries, before = _stored(tmp_path, 16)
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as file:
+        file.execute("PRAGMA journal_mode = DELETE")
+    assert _answers(db, queries) == before
+    assert _pages(db) == (4096, "delete")
+    with Corpus.open(db) as corpus:
+        assert corpus.check() == []
+    assert _pages(db) == (4096, "wal")
 
 
 def test_compact_keeps_an_older_or_lsh_corpus_as_it_was_made(tmp_path):

@@ -11,7 +11,10 @@ Both stores share the same rules, held here:
   checkpoint are in the log only);
 * read-only opening writes nothing to the file, in a read-only folder too, and leaves no
   ``-wal`` or ``-shm`` file that was not there before (nor does a refusal): SQLite's own
-  clean-up removes them, a connection that is the last to close the file;
+  clean-up removes them, a connection that is the last to close the file. The one
+  exception is a change a writer killed out of WAL mode left half made (only compacting
+  a corpus leaves WAL mode): any opening first has SQLite roll it back from its journal,
+  as a connection that may write does, and puts the file back in WAL mode;
 * a new file is made under a temporary name beside its path (``.<name>.creating-...``)
   and linked into place only when complete, so no one sees it half made, and of two
   processes creating it one wins and the other is told it exists;
@@ -440,6 +443,8 @@ def open_store(
         damaged or unopenable.
     """
     _check_regular(path, what)
+    if os.path.lexists(path + "-journal"):
+        _roll_back(path, timeout)
     tidy = not any(os.path.lexists(path + side) for side in ("-wal", "-shm"))
     try:
         store = _open_store(path, readonly, timeout, vet, make)
@@ -479,6 +484,56 @@ def _check_regular(path: str, what: str) -> None:
         raise IndexFileError(path, f"is not a regular file ({kind}): not a {what}")
 
 
+def _roll_back(path: str, timeout: float) -> None:
+    """Let SQLite roll back a change a writer killed out of WAL mode left half made (a
+    file is out of WAL mode only while :meth:`Corpus.compact
+    <samecode.corpus.store.Corpus.compact>` changes its pages), from the rollback
+    journal beside it: the first read of a connection that may write does it, and puts
+    the file back in WAL mode. (A read-only connection cannot, and an immutable one
+    would read the half-made file.) A journal a writer at work holds is left alone: the
+    read waits for it, as any other.
+
+    :raises IndexFileError: if the file cannot be written (the journal stays: deleting
+        it would leave the change half made), or is locked past the timeout.
+    """
+    try:
+        db = connect(path, "rw", timeout)
+    except sqlite3.Error as error:
+        raise _unrolled(path, error, timeout) from None
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        _in_wal_mode(db)
+    except sqlite3.Error as error:
+        raise _unrolled(path, error, timeout) from None
+    finally:
+        db.close()
+
+
+def _unrolled(path: str, error: sqlite3.Error, timeout: float) -> IndexFileError:
+    found = file_error(path, error, timeout)
+    if isinstance(found, IndexLockedError):
+        return found
+    return IndexFileError(
+        path,
+        f"has a change a killed writer left half made ({os.path.basename(path)}-journal "
+        f"beside it), which cannot be rolled back here: {error}; open it once where the "
+        "file and its folder may be written (keep the journal: it holds what to restore)",
+        found.errno or errno.EIO,
+    )
+
+
+def _in_wal_mode(db: sqlite3.Connection) -> None:
+    """Put the file of a connection that may write back in WAL mode, where a killed
+    :meth:`Corpus.compact <samecode.corpus.store.Corpus.compact>` left it out (a store
+    is made in WAL mode and samecode keeps it so). Where another connection holds it
+    past the timeout, it stays as it is: it works so too, and the next opening tries
+    again."""
+    (mode,) = db.execute("PRAGMA journal_mode").fetchone()
+    if str(mode).lower() != "wal":
+        with contextlib.suppress(sqlite3.OperationalError):
+            db.execute("PRAGMA journal_mode = WAL").fetchall()
+
+
 def _tidy(path: str) -> None:
     """Remove the ``-wal`` and ``-shm`` files a read-only connection left beside ``path``
     the way SQLite does: a read-write connection that is the last to close the file
@@ -509,6 +564,7 @@ def _open_store(
     checking.close()
     try:
         db = connect(path, "rw", timeout)
+        _in_wal_mode(db)
     except sqlite3.Error as error:
         raise file_error(path, error, timeout) from None
     return _made(make, db, False, path, timeout)
@@ -620,7 +676,7 @@ def _vet(path: str, timeout: float, vet: Callable[[sqlite3.Connection], object])
     write-ahead log, so it only judges a file without one (then all the file holds is in
     the file); a file with a log (a writer at work, or killed before its checkpoint) is
     judged by the real, read-only connection, which reads the log."""
-    if os.path.lexists(path + "-wal"):
+    if _being_written(path):
         return
     try:
         db = connect(path, "ro", timeout, immutable=True)
@@ -629,9 +685,18 @@ def _vet(path: str, timeout: float, vet: Callable[[sqlite3.Connection], object])
     try:
         vet(db)
     except sqlite3.Error as error:
+        if _being_written(path):  # a writer began meanwhile: what was read may be torn
+            return
         raise file_error(path, error, timeout) from None
     finally:
         db.close()
+
+
+def _being_written(path: str) -> bool:
+    """Whether ``path`` has a write-ahead log or a rollback journal beside it: a writer
+    at work (or killed), whose changes only a connection that reads them as SQLite does
+    sees whole."""
+    return any(os.path.lexists(path + side) for side in ("-wal", "-journal"))
 
 
 def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
