@@ -397,3 +397,47 @@ def test_a_corpus_records_its_profile(tmp_path):
     with pytest.raises(UnknownProfileError):
         Corpus.create(tmp_path / "d.db", profile="homework")
     assert not (tmp_path / "d.db").exists()
+
+
+@pytest.mark.parametrize("fragments", [False, True])
+def test_sync_makes_each_document_ready_as_its_batch_comes(tmp_path, fragments, monkeypatch):
+    # Each document is made ready to store (its text checked, its shingles sorted) as it
+    # comes, before the engine gives the next batch, not all at once when the reading
+    # is done (then the workers would wait for that too); the corpus is the same.
+    from samecode.engine import Serial
+    from samecode.fragments import FragmentOptions
+
+    tree = Path(os.path.realpath(tmp_path)) / "tree"
+    for i in range(12):
+        write(tree / f"f{i:02}.txt", " ".join(f"w{i}_{n}" for n in range(60)))
+    events: list[str] = []
+
+    class Recording(Serial):
+        def map(self, function, tasks):
+            for result in super().map(function, tasks):
+                events.append("batch")
+                yield result
+
+    from samecode.corpus import store
+
+    unpack = store.unpack_text  # each text checked against its SHA-256 as made ready
+
+    def recorded(packed, path):
+        events.append(os.path.basename(path))
+        return unpack(packed, path)
+
+    monkeypatch.setattr(store, "unpack_text", recorded)
+    options = FragmentOptions() if fragments else None
+    with Corpus.create(tmp_path / "c.db", fragments=options) as corpus:
+        corpus.sync(
+            [str(tree)],
+            WalkOptions(gitignore=False, min_tokens=1),
+            run=RunOptions(batch_size=3),
+            engine=Recording(),
+        )
+        assert len(corpus) == 12
+    assert events == [
+        event
+        for n in range(4)
+        for event in ["batch", *(f"f{i:02}.txt" for i in range(3 * n, 3 * n + 3))]
+    ]

@@ -63,7 +63,7 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from samecode._validation import check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
@@ -144,6 +144,17 @@ _SYNC_CACHE_KIB = 64 << 10
 #: in 16 KiB; a corpus of ten files: 0.41 MB in 4 KiB pages, 0.57 MB in 16.)
 _LARGE_CORPUS_BYTES = 4 << 20
 _LARGE_PAGE_BYTES = 16 << 10
+
+
+class _Row(NamedTuple):
+    """A document made ready to store (:meth:`Corpus._ready`)."""
+
+    document: Document
+    mtime: int
+    blob: bytes  # its shingles as the row holds them (empty where the row keeps its text)
+    ordered: array[int]  # its shingles, ascending
+    text: bytes | None  # its bytes compressed, checked
+    found: tuple[bytes, Sequence[int]] | None  # its fragment record and fingerprints
 
 
 def no_fragments(path: str, version: int) -> SamecodeValueError:
@@ -443,7 +454,10 @@ class Corpus(FileTable):
         texts: dict[str, bytes] | None = None,
     ) -> int:
         """Store documents (made by these rules), replacing any of the same path; return
-        how many were stored. Each batch of 100 is one transaction.
+        how many were stored. Each batch of 100 is one transaction. Each document is
+        made ready (its text checked, its shingles sorted, its record checked) as it is
+        taken from ``documents``, outside the transaction: a sync gives its documents as
+        they are read, so that this is done while its workers read on.
 
         :param documents: :class:`~samecode.scan.pipeline.Document` records (other items are
             ignored, so :func:`~samecode.scan.pipeline.read_documents`' output can be passed).
@@ -475,76 +489,87 @@ class Corpus(FileTable):
         if size < 1:
             raise SamecodeValueError(f"per_transaction must be >= 1; got {size}")
         count = 0
-        batch: list[Document] = []
+        batch: list[_Row] = []
         for document in documents:
+            # each made ready as it comes, outside the transaction: while a sync's
+            # workers read on, rather than while they wait for the store at the end
             if isinstance(document, Document):
-                batch.append(document)
+                batch.append(self._ready(document, mtimes, fragments, fingerprints, texts))
             if len(batch) >= size:
-                count += self._store(batch, mtimes, fragments, fingerprints, replacing, texts)
+                count += self._store(batch, replacing)
                 batch = []
         if batch:
-            count += self._store(batch, mtimes, fragments, fingerprints, replacing, texts)
+            count += self._store(batch, replacing)
         return count
 
-    def _texts(
-        self, batch: Sequence[Document], texts: dict[str, bytes] | None
-    ) -> list[bytes | None]:
-        """Each document's compressed bytes, checked against its SHA-256 (``None``
-        where it has none, or the corpus keeps no texts)."""
-        out: list[bytes | None] = []
-        for document in batch:
-            packed = None if texts is None or not self._keeps_text else texts.get(document.path)
-            if packed is not None:
-                data = unpack_text(packed, document.path)
-                if hashlib.sha256(data).hexdigest() != document.sha256:
-                    raise SamecodeValueError(
-                        f"the text given for {document.path!r} is not the bytes its "
-                        "document was read from (another SHA-256)"
-                    )
-            elif self._fragments is not None and self._keeps_text:
-                raise SamecodeValueError(
-                    f"{self._path} stores fragments: {document.path!r} needs its text "
-                    "(read files with samecode.corpus.records.read_stored(..., text=True), "
-                    "or use sync())"
-                )
-            out.append(packed)
-        return out
-
-    def _records(
+    def _ready(
         self,
-        batch: Sequence[Document],
+        document: Document,
+        mtimes: dict[str, int] | None,
         fragments: dict[str, bytes] | None,
         fingerprints: dict[str, array[int]] | None,
-        texts: Sequence[bytes | None],
-    ) -> list[tuple[bytes, Sequence[int]]]:
-        """Each document's fragment record and its distinct fingerprint hashes, sorted:
-        given, or the record decoded, which checks it (none for a corpus without
-        fragments)."""
-        if self._fragments is None:
-            return []
+        texts: dict[str, bytes] | None,
+    ) -> _Row:
+        """A document made ready to store: its modification time, its shingles sorted
+        (and as a row holds them, where the row keeps no text), its compressed bytes
+        checked against its SHA-256 (``None`` where it has none, or the corpus keeps no
+        texts), and its fragment record and distinct fingerprint hashes, sorted: given,
+        or the record decoded, which checks it (none for a corpus without fragments).
 
-        out: list[tuple[bytes, Sequence[int]]] = []
-        for number, document in enumerate(batch):
-            given = None if fingerprints is None else fingerprints.get(document.path)
-            if self._keeps_text:  # the text is the record: its fingerprints given or made
-                if given is None:
-                    out.append((b"", self._text_fingerprints(document.path, texts[number] or b"")))
-                else:
-                    out.append((b"", given))
-                continue
-            record = None if fragments is None else fragments.get(document.path)
-            if not isinstance(record, bytes):
+        :raises ValueError: as :meth:`add`.
+        """
+        path = document.path
+        if mtimes is not None and path in mtimes:
+            mtime = mtimes[path]
+        else:
+            try:
+                mtime = os.stat(path).st_mtime_ns
+            except OSError:
+                mtime = 0
+        packed = None if texts is None or not self._keeps_text else texts.get(path)
+        if packed is not None:
+            if hashlib.sha256(unpack_text(packed, path)).hexdigest() != document.sha256:
                 raise SamecodeValueError(
-                    f"{self._path} stores fragments: {document.path!r} needs its fragment "
-                    "record (read files with samecode.corpus.records.read_stored, or use "
-                    "sync())"
+                    f"the text given for {path!r} is not the bytes its document was read "
+                    "from (another SHA-256)"
                 )
-            if given is not None:
-                out.append((record, given))
-            else:
-                found = decode(record, document.path, self._fragments.k)
-                out.append((record, sorted(set(found.fingerprints))))
-        return out
+        elif self._fragments is not None and self._keeps_text:
+            raise SamecodeValueError(
+                f"{self._path} stores fragments: {path!r} needs its text (read files with "
+                "samecode.corpus.records.read_stored(..., text=True), or use sync())"
+            )
+        ordered = array("Q", sorted(document.shingles))
+        blob = shingles_blob(ordered) if packed is None else b""
+        found = self._record(document, fragments, fingerprints, packed)
+        return _Row(document, mtime, blob, ordered, packed, found)
+
+    def _record(
+        self,
+        document: Document,
+        fragments: dict[str, bytes] | None,
+        fingerprints: dict[str, array[int]] | None,
+        packed: bytes | None,
+    ) -> tuple[bytes, Sequence[int]] | None:
+        """A document's fragment record and its distinct fingerprint hashes, sorted (see
+        :meth:`_ready`); ``None`` for a corpus without fragments."""
+        if self._fragments is None:
+            return None
+        given = None if fingerprints is None else fingerprints.get(document.path)
+        if self._keeps_text:  # the text is the record: its fingerprints given or made
+            if given is None:
+                return b"", self._text_fingerprints(document.path, packed or b"")
+            return b"", given
+        record = None if fragments is None else fragments.get(document.path)
+        if not isinstance(record, bytes):
+            raise SamecodeValueError(
+                f"{self._path} stores fragments: {document.path!r} needs its fragment "
+                "record (read files with samecode.corpus.records.read_stored, or use "
+                "sync())"
+            )
+        if given is not None:
+            return record, given
+        found = decode(record, document.path, self._fragments.k)
+        return record, sorted(set(found.fingerprints))
 
     def _text_fingerprints(self, path: str, packed: bytes) -> list[int]:
         """The distinct fingerprints, sorted, of a file of these compressed bytes."""
@@ -553,35 +578,14 @@ class Corpus(FileTable):
             raise SamecodeValueError(f"the text of {path!r} is not a text to fingerprint")
         return sorted(set(fingerprint_text(path, text.text, self._fragments).fingerprints))
 
-    def _store(
-        self,
-        batch: Sequence[Document],
-        mtimes: dict[str, int] | None,
-        fragments: dict[str, bytes] | None = None,
-        fingerprints: dict[str, array[int]] | None = None,
-        replacing: dict[str, str] | None = None,
-        texts: dict[str, bytes] | None = None,
-    ) -> int:
-        packed = self._texts(batch, texts)
-        records = self._records(batch, fragments, fingerprints, packed)
-        rows = []
-        for document, text in zip(batch, packed):
-            if mtimes is not None and document.path in mtimes:
-                mtime = mtimes[document.path]
-            else:
-                try:
-                    mtime = os.stat(document.path).st_mtime_ns
-                except OSError:
-                    mtime = 0
-            ordered = array("Q", sorted(document.shingles))
-            blob = shingles_blob(ordered) if text is None else b""
-            rows.append((document, mtime, blob, ordered, text))
+    def _store(self, rows: Sequence[_Row], replacing: dict[str, str] | None = None) -> int:
+        """Store documents made ready (:meth:`_ready`) in one transaction."""
         # by file id, of the batch: the fragment index's rows, the candidate index's shingles
         index_rows: dict[int, list[Any]] = {}
         keyed: dict[int, array[int]] = {}
         stored: dict[str, int] = {}  # path -> id, of the batch
         with self._transaction():
-            for number, (document, mtime, blob, ordered, text) in enumerate(rows):
+            for document, mtime, blob, ordered, text, found in rows:
                 if document.path in stored:  # replaced within the batch: its rows go too
                     gone = stored[document.path]  # (and its id may be given again)
                     index_rows.pop(gone, None)
@@ -593,8 +597,8 @@ class Corpus(FileTable):
                 file_id = self._insert_file(document, mtime, blob, text)
                 stored[document.path] = file_id
                 keyed[file_id] = ordered
-                if records and self._fragment_tables is not None:
-                    record, hashes = records[number]
+                if found is not None and self._fragment_tables is not None:
+                    record, hashes = found
                     self._fragment_tables.store(self._statements, file_id, record)
                     index_rows[file_id] = self._fragment_tables.index_rows(file_id, hashes)
             self._candidates.store_batch(self._statements, list(keyed.items()))

@@ -307,12 +307,39 @@ def _read_and_store_part(
     else:
         batches = read_stored_batches(part, *rules, fragments, progress, engine)
     unstored = _Unstored()
+    # the records are this run's own: their fingerprints come with them (not decoded)
+    own = fragments is not None
+    target.add(
+        _fresh(target, batches, plan, read, unstored),
+        plan.mtimes,
+        fragments=unstored.records if own else None,
+        fingerprints=unstored.fingerprints if own else None,
+        replacing=unstored.stale,
+        per_transaction=STORE_BATCH,
+        texts=unstored.texts if target.keeps_text else None,
+    )
+
+
+def _fresh(
+    target: SyncTarget,
+    batches: Iterator[Sequence[Document | StoredDocument | Skipped]],
+    plan: _Plan,
+    read: _Read,
+    unstored: _Unstored,
+) -> Iterator[Document]:
+    """The fresh documents read, each as it comes (the target makes each ready to store
+    while the engine reads on), noting in ``read`` what every file is; each document's
+    record, fingerprints and bytes are let go once the next is asked for (the target
+    has them ready then)."""
     for batch in batches:
         for item in batch:
             _sort_read_file(target, item, plan, read, unstored)
-        if len(unstored.fresh) >= STORE_BATCH:
-            _store_read(target, unstored, plan.mtimes, everything=False)
-    _store_read(target, unstored, plan.mtimes, everything=True)
+            for document in unstored.fresh:
+                yield document
+                unstored.records.pop(document.path, None)
+                unstored.fingerprints.pop(document.path, None)
+                unstored.texts.pop(document.path, None)
+            unstored.fresh.clear()
 
 
 def _sort_read_file(
@@ -346,35 +373,6 @@ def _sort_read_file(
         unstored.records[real] = item.record
         unstored.fingerprints[real] = item.fingerprints
         unstored.texts[real] = item.text
-
-
-def _store_read(
-    target: SyncTarget, unstored: _Unstored, mtimes: dict[str, int], *, everything: bool
-) -> None:
-    """Store what was read and is held: the fresh documents, in whole transactions of
-    :data:`STORE_BATCH` but for ``everything``, each with its entry's older spelling
-    removed in its transaction."""
-    fresh = unstored.fresh
-    cut = len(fresh) if everything else len(fresh) - len(fresh) % STORE_BATCH
-    if not cut:
-        return
-    # the records are this run's own: their fingerprints come with them (not decoded)
-    own = target.fragments is not None
-    target.add(
-        fresh[:cut],
-        mtimes,
-        fragments=unstored.records if own else None,
-        fingerprints=unstored.fingerprints if own else None,
-        replacing=unstored.stale,
-        per_transaction=STORE_BATCH,
-        texts=unstored.texts if target.keeps_text else None,
-    )
-    for document in fresh[:cut]:
-        unstored.records.pop(document.path, None)
-        unstored.fingerprints.pop(document.path, None)
-        unstored.texts.pop(document.path, None)
-        unstored.stale.pop(document.path, None)
-    del fresh[:cut]
 
 
 def _split_gone_by_content(
