@@ -251,3 +251,128 @@ def test_a_damaged_page_is_an_index_corrupt_error_naming_the_file(tmp_path, kind
         if "malformed" in message:
             assert kind_of_error is IndexCorruptError
             assert message.startswith(f"{path}: is damaged")
+
+
+# -- a writer out of WAL mode (a corpus compacting): waited on while at work; its change
+# rolled back, where it was killed, by the next opening ---------------------------------
+
+WRITER = textwrap.dedent(
+    """
+    import os, signal, sqlite3, sys
+    db = sqlite3.connect({path!r}, isolation_level=None)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("PRAGMA cache_size = 2")  # changed pages spill into the file before a commit
+    db.execute("BEGIN IMMEDIATE")
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        db.execute(f"DELETE FROM {{table}}")
+    print("holding", flush=True)
+    sys.stdin.read()  # until told to end
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def opened_within(kind, path, readonly, timeout=0.3):
+    if kind == "corpus":
+        return Corpus.open(path, readonly=readonly, timeout=timeout)
+    if kind == "index":
+        return SQLiteIndex.open(path, readonly=readonly, timeout=timeout)
+    return SQLiteLSH.open(path, readonly=readonly, timeout=timeout)
+
+
+def writing_only_ro(monkeypatch):
+    """This process may not write the file (as another user): a read-write connection
+    fails as SQLite says then."""
+    connect = store_file.connect
+
+    def read_only(path, mode, timeout, immutable=False):
+        if mode != "ro":
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return connect(path, mode, timeout, immutable)
+
+    monkeypatch.setattr(store_file, "connect", read_only)
+    monkeypatch.setattr(store_file.os, "access", lambda path, mode: False)  # nor its folder
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_writer_out_of_wal_mode_is_waited_on_and_its_killed_change_rolled_back(
+    tmp_path, monkeypatch, kind
+):
+    path = tmp_path / "store.db"
+    fill(kind, path, 300)
+    with opened(kind, path) as store:
+        held = len(store)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER.format(path=str(path))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout.readline() == "holding\n"
+        assert os.path.getsize(f"{path}-journal") > 0
+        # at work: told it is locked, whatever this process may write (never "damaged",
+        # never read as it is, half written, nor its journal taken for a killed writer's)
+        for readonly in (True, False):
+            with pytest.raises(store_file.IndexLockedError, match="is locked"):
+                opened_within(kind, path, readonly)
+        with monkeypatch.context() as patched:
+            writing_only_ro(patched)
+            with pytest.raises(store_file.IndexLockedError, match="is locked"):
+                opened_within(kind, path, True)
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+        writer.stdout.close()
+    assert writer.returncode == -9
+    # killed: its journal is hot; where this process may not write, it says so
+    with monkeypatch.context() as patched:
+        writing_only_ro(patched)
+        with pytest.raises(IndexFileError, match="killed writer left half made") as refused:
+            opened_within(kind, path, True)
+        assert not isinstance(refused.value, IndexCorruptError)
+    assert os.path.getsize(f"{path}-journal") > 0  # kept
+    for readonly in (True, False):  # rolled back by the first opening, in WAL mode again
+        with opened(kind, path, readonly) as store:
+            assert len(store) == held
+            assert store.check() == []
+        assert not os.path.exists(f"{path}-journal")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as file:
+        assert file.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_the_immutable_vet_stands_aside_for_a_writer_that_began_while_it_read(tmp_path):
+    path = tmp_path / "store.db"
+    fill("corpus", path, 10)
+
+    def torn(db):  # what a read of a file being rewritten may give, a writer begun
+        open(f"{path}-journal", "wb").close()
+        raise IndexFileError(str(path), "is not a samecode corpus")
+
+    assert store_file._vet(str(path), 1.0, torn) is None  # judged by the real connection
+    os.remove(f"{path}-journal")
+
+    def foreign(db):
+        raise IndexFileError(str(path), "is not a samecode corpus")
+
+    with pytest.raises(IndexFileError, match="is not a samecode corpus"):
+        store_file._vet(str(path), 1.0, foreign)
+
+
+def test_a_locked_file_is_never_read_as_immutable_instead(tmp_path, monkeypatch):
+    # A read-only folder's file is read as immutable where a plain read-only connection
+    # cannot open it; not where that connection is told a writer holds the file (one
+    # that keeps no journal on disk, here, so that nothing else gives it away).
+    path = tmp_path / "store.db"
+    fill("corpus", path, 30)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA journal_mode = MEMORY")
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+        holder.execute("DELETE FROM files WHERE id = 1")  # the lock taken, and kept
+        assert not any(os.path.exists(f"{path}{side}") for side in ("-wal", "-journal"))
+        monkeypatch.setattr(store_file.os, "access", lambda path, mode: False)
+        with pytest.raises(store_file.IndexLockedError, match="is locked"):
+            Corpus.open(path, readonly=True, timeout=0.3)
+    finally:
+        holder.close()

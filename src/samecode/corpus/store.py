@@ -743,14 +743,16 @@ class Corpus(FileTable):
         lock while open); return whether it was taken. SQLite answers busy at once where
         another has it: the corpus is then vacuumed as it is."""
         self._run("PRAGMA busy_timeout = 0")
-        self._run("PRAGMA locking_mode = EXCLUSIVE")
         try:
+            self._run("PRAGMA locking_mode = EXCLUSIVE")
             with self._transaction():
                 pass
-        except IndexLockedError:
-            self._run("PRAGMA locking_mode = NORMAL")
+        except BaseException as error:
+            self._run("PRAGMA locking_mode = NORMAL")  # and a read, which lets go
             self._run("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return False
+            if isinstance(error, IndexLockedError):
+                return False
+            raise
         finally:
             self._run(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
         return True

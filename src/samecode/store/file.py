@@ -443,7 +443,7 @@ def open_store(
         damaged or unopenable.
     """
     _check_regular(path, what)
-    if os.path.lexists(path + "-journal"):
+    if os.path.lexists(path + "-journal") and not _readable(path, timeout):
         _roll_back(path, timeout)
     tidy = not any(os.path.lexists(path + side) for side in ("-wal", "-shm"))
     try:
@@ -482,6 +482,28 @@ def _check_regular(path: str, what: str) -> None:
             else "a special file"
         )
         raise IndexFileError(path, f"is not a regular file ({kind}): not a {what}")
+
+
+def _readable(path: str, timeout: float) -> bool:
+    """Whether a read-only connection reads the file: ``False`` where a killed writer's
+    journal must be rolled back first (a read-only connection cannot).
+
+    :raises IndexLockedError: if a writer at work holds it past the timeout (its journal
+        is no killed writer's).
+    """
+    db: sqlite3.Connection | None = None
+    try:
+        db = connect(path, "ro", timeout)
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.Error as error:
+        found = file_error(path, error, timeout)
+        if isinstance(found, IndexLockedError):
+            raise found from None
+        return False
+    finally:
+        if db is not None:
+            db.close()
+    return True
 
 
 def _roll_back(path: str, timeout: float) -> None:
@@ -684,9 +706,11 @@ def _vet(path: str, timeout: float, vet: Callable[[sqlite3.Connection], object])
         return
     try:
         vet(db)
-    except sqlite3.Error as error:
+    except (sqlite3.Error, IndexFileError) as error:
         if _being_written(path):  # a writer began meanwhile: what was read may be torn
             return
+        if isinstance(error, IndexFileError):
+            raise
         raise file_error(path, error, timeout) from None
     finally:
         db.close()
@@ -701,12 +725,14 @@ def _being_written(path: str) -> bool:
 
 def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
     """A read-only connection that writes nothing; in a read-only folder, a WAL file with
-    no shared-memory file is read as immutable (nothing can be writing it then)."""
+    no shared-memory file is read as immutable (nothing can be writing it then: a writer
+    has a log or a journal beside it, or holds a lock, which the first connection
+    waits on and is told of)."""
     first: sqlite3.Error | None = None
     for immutable in (False, True):
         if immutable:
             folder = os.path.dirname(os.path.abspath(path))
-            if os.access(folder, os.W_OK) or os.path.exists(path + "-wal"):
+            if os.access(folder, os.W_OK) or _being_written(path):
                 break
         db: sqlite3.Connection | None = None
         try:
@@ -714,9 +740,11 @@ def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
             return db
         except sqlite3.Error as error:
-            first = first or error
             if db is not None:
                 db.close()
+            first = first or error
+            if isinstance(file_error(path, error, timeout), IndexLockedError):
+                break  # a writer holds it: read as immutable, it may be half written
     raise file_error(path, first or sqlite3.OperationalError("unable to open"), timeout)
 
 
