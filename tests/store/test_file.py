@@ -5,6 +5,7 @@ one IndexCorruptError naming it, never a raw sqlite3 error."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
@@ -337,7 +338,7 @@ def test_a_writer_out_of_wal_mode_is_waited_on_and_its_killed_change_rolled_back
             assert len(store) == held
             assert store.check() == []
         assert not os.path.exists(f"{path}-journal")
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as file:
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as file:
         assert file.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
