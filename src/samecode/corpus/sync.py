@@ -148,11 +148,10 @@ class _Read:
 
 @dataclasses.dataclass
 class _Unstored:
-    """What a sync read of a part and has not stored yet: the fresh documents, in
-    order, and by path the older spellings of their entries (removed in the transaction
-    that stores them), their fragment records and fingerprints."""
+    """What a sync read of a part and has not stored yet, by path: the older spellings
+    of the fresh documents' entries (removed in the transaction that stores them), their
+    fragment records, fingerprints and bytes."""
 
-    fresh: list[Document] = dataclasses.field(default_factory=list)
     stale: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> older one
     records: dict[str, bytes] = dataclasses.field(default_factory=dict)
     fingerprints: dict[str, array[int]] = dataclasses.field(default_factory=dict)
@@ -333,13 +332,12 @@ def _fresh(
     has them ready then)."""
     for batch in batches:
         for item in batch:
-            _sort_read_file(target, item, plan, read, unstored)
-            for document in unstored.fresh:
+            document = _sort_read_file(target, item, plan, read, unstored)
+            if document is not None:
                 yield document
                 unstored.records.pop(document.path, None)
                 unstored.fingerprints.pop(document.path, None)
                 unstored.texts.pop(document.path, None)
-            unstored.fresh.clear()
 
 
 def _sort_read_file(
@@ -348,13 +346,13 @@ def _sort_read_file(
     plan: _Plan,
     read: _Read,
     unstored: _Unstored,
-) -> None:
+) -> Document | None:
     """Note what reading one file gave: skipped; the same bytes as its entry (which gets
-    the new time); or a document to store under the file's identity, kept in
-    ``unstored`` with its record and its entry's older spelling."""
+    the new time); or a document to store under the file's identity, returned, its
+    record and its entry's older spelling kept in ``unstored``."""
     if isinstance(item, Skipped):
         read.skipped.append(item)
-        return
+        return None
     document = item.document if isinstance(item, StoredDocument) else item
     # a path found as a file's identity is its own (a corpus that keeps texts is given
     # them as paths): no realpath again, a system call a part of the path
@@ -363,16 +361,16 @@ def _sort_read_file(
     if entry is not None and entry.path == real and entry.sha256 == document.sha256:
         target.touch(real, plan.mtimes.get(real, 0))
         read.unchanged.append(real)
-        return
+        return None
     if entry is not None and entry.path != real:
         # an older spelling, kept under its identity
         unstored.stale[real] = entry.path
     (read.added if entry is None else read.updated).append(real)
-    unstored.fresh.append(dataclasses.replace(document, path=real))
     if isinstance(item, StoredDocument):
         unstored.records[real] = item.record
         unstored.fingerprints[real] = item.fingerprints
         unstored.texts[real] = item.text
+    return dataclasses.replace(document, path=real)
 
 
 def _split_gone_by_content(

@@ -388,6 +388,24 @@ def connect(path: str, mode: str, timeout: float, immutable: bool = False) -> sq
     return db
 
 
+def _read_first(
+    path: str, mode: str, timeout: float, immutable: bool = False
+) -> sqlite3.Connection:
+    """:func:`connect`, and the first read (where SQLite takes its locks, reads a log,
+    and, for a connection that may write, rolls back a killed writer's journal); the
+    connection closed if it fails.
+
+    :raises sqlite3.Error: as SQLite does.
+    """
+    db = connect(path, mode, timeout, immutable)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 def read_meta(
     db: sqlite3.Connection,
     path: str,
@@ -491,18 +509,13 @@ def _readable(path: str, timeout: float) -> bool:
     :raises IndexLockedError: if a writer at work holds it past the timeout (its journal
         is no killed writer's).
     """
-    db: sqlite3.Connection | None = None
     try:
-        db = connect(path, "ro", timeout)
-        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        _read_first(path, "ro", timeout).close()
     except sqlite3.Error as error:
         found = file_error(path, error, timeout)
         if isinstance(found, IndexLockedError):
             raise found from None
         return False
-    finally:
-        if db is not None:
-            db.close()
     return True
 
 
@@ -519,16 +532,13 @@ def _roll_back(path: str, timeout: float) -> None:
         it would leave the change half made), or is locked past the timeout.
     """
     try:
-        db = connect(path, "rw", timeout)
+        db = _read_first(path, "rw", timeout)
+        try:
+            _in_wal_mode(db)
+        finally:
+            db.close()
     except sqlite3.Error as error:
         raise _unrolled(path, error, timeout) from None
-    try:
-        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        _in_wal_mode(db)
-    except sqlite3.Error as error:
-        raise _unrolled(path, error, timeout) from None
-    finally:
-        db.close()
 
 
 def _unrolled(path: str, error: sqlite3.Error, timeout: float) -> IndexFileError:
@@ -563,11 +573,7 @@ def _tidy(path: str) -> None:
     if not any(os.path.lexists(path + side) for side in ("-wal", "-shm")):
         return
     with contextlib.suppress(sqlite3.Error):
-        db = connect(path, "rw", 0.0)
-        try:
-            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        finally:
-            db.close()
+        _read_first(path, "rw", 0.0).close()
 
 
 def _open_store(
@@ -734,14 +740,9 @@ def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
             folder = os.path.dirname(os.path.abspath(path))
             if os.access(folder, os.W_OK) or _being_written(path):
                 break
-        db: sqlite3.Connection | None = None
         try:
-            db = connect(path, "ro", timeout, immutable=immutable)
-            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return db
+            return _read_first(path, "ro", timeout, immutable)
         except sqlite3.Error as error:
-            if db is not None:
-                db.close()
             first = first or error
             if isinstance(file_error(path, error, timeout), IndexLockedError):
                 break  # a writer holds it: read as immutable, it may be half written
