@@ -123,7 +123,12 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
             "provenance",
             "where code came from: vendored copies, licences",
             walk={"default_excludes": False, "min_tokens": 1},
-            fragments={"keep_licenses": True, "keep_imports": True, "keep_msgids": True},
+            fragments={
+                "keep_licenses": True,
+                "keep_imports": True,
+                "keep_msgids": True,
+                "keep_msgid_copies": True,
+            },
         ),
         "plagiarism": Profile(
             "plagiarism",

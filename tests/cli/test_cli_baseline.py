@@ -172,6 +172,7 @@ def test_a_baseline_made_with_options_that_move_places_is_refused(tree, tmp_path
         (["--gap", "0"], "gap 20 (this scan: 0)"),
         (["--keep-imports"], "keep_imports False (this scan: True)"),
         (["--keep-licenses"], "keep_licenses False (this scan: True)"),
+        (["--keep-msgid-copies"], "keep_msgid_copies False (this scan: True)"),
         (["--min-region", "30"], "min_tokens 40 (this scan: 30)"),
         (["--boilerplate-share", "0.5"], "boilerplate_share 0.1 (this scan: 0.5)"),
         (["--boilerplate", str(header)], "boilerplate_digest None (this scan: '"),

@@ -286,21 +286,27 @@ def test_compare_lays_tabs_out_at_the_columns_of_the_escaped_text(tmp_path, caps
     assert all(line.index("#") % 8 == 0 for line in shown[:3])
 
 
-def test_keep_msgids_matches_the_message_ids_of_catalogues(tmp_path, capsys):
-    ids = [f"Enter a valid value for field number {n} of the form before saving" for n in
-           range(20)]  # fmt: skip
+@pytest.mark.parametrize("flag", ["--keep-msgids", "--keep-msgid-copies"])
+def test_keep_msgids_and_their_copies_match_what_catalogues_share(tmp_path, capsys, flag):
+    # the translations keep each message's markup, in their own words around it
+    markup = '<a href=\\"https://docs.example.com/en/%(version)s/ref/{n}/#top\\" class=\\"x\\">'
     for language, word in (("de", "Bitte"), ("fr", "Entrez")):
-        entries = [f'msgid "{m}"\nmsgstr "{word} {n}"\n' for n, m in enumerate(ids)]
+        entries = [
+            f'msgid "{markup.format(n=n) * 3} for field {n}"\n'
+            f'msgstr "{word} {n} {markup.format(n=n) * 3} {word}"\n'
+            for n in range(20)
+        ]
         (tmp_path / f"{language}.po").write_text("\n".join(entries))
     args = ("scan", str(tmp_path), "--fragments", "--format", "jsonl", "--no-gitignore")
+    name = flag[2:].replace("-", "_")
     status, out, err = run(capsys, *args)
     assert status == 0, err
     records = [json.loads(line) for line in out.splitlines()]
-    assert records[0]["parameters"]["keep_msgids"] is False
+    assert records[0]["parameters"][name] is False
     assert not [r for r in records if r["type"] == "region"]
     assert {r["reason"] for r in records if r["type"] == "ignored"} == {"message ids"}
-    status, out, err = run(capsys, *args, "--keep-msgids")
+    status, out, err = run(capsys, *args, flag)
     assert status == 0, err
     records = [json.loads(line) for line in out.splitlines()]
-    assert records[0]["parameters"]["keep_msgids"] is True
-    assert [r for r in records if r["type"] == "region"]
+    assert records[0]["parameters"][name] is True
+    assert [r for r in records if r["type"] == "region" and r["a"] != r["b"]]

@@ -175,6 +175,7 @@ OTHER_VALUES = {
     "keep_licenses": True,
     "keep_imports": True,
     "keep_msgids": True,
+    "keep_msgid_copies": True,
 }
 
 
@@ -186,12 +187,13 @@ def test_every_fragment_parameter_is_matched():
     assert fields == set(OTHER_VALUES)
 
 
-def test_a_baseline_made_before_message_ids_were_stated_kept_them(tmp_path):
+@pytest.mark.parametrize("name", ["keep_msgids", "keep_msgid_copies"])
+def test_a_baseline_made_before_a_catalogue_option_was_stated_kept_them(tmp_path, name):
     saved = saved_report(tmp_path)
-    del saved["parameters"]["keep_msgids"]
-    with pytest.raises(BaselineError, match="keep_msgids True"):
+    del saved["parameters"][name]
+    with pytest.raises(BaselineError, match=f"{name} True"):
         parse_baseline(json.dumps(saved), FragmentOptions(), "old.json")
-    parse_baseline(json.dumps(saved), FragmentOptions(keep_msgids=True), "old.json")
+    parse_baseline(json.dumps(saved), FragmentOptions(**{name: True}), "old.json")
 
 
 def test_a_baseline_made_with_all_pairs_serves_a_scan_without(tmp_path):

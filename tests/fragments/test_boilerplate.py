@@ -22,11 +22,16 @@ from samecode.fragments.boilerplate import (
     _STATEMENTS,
     LICENCE_WORDS,
     BoilerplateFiles,
+    Ignored,
     _statement_end,
     import_blocks,
     licence_header,
+    masked_ranges,
+    message_id_copies,
     message_ids,
+    seedless_ranges,
 )
+from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
 from samecode.sources.walk import WalkOptions
@@ -532,13 +537,123 @@ def test_catalogues_of_one_program_share_no_region_by_their_message_ids(tmp_path
 
 
 def test_a_copied_translation_is_still_found(tmp_path):
-    words = " ".join(f"wort{n}" for n in range(40))
-    ours = {m: f"{words} {n}" for n, m in enumerate(MESSAGES)}
+    # each message its own translation: one repeated in every message would seed nothing
+    # (its k-grams repetitive), but where it runs into what it copies from its id
+    ours = {m: " ".join(f"wort{n}_{i}" for i in range(40)) for n, m in enumerate(MESSAGES)}
     (tmp_path / "de.po").write_text(catalogue("de", ours))
     (tmp_path / "de_AT.po").write_text(catalogue("de_AT", ours))
     found = compare_fragments(tmp_path / "de.po", tmp_path / "de_AT.po")
     # the translations seed it, and it grows through the message ids both hold alike
     assert [(r.a_end - r.a_start) > 100 for r in found.regions] == [True]
+
+
+def _copies_one_at_a_time(ids: list[int], runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The rule of :func:`message_id_copies`, a token at a time: a token after a run of
+    ids (and before the next) is a copy when that run holds its id; then the runs."""
+    copied = [False] * len(ids)
+    for number, (first, stop) in enumerate(runs):
+        end = runs[number + 1][0] if number + 1 < len(runs) else len(ids)
+        for at in range(stop, end):
+            copied[at] = ids[at] in ids[first:stop]
+    found: list[tuple[int, int]] = []
+    for at, copy in enumerate(copied):
+        if copy and found and found[-1][1] == at:
+            found[-1] = (found[-1][0], at + 1)
+        elif copy:
+            found.append((at, at + 1))
+    return found
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.integers(0, 6), max_size=40),
+    st.lists(st.integers(0, 40), max_size=12),
+    st.sampled_from(["licence header", "import block"]),
+)
+def test_copies_of_message_ids_are_those_found_a_token_at_a_time(ids, cuts, other):
+    cuts = sorted(cut for cut in cuts if cut <= len(ids))
+    runs = [(low, high) for low, high in zip(cuts[::2], cuts[1::2]) if low < high]
+    ignored = [Ignored("de.po", "message ids", 1, 1, high - low, low, high) for low, high in runs]
+    # ranges of another reason mark out no entry
+    ignored.append(Ignored("de.po", other, 1, 1, 1, 0, min(1, len(ids))))
+    assert message_id_copies(ids, ignored) == _copies_one_at_a_time(ids, runs)
+
+
+def _markup(n: int) -> str:
+    """A message's markup and placeholders: 41 tokens."""
+    return (
+        f'<a href=\\"https://docs.example.com/en/%(version)s/ref/settings/{n}/#debug\\" '
+        'class=\\"reference internal external\\" target=\\"_blank\\" '
+        'rel=\\"noopener noreferrer\\" title=\\"%(title)s\\" '
+        f'data-page=\\"{n}\\" data-kind=\\"settings\\" id=\\"ref-{n}\\" '
+        'aria-label=\\"%(label)s settings page\\">'
+    )
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.integers(0, 5), max_size=60),
+    st.lists(st.integers(0, 60), max_size=14),
+    st.integers(1, 6),
+    st.integers(1, 4),
+)
+def test_seedless_ranges_give_the_kgrams_of_the_masked_tokens_and_copies(ids, cuts, k, window):
+    cuts = sorted(cut for cut in cuts if cut <= len(ids))
+    runs = [(low, high) for low, high in zip(cuts[::2], cuts[1::2]) if low < high]
+    reasons = itertools.cycle(["message ids", "message ids", "licence header"])
+    ignored = [Ignored("de.po", reason, 1, 1, high - low, low, high)
+               for reason, (low, high) in zip(reasons, runs)]  # fmt: skip
+    every = sorted(masked_ranges(ignored) + message_id_copies(ids, ignored))
+    joined = seedless_ranges(ids, ignored, k)
+    assert all(high - low >= k for (_, low), (high, _) in itertools.pairwise(joined))
+    expected, found = Kgrams.of(ids, k, window, every), Kgrams.of(ids, k, window, joined)
+    assert (found.hashes, found.selected) == (expected.hashes, expected.selected)
+
+
+def _catalogue_of_markup(language: str, word: str) -> str:
+    """A catalogue whose every translation keeps its message's markup and placeholders,
+    in its own words around them."""
+    entries = [f"# {language} translation"]
+    for n in range(20):
+        sentence = " ".join(f"{word}_{n}_{i}" for i in range(16))
+        entries.append(
+            f'#, python-format\nmsgid "See {_markup(n)}the page number {n}</a> for more"\n'
+            f'msgstr "{word} {n} {_markup(n)}{word}{n}</a> {sentence}"\n'
+        )
+    return "\n".join(entries)
+
+
+def test_what_translations_copy_from_their_ids_seeds_no_match(tmp_path):
+    de, fr = tmp_path / "de.po", tmp_path / "fr.po"
+    de.write_text(_catalogue_of_markup("de", "Siehe"))
+    fr.write_text(_catalogue_of_markup("fr", "Voir"))
+    found = compare_fragments(de, fr)
+    assert found.regions == []
+    # not reported as ignored: only the ids are
+    assert {i.reason for i in found.ignored} == {"message ids"}
+    copies = compare_fragments(de, fr, FragmentOptions(keep_msgid_copies=True))
+    # each message's two translations share its markup, then grow through its id
+    assert len(copies.regions) == 20
+    assert compare_fragments(de, fr, FragmentOptions(keep_msgids=True)).regions
+    # a page holding the messages is no catalogue: its tokens seed, but they are looked
+    # up in vain among the catalogue's ids and their copies
+    page = tmp_path / "page.html"
+    page.write_text("\n".join(f"<p>See {_markup(n)}the page number {n}</a></p>" for n in
+                              range(20)))  # fmt: skip
+    assert compare_fragments(de, page).regions == []
+    kept = compare_fragments(de, page, FragmentOptions(keep_msgid_copies=True))
+    assert len(kept.regions) == 20  # each message's markup in its translation
+
+
+def test_a_translation_copied_between_catalogues_is_found_without_the_ids_copies(tmp_path):
+    # the translations seed the region, and it grows through the copies both hold alike
+    de, de_at = tmp_path / "de.po", tmp_path / "de_AT.po"
+    de.write_text(_catalogue_of_markup("de", "Siehe"))
+    de_at.write_text(_catalogue_of_markup("de_AT", "Siehe"))
+    found = compare_fragments(de, de_at)
+    # all but the first line, the translator's, which names the language: the 20
+    # messages' 79 lines
+    assert [(r.a_start, r.a_end) for r in found.regions] == [(2, 80)]
 
 
 @pytest.mark.parametrize(

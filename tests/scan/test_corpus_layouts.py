@@ -242,6 +242,46 @@ def test_a_corpus_made_before_message_ids_were_masked_keeps_matching_them(tmp_pa
     assert [(r.a_start, r.a_end) for r in found.regions] == [(1, 60)]
 
 
+def test_a_corpus_made_before_copies_of_message_ids_were_masked_keeps_matching_them(
+    tmp_path: Path,
+) -> None:
+    # the translations of de.po and fr.po share only what they copy from their ids: each
+    # message's markup, of 50 tokens
+    markup = (
+        '<a href=\\"https://docs.example.com/en/%(version)s/ref/settings/{n}/#debug\\" '
+        'class=\\"reference internal\\" target=\\"_blank\\" rel=\\"noopener\\" '
+        'data-page=\\"{n}\\" id=\\"ref-{n}\\" title=\\"%(title)s\\">'
+    )
+    entries = [
+        f'msgid "Read {markup.format(n=n)}the page</a> first"\n'
+        f'msgstr "{{word}} {markup.format(n=n)}{{word}}</a>"\n'
+        for n in range(30)
+    ]
+    stored, query = tmp_path / "stored" / "de.po", tmp_path / "query" / "fr.po"
+    for path, word in ((stored, "Bitte"), (query, "Entrez")):
+        path.parent.mkdir()
+        path.write_text("\n".join(entries).replace("{word}", word))
+    for name, recorded, regions in (("old.db", None, True), ("new.db", False, False)):
+        path = tmp_path / name
+        Corpus.create(str(path), fragments=FragmentOptions()).close()
+        if recorded is None:  # as a samecode before keep_msgid_copies recorded it
+            with contextlib.closing(sqlite3.connect(path)) as db, db:
+                (row,) = db.execute("SELECT value FROM samecode_meta WHERE name = 'fragments'")
+                fragments = json.loads(row[0])
+                del fragments["keep_msgid_copies"]
+                db.execute(
+                    "UPDATE samecode_meta SET value = ? WHERE name = 'fragments'",
+                    (json.dumps(fragments),),
+                )
+        with Corpus.open(str(path)) as corpus:
+            assert corpus.fragments is not None
+            assert corpus.fragments.keep_msgid_copies is (recorded is None)
+            corpus.sync([str(stored)], WALK)
+            found = match_fragments(corpus, [str(query)], walk=WALK)
+        assert bool(found.regions) is regions, name
+        assert {i.reason for i in found.ignored} == {"message ids"}
+
+
 def test_a_corpus_whose_texts_rules_differ_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "c.db"
     Corpus.create(str(path)).close()

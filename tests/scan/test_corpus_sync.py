@@ -369,6 +369,7 @@ def test_check_given_refuses_the_first_setting_made_otherwise(tmp_path):
         for given, refused in [
             ({"window": 7}, ("window", 6, 7)),
             ({"keep_imports": True}, ("keep_imports", False, True)),
+            ({"keep_msgid_copies": True}, ("keep_msgid_copies", False, True)),
             ({"num_perm": 64}, ("num_perm", 128, 64)),
             ({"lsh_threshold": 0.5}, ("lsh_threshold", 0.6, 0.5)),
             ({"candidates": "prefix"}, ("candidates", "lsh", "prefix")),

@@ -449,7 +449,7 @@ def _sync_text(db: str, report: Any) -> str:
 
 def _stored_fragment_flags(args: argparse.Namespace) -> list[str]:
     """The options of the fragments a corpus stores that were given."""
-    names = ("kgram", "window", "keep_licenses", "keep_imports", "keep_msgids")
+    names = ("kgram", "window", "keep_licenses", "keep_imports", "keep_msgids", "keep_msgid_copies")
     return [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) is not None]
 
 
@@ -460,6 +460,7 @@ _FLAGS = {
     "keep_licenses": "--keep-licenses",
     "keep_imports": "--keep-imports",
     "keep_msgids": "--keep-msgids",
+    "keep_msgid_copies": "--keep-msgid-copies",
     "num_perm": "--num-perm",
     "lsh_threshold": "--lsh-threshold",
 }
@@ -571,6 +572,7 @@ def _fragment_options(args: argparse.Namespace, stored: Any = None) -> Any:
         "keep_licenses": args.keep_licenses,
         "keep_imports": args.keep_imports,
         "keep_msgids": args.keep_msgids,
+        "keep_msgid_copies": args.keep_msgid_copies,
         "all_pairs": getattr(args, "all_pairs", None),
     }
     chosen = {name: value for name, value in given.items() if value is not None}

@@ -463,6 +463,15 @@ def _stored_fragment_options(group: Any) -> None:
         help="match the message ids of gettext catalogues (.po, .pot) too (ignored by "
         "default: every catalogue of a program holds them)",
     )
+    group.add_argument(
+        "--keep-msgid-copies",
+        action="store_true",
+        default=None,
+        help="where the message ids are ignored, let what a translation copies from its "
+        "id (placeholders, markup, links, words left untranslated) seed matches too (by "
+        "default it seeds none, so that catalogues of different languages do not match "
+        "on it)",
+    )
 
 
 def _share(text: str) -> float:
@@ -721,13 +730,14 @@ PROFILE_OPTIONS = {
     ("fragments", "keep_licenses"): "keep_licenses",
     ("fragments", "keep_imports"): "keep_imports",
     ("fragments", "keep_msgids"): "keep_msgids",
+    ("fragments", "keep_msgid_copies"): "keep_msgid_copies",
     ("fragments", "all_pairs"): "all_pairs",
 }
 
 #: The options a corpus fixes when it is made: against an existing corpus, its own.
 CORPUS_FIXED = frozenset(
     {"shingle", "tokens", "normalize", "kgram", "window"}
-    | {"keep_licenses", "keep_imports", "keep_msgids"}
+    | {"keep_licenses", "keep_imports", "keep_msgids", "keep_msgid_copies"}
 )
 
 

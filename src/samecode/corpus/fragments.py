@@ -92,7 +92,8 @@ def corpus_options(
     """The options of a match against a corpus storing fragments by ``stored``:
     ``options`` (the stored ones when ``None``), checked to share the stored parameters
     (:data:`~samecode.corpus.settings.FRAGMENT_KEYS`: ``k``, ``window``, ``tokens``,
-    ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``).
+    ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``,
+    ``keep_msgid_copies``).
 
     :raises ValueError: if the corpus stores no fragments, or a parameter differs.
 

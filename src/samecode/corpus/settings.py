@@ -74,9 +74,17 @@ FRAGMENT_KEYS = (
     "keep_licenses",
     "keep_imports",
     "keep_msgids",
+    "keep_msgid_copies",
 )
 #: Of those, the ones given on their own (the tokenization is the shingling's).
-GIVEN_FRAGMENT_KEYS = ("k", "window", "keep_licenses", "keep_imports", "keep_msgids")
+GIVEN_FRAGMENT_KEYS = (
+    "k",
+    "window",
+    "keep_licenses",
+    "keep_imports",
+    "keep_msgids",
+    "keep_msgid_copies",
+)
 
 
 class CorpusSettingsError(SamecodeValueError):
@@ -178,12 +186,13 @@ class CorpusSettings:
         order, the first that fails raised: the ``profile`` (a corpus that names none
         was made with the library's defaults, ``duplicates``), fragments asked of a
         corpus that stores none (``fragments`` true, or any of ``k``, ``window``,
-        ``keep_licenses``, ``keep_imports`` and ``keep_msgids`` given), each of those five,
+        ``keep_licenses``, ``keep_imports``, ``keep_msgids`` and ``keep_msgid_copies``
+        given), each of those six,
         ``min_threshold``, ``candidates`` (``"prefix"`` or ``"lsh"``), ``num_perm`` and
         ``lsh_threshold``.
 
         :param stored_fragments: ``k``, ``window``, ``keep_licenses``, ``keep_imports``,
-            ``keep_msgids``.
+            ``keep_msgids``, ``keep_msgid_copies``.
         :raises CorpusSettingsError: naming the first setting that differs.
         :raises TypeError: for a name that is no setting a corpus stores.
 

@@ -251,8 +251,8 @@ class Corpus(FileTable):
             below ``min_threshold`` (see :mod:`samecode.minhash.lsh`).
         :param fragments: also store every file's fragments, by these parameters
             (:class:`~samecode.fragments.options.FragmentOptions`: its ``k``, ``window``,
-            ``keep_licenses``, ``keep_imports`` and ``keep_msgids`` are recorded; its
-            ``tokens`` and ``normalize`` must be ``shingling``'s), for
+            ``keep_licenses``, ``keep_imports``, ``keep_msgids`` and ``keep_msgid_copies``
+            are recorded; its ``tokens`` and ``normalize`` must be ``shingling``'s), for
             :meth:`match_fragments`: their index is kept, and each candidate's fragments
             are made again from its kept bytes (see :ref:`fragments-corpus` for the cost).
         :param profile: the name of the :mod:`~samecode.profiles` profile its settings
@@ -404,10 +404,10 @@ class Corpus(FileTable):
     @property
     def fragments(self) -> FragmentOptions | None:
         """The parameters its files' fragments are stored by (``k``, ``window``,
-        ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``;
-        the rest are the
-        defaults), or ``None`` for a corpus that stores none (made without
-        ``fragments``, or by a samecode before format version 3)."""
+        ``tokens``, ``normalize``, ``keep_licenses``, ``keep_imports``, ``keep_msgids``,
+        ``keep_msgid_copies``; the rest are the defaults), or ``None`` for a corpus that
+        stores none (made without ``fragments``, or by a samecode before format version
+        3)."""
         return self._fragments
 
     def stats(self) -> dict[str, Any]:

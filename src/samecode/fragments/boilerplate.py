@@ -35,6 +35,11 @@ The rules (:func:`licence_header`, :func:`import_blocks`):
   empty id's translation: the catalogue's metadata, such as its ``Content-Type``). Every
   catalogue of a program holds the same ids, by construction; its translations
   (``msgstr``) and translators' comments are its own text. Kept with ``keep_msgids``.
+  Where the ids are masked, a translation's tokens that its own id holds too
+  (:func:`message_id_copies`: placeholders such as ``%(name)s``, markup, links, words
+  left untranslated) seed no match either, though they are not reported as ignored:
+  every translation copies them from the id, so that catalogues of different languages
+  would otherwise match on them. Kept with ``keep_msgid_copies``.
 * A **boilerplate file** (:class:`BoilerplateFiles`, ``--boilerplate PATH``): every token
   of every k-gram of another file that is also a k-gram of a boilerplate file.
 
@@ -64,6 +69,7 @@ from samecode.text.languages import Language, language_of
 from samecode.text.shingling import kgram_hashes
 
 __all__ = [
+    "CATALOGUES",
     "LICENCE_WORDS",
     "REASONS",
     "BoilerplateFiles",
@@ -73,7 +79,9 @@ __all__ = [
     "licence_header",
     "mask",
     "masked_ranges",
+    "message_id_copies",
     "message_ids",
+    "seedless_ranges",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -386,6 +394,68 @@ def message_ids(lines: Sequence[str], path: str) -> list[tuple[int, int]]:
         else:
             runs.append((number, number))
     return runs
+
+
+def message_id_copies(ids: Sequence[int], ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
+    """The tokens of a catalogue's translations that their message ids hold too: for the
+    tokens after each run of message ids (``ignored``, reason ``"message ids"``, as
+    :func:`mask` gives them) up to the next run or the end, those whose id (``ids``) is
+    the id of a token of that run, as ``(first, stop)`` ranges of consecutive tokens
+    (from 0, the stop exclusive), in order. What follows an entry's id up to the next
+    entry's is its translation, and the comments a translator wrote before the next one.
+
+    Runtime complexity: ``O(n)`` for ``n`` tokens: a set of each run's ids and a look-up
+    per token after it, in C, then a step per range found.
+
+    >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
+    >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
+    ...         Ignored("de.po", "message ids", 3, 3, 2, 7, 9)]
+    >>> message_id_copies(ids, runs)
+    [(4, 6), (9, 11)]
+
+    Tokens 4 and 5 (ids 3 and 1) copy the first id, tokens 9 and 10 (ids 5 and 7) the
+    second.
+    """
+    return [found.span() for found in re.finditer(b"\x01+", _copied(ids, ignored))]
+
+
+def seedless_ranges(
+    ids: Sequence[int], ignored: Sequence[Ignored], k: int
+) -> list[tuple[int, int]]:
+    """The tokens of a catalogue that no fingerprint of ``k`` tokens may hold: its
+    ``ignored`` ranges and its translations' copies of their ids
+    (:func:`message_id_copies`), as the fewest ranges that give the same k-grams: those
+    fewer than ``k`` tokens apart made one, the tokens between them with them (no k-gram
+    fits between them without holding one of theirs). Sorted; what
+    :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes as ``masked``.
+
+    Runtime complexity: :func:`message_id_copies`, and ``O(n)`` in C to join the ranges.
+
+    >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
+    >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
+    ...         Ignored("de.po", "message ids", 3, 3, 2, 7, 9)]
+    >>> seedless_ranges(ids, runs, 1), seedless_ranges(ids, runs, 2)
+    ([(0, 3), (4, 6), (7, 11)], [(0, 11)])
+
+    (With ``k = 2`` every k-gram over token 3 or 6 holds a token masked or copied.)
+    """
+    flags = _copied(ids, ignored)
+    for item in ignored:
+        flags[item.first : item.stop] = b"\x01" * (item.stop - item.first)
+    joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
+    return [found.span() for found in re.finditer(joined, flags)]
+
+
+def _copied(ids: Sequence[int], ignored: Iterable[Ignored]) -> bytearray:
+    """A byte per token: 1 for a copy of its entry's message id (:func:`message_id_copies`),
+    else 0."""
+    runs = [(item.first, item.stop) for item in ignored if item.reason == "message ids"]
+    flags = bytearray(len(ids))
+    for number, (first, stop) in enumerate(runs):
+        end = runs[number + 1][0] if number + 1 < len(runs) else len(ids)
+        if stop < end:  # True is 1: the look-ups' answers are the bytes
+            flags[stop:end] = bytes(map(set(ids[first:stop]).__contains__, ids[stop:end]))
+    return flags
 
 
 def _id_runs(text: str, at: int, line: int) -> list[tuple[int, int]]:

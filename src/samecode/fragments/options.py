@@ -19,9 +19,10 @@ from samecode.text.shingling import TOKEN_KINDS, Shingling
 __all__ = ["UNSTATED", "FragmentOptions"]
 
 #: The parameters that reports and corpora made before they existed do not state, with
-#: the value they were made by (catalogues' message ids were matched then): how a saved
-#: baseline or a corpus's metadata without them is read.
-UNSTATED: Mapping[str, Any] = MappingProxyType({"keep_msgids": True})
+#: the value they were made by (catalogues' message ids, and the translations' copies of
+#: them, seeded matches then): how a saved baseline or a corpus's metadata without them
+#: is read.
+UNSTATED: Mapping[str, Any] = MappingProxyType({"keep_msgids": True, "keep_msgid_copies": True})
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,12 @@ class FragmentOptions:
     :param keep_imports: match import blocks too (ignored by default).
     :param keep_msgids: match the message ids of gettext catalogues too (``.po`` and
         ``.pot`` files; ignored by default: every catalogue of a program holds them).
+    :param keep_msgid_copies: where the message ids are ignored, let the tokens of each
+        translation that its id holds too (placeholders, markup, links, words left
+        untranslated) seed matches (by default they seed none, so that the catalogues of
+        different languages do not match on what each copies from the ids; they are
+        still compared, and not reported as ignored:
+        :func:`~samecode.fragments.boilerplate.message_id_copies`).
     :param all_pairs: in a tree, compare every two files that share text; by default text
         copied into ``N`` files is compared between the first of them and each other copy
         (``N - 1`` pairs, not ``N * (N - 1) / 2``: see
@@ -72,6 +79,7 @@ class FragmentOptions:
     keep_licenses: bool = False
     keep_imports: bool = False
     keep_msgids: bool = False
+    keep_msgid_copies: bool = False
     all_pairs: bool = False
 
     def __post_init__(self) -> None:
@@ -106,6 +114,7 @@ class FragmentOptions:
         check_bool(self.keep_licenses, "keep_licenses")
         check_bool(self.keep_imports, "keep_imports")
         check_bool(self.keep_msgids, "keep_msgids")
+        check_bool(self.keep_msgid_copies, "keep_msgid_copies")
         check_bool(self.all_pairs, "all_pairs")
         Shingling(tokens=self.tokens, normalize=self.normalize)  # refuses chars normalized
 
@@ -149,5 +158,6 @@ class FragmentOptions:
             "keep_licenses": self.keep_licenses,
             "keep_imports": self.keep_imports,
             "keep_msgids": self.keep_msgids,
+            "keep_msgid_copies": self.keep_msgid_copies,
             "all_pairs": self.all_pairs,
         }

@@ -47,10 +47,12 @@ from samecode._validation import describe
 from samecode.engine import Engine, Progress, RunOptions, paused_collection, progress_counter
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.boilerplate import (
+    CATALOGUES,
     BoilerplateFiles,
     Ignored,
     mask,
     masked_ranges,
+    seedless_ranges,
 )
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import (
@@ -112,7 +114,10 @@ def fingerprint_text(
 ) -> FileFingerprints:
     """A text's :class:`FileFingerprints`, its boilerplate masked
     (:func:`~samecode.fragments.boilerplate.mask`, by ``options.keep_licenses``,
-    ``options.keep_imports``, ``options.keep_msgids`` and the ``boilerplate`` files).
+    ``options.keep_imports``, ``options.keep_msgids`` and the ``boilerplate`` files), and,
+    where a catalogue's message ids are masked, its translations' copies of them seeding
+    nothing either (:func:`~samecode.fragments.boilerplate.seedless_ranges`, unless
+    ``options.keep_msgid_copies``).
 
     Runtime complexity: ``O(size)`` (see
     :func:`~samecode.fragments.winnowing.fingerprints`).
@@ -132,7 +137,11 @@ def fingerprint_text(
         keep_msgids=options.keep_msgids,
         files=boilerplate,
     )
-    kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked_ranges(ignored))
+    if options.keep_msgids or options.keep_msgid_copies or not path.lower().endswith(CATALOGUES):
+        masked = masked_ranges(ignored)
+    else:  # what translations copy from their ids seeds nothing either
+        masked = seedless_ranges(tokens.ids, ignored, options.k)
+    kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
     return FileFingerprints(path, tokens, kgrams, tuple(ignored))
 
 
