@@ -26,7 +26,9 @@ folder, tests included; ``site-packages`` left out by the scan's default exclude
   the seed look-ups, sorted on numpy, and the matches through them;
 * ``tokens with offsets``: :meth:`TokenSpans.of
   <samecode.fragments.tokens.TokenSpans.of>` of each file's text (the offsets of its
-  words summed on numpy).
+  words summed on numpy);
+* ``boilerplate masks``: :func:`~samecode.fragments.boilerplate.mask` of each file (a
+  catalogue's message ids: the tokens of each run of lines found on numpy).
 
 Each kernel's output is hashed (sha256 of its pickle) both ways and must be the same. Then
 ``python -m samecode scan TREE [--fragments] --format jsonl --jobs N`` of this checkout, a
@@ -65,7 +67,8 @@ from samecode.text.shingling import Shingling, kgram_array, kgram_hashes
 SRC = Path(__file__).resolve().parents[1] / "src"
 KERNELS = ["k-gram hashes (list)", "k-gram hashes (array)", "winnowing", "look-up arrays",
            "all three (Kgrams.of)", "distinct shingles (measure)",
-           "exact matches (seeds)", "tokens with offsets (TokenSpans.of)"]  # fmt: skip
+           "exact matches (seeds)", "tokens with offsets (TokenSpans.of)",
+           "boilerplate masks (mask)"]  # fmt: skip
 WAYS = {"pure": "1", "numpy": ""}
 
 
@@ -90,7 +93,7 @@ def inputs(tree: Path) -> list[tuple[Any, ...]]:
         copy = TokenSpans.of(edited, options.shingling, path)
         pair = (kgrams, Kgrams.of(copy.ids, options.k, options.window))
         found.append((tokens.ids, masked, kgrams.hashes, kgrams.selected, text.text, path,
-                      copy.ids, pair))  # fmt: skip
+                      copy.ids, pair, tokens))  # fmt: skip
     return found
 
 
@@ -112,6 +115,7 @@ def run_kernels(files: list[Any], way: str) -> tuple[dict[str, float], dict[str,
             f[0], f[6], k=k, window=window, max_repeats=options.max_repeats, kgrams=f[7]
         ),
         KERNELS[7]: lambda f: TokenSpans.of(f[4], options.shingling, f[5]),
+        KERNELS[8]: lambda f: mask(f[5], f[4], f[8], k),
     }
     shingling = Shingling()  # what a scan without --fragments measures
     try:

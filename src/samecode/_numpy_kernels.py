@@ -17,6 +17,7 @@ from bitarray import bitarray
 __all__ = [
     "as_uint64",
     "distinct_kgrams",
+    "held_by",
     "kgram_hashes",
     "line_starts",
     "seed_runs",
@@ -475,6 +476,40 @@ def _ids_of(
     """``id_of`` each token ``text[start:end]``, in C's loops."""
     tokens = map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))
     return np.fromiter(map(id_of, tokens), dtype=np.uint64, count=len(starts))
+
+
+def held_by(
+    starts: array[int],
+    ends: array[int],
+    line_starts: array[int],
+    runs: Sequence[tuple[int, int]],
+) -> list[tuple[int, int, int, int]] | None:
+    """:meth:`TokenSpans.held_by <samecode.fragments.tokens.TokenSpans.held_by>` of a
+    text's token ``starts`` and ``ends`` and its ``line_starts``: each run's binary
+    searches made for all the runs at once. ``None`` where a run is not two ints from 1,
+    the end not before the start (the pure kernel names the first such)."""
+    try:
+        bounds = np.array(runs, dtype=np.int64).reshape(len(runs), 2)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    first_line, last_line = bounds[:, 0], bounds[:, 1]
+    if len(bounds) and not ((first_line >= 1).all() and (last_line >= first_line).all()):
+        return None
+    lines = len(line_starts)
+    token_starts = np.frombuffer(starts, dtype=np.dtype(starts.typecode))
+    token_ends = np.frombuffer(ends, dtype=np.dtype(ends.typecode))
+    offsets = np.frombuffer(line_starts, dtype=np.int64)
+    kept = first_line <= lines
+    first_line, last_line = first_line[kept], last_line[kept]
+    first = np.searchsorted(token_starts, offsets[first_line - 1], side="left")
+    through = last_line >= lines
+    stop = np.searchsorted(token_starts, offsets[np.minimum(last_line, lines - 1)], side="left")
+    stop[through] = len(token_starts)
+    holding = stop > first
+    first, stop = first[holding], stop[holding]
+    start_line = np.searchsorted(offsets, token_starts[first], side="right")
+    end_line = np.searchsorted(offsets, token_ends[stop - 1] - 1, side="right")
+    return list(zip(start_line.tolist(), end_line.tolist(), first.tolist(), stop.tolist()))
 
 
 def line_starts(text: str) -> array[int]:

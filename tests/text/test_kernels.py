@@ -201,6 +201,37 @@ def test_token_spans_are_the_same_both_ways(text: str) -> None:
     assert list(pure.line_starts) == [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
 
 
+@given(
+    st.text(alphabet=st.sampled_from("ab \n"), max_size=60),
+    st.lists(
+        st.builds(lambda start, more: (start, start + more), st.integers(1, 14), st.integers(0, 4)),
+        max_size=12,
+    ),
+    st.sampled_from([None, (0, 3), (5, 4)]),  # a bad run among them, named the same way
+)
+def test_the_tokens_runs_of_lines_hold_are_the_same_both_ways(text, runs, bad) -> None:
+    spans = TokenSpans.of(text, Shingling())
+    runs = sorted(runs) + ([] if bad is None else [bad])
+
+    def held(runs: list[tuple[int, int]]) -> Any:
+        try:
+            return spans.held_by(runs)
+        except ValueError as error:  # the first bad run, named the same way
+            return str(error)
+
+    pure, fast = _both(held, runs)
+    assert pure == fast
+    if isinstance(pure, list):  # each run's tokens, brute force: those starting on its lines
+        lines = [spans.line_of(start) for start in spans.starts]
+        expected = []
+        for start, end in runs:
+            inside = [n for n, line in enumerate(lines) if start <= line <= end]
+            if inside:
+                first, stop = inside[0], inside[-1] + 1
+                expected.append((*spans.lines(first, stop), first, stop))
+        assert pure == expected
+
+
 @pytest.mark.parametrize("pure", [True, False])
 def test_token_offsets_refuse_another_typecode(pure: bool) -> None:
     with kernels(pure):
