@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from kernelpaths import kernels
@@ -152,11 +152,20 @@ def test_token_offsets_are_the_same_both_ways(text: str, rules: Shingling, code:
     assert pure == fast == (tokens, array(code, starts), array(code, ends))
 
 
-# words either side of 7 bytes of UTF-8 (the numpy kernel's packed keys): alike in
-# their first 7 bytes, of 2-, 3- and 4-byte characters, a NUL alone, a lone surrogate
+# words either side of 7 bytes of UTF-8 (the numpy kernel's packed keys) and longer:
+# alike in their first 7 or 8 bytes, of 2-, 3- and 4-byte characters, a NUL alone, a lone
+# surrogate
 WORDS = st.lists(
     st.sampled_from(
         [
+            "aaaaaaaab",
+            "aaaaaaaac",
+            "aaaaaaaaaaaaaab",
+            "aaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaa",
+            "aaaaaaaa\u00e9",
+            "\u00e9" * 7,
+            "\u00e9" * 8,
             "aaaaaaa",
             "aaaaaaaa",
             "aaaaaaai",
@@ -184,6 +193,12 @@ WORDS = st.lists(
     | st.text(max_size=100),
     st.sampled_from("iq"),
     st.sampled_from([Shingling(), Shingling(normalize=True), Shingling(tokens="code")]),
+)
+@example(  # words alike but in their last byte, of 8 to 16 bytes
+    "aaaaaaab aaaaaaac aaaaaaaab aaaaaaaac aaaaaaaaaaaaaab aaaaaaaaaaaaaac aaaaaaaaaaaaaaab "
+    "aaaaaaaaaaaaaaac \u00e9\u00e9\u00e9\u00e9a \u00e9\u00e9\u00e9\u00e9b aaaaaaab",
+    "q",
+    Shingling(),
 )
 def test_token_ids_are_the_same_both_ways(text: str, code: str, rules: Shingling) -> None:
     pure, fast = _both(rules.id_offsets, text, "a.py", code)
