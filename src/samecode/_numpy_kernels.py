@@ -486,11 +486,14 @@ def held_by(
 ) -> list[tuple[int, int, int, int]] | None:
     """:meth:`TokenSpans.held_by <samecode.fragments.tokens.TokenSpans.held_by>` of a
     text's token ``starts`` and ``ends`` and its ``line_starts``: each run's binary
-    searches made for all the runs at once. ``None`` where a run is not two ints from 1,
-    the end not before the start (the pure kernel names the first such)."""
+    searches made for all the runs at once. ``None`` where a run is not two ints (of
+    numpy's ``int64``) from 1, the end not before the start, or there are none (the pure
+    kernel names the first bad run)."""
     try:
-        bounds = np.array(runs, dtype=np.int64).reshape(len(runs), 2)
+        bounds = np.array(runs)
     except (TypeError, ValueError, OverflowError):
+        return None
+    if bounds.dtype.kind != "i" or bounds.shape != (len(runs), 2):  # not ints, or not pairs
         return None
     first_line, last_line = bounds[:, 0], bounds[:, 1]
     if len(bounds) and not ((first_line >= 1).all() and (last_line >= first_line).all()):

@@ -365,9 +365,9 @@ def test_sync_stores_what_add_stores_without_decoding_its_records(tmp_path, monk
     decoded: list[str] = []
     real_decode = stored.decode
 
-    def counting(data: bytes, path: str, k: int):
+    def counting(data: bytes, path: str, k: int, **options):
         decoded.append(path)
-        return real_decode(data, path, k)
+        return real_decode(data, path, k, **options)
 
     monkeypatch.setattr(corpus_store, "decode", counting)  # where the corpus calls it
     with legacy_corpus(root / "synced.db", 3, FragmentOptions()) as corpus:

@@ -26,7 +26,7 @@ from samecode.corpus import store
 from samecode.corpus.fragments import match_fragments
 from samecode.corpus.records import unpack_text
 from samecode.corpus.store import Corpus
-from samecode.fragments import FragmentOptions
+from samecode.fragments import FragmentOptions, compare_fragments
 from samecode.hamming.sqlite import IndexCorruptError, IndexFileError
 from samecode.minhash.settings import LSHSettings
 from samecode.scan.pipeline import document_of
@@ -280,6 +280,30 @@ def test_a_corpus_made_before_copies_of_message_ids_were_masked_keeps_matching_t
             found = match_fragments(corpus, [str(query)], walk=WALK)
         assert bool(found.regions) is regions, name
         assert {i.reason for i in found.ignored} == {"message ids"}
+
+
+def test_a_corpus_of_records_masks_the_copies_of_message_ids_as_a_scan_does(
+    tmp_path: Path,
+) -> None:
+    # A query holding a catalogue's message: seeded by its translation's copy of the id
+    # only if the record, decoded, left the copy's k-grams unmasked.
+    words = " ".join(f"w{n}" for n in range(60))
+    comment = "# " + " ".join(f"c{n}" for n in range(50)) + "\n"
+    (tmp_path / "stored").mkdir()
+    (tmp_path / "query").mkdir()
+    stored, query = tmp_path / "stored" / "de.po", tmp_path / "query" / "q.py"
+    stored.write_text(comment + "\n" + "".join(
+        f'#: views.py:{n}\nmsgid "m{n} {words}"\nmsgstr "m{n} {words}"\n\n' for n in range(5)
+    ))  # fmt: skip
+    query.write_text(comment + " ".join(f"z{n}" for n in range(100)) + f"\ns = 'm3 {words}'\n")
+    expected = compare_fragments(query, stored).regions
+    legacy_corpus(tmp_path / "c.db", 3, FragmentOptions()).close()
+    with Corpus.open(str(tmp_path / "c.db")) as corpus:
+        assert not corpus.keeps_text  # records, decoded
+        corpus.sync([str(stored)], WALK)
+        found = match_fragments(corpus, [str(query)], walk=WALK)
+    ends = [(r.a_start, r.a_end, r.b_start, r.b_end) for r in found.regions]
+    assert ends == [(r.a_start, r.a_end, r.b_start, r.b_end) for r in expected] == [(1, 1, 1, 1)]
 
 
 def test_a_corpus_whose_texts_rules_differ_is_refused(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, masked_ranges
+from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, kgram_masks
 from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
@@ -132,9 +132,11 @@ def encode(found: FileFingerprints) -> bytes:
     return zlib.compress(body, 6)
 
 
-def decode(data: bytes, path: str, k: int) -> FileFingerprints:
+def decode(data: bytes, path: str, k: int, *, copies: bool = False) -> FileFingerprints:
     """A record back as the :class:`~samecode.fragments.tree.FileFingerprints` of the
-    file at ``path`` (see the module's description), its k-grams of ``k`` tokens.
+    file at ``path`` (see the module's description), its k-grams of ``k`` tokens, masked
+    as :func:`~samecode.fragments.boilerplate.kgram_masks` masks them with ``copies``
+    (the corpus's :attr:`~samecode.fragments.options.FragmentOptions.masks_msgid_copies`).
 
     :raises ValueError: if ``data`` is not a record of this layout, or is damaged.
 
@@ -187,7 +189,7 @@ def decode(data: bytes, path: str, k: int) -> FileFingerprints:
         for reason, first, stop in zip(reasons, firsts, stops)
     )
     if ignored:
-        mask_kgrams(hashes, masked_ranges(ignored), k, count)
+        mask_kgrams(hashes, kgram_masks(path, ids, ignored, k, copies), k, count)
     return FileFingerprints(path, tokens, Kgrams.selecting(hashes, selected), ignored)
 
 

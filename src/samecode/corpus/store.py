@@ -568,7 +568,9 @@ class Corpus(FileTable):
             )
         if given is not None:
             return record, given
-        found = decode(record, document.path, self._fragments.k)
+        found = decode(
+            record, document.path, self._fragments.k, copies=self._fragments.masks_msgid_copies
+        )
         return record, sorted(set(found.fingerprints))
 
     def _text_fingerprints(self, path: str, packed: bytes) -> list[int]:

@@ -76,6 +76,7 @@ __all__ = [
     "Ignored",
     "digest_ids",
     "import_blocks",
+    "kgram_masks",
     "licence_header",
     "mask",
     "masked_ranges",
@@ -444,6 +445,29 @@ def seedless_ranges(
         flags[item.first : item.stop] = b"\x01" * (item.stop - item.first)
     joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
     return [found.span() for found in re.finditer(joined, flags)]
+
+
+def kgram_masks(
+    path: str, ids: Sequence[int], ignored: Sequence[Ignored], k: int, copies: bool
+) -> list[tuple[int, int]]:
+    """The tokens of the file at ``path`` that no fingerprint of ``k`` tokens may hold, as
+    :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes them: its ``ignored``
+    ranges (:func:`masked_ranges`), and, with ``copies``, for a catalogue, its
+    translations' copies of their ids too (:func:`seedless_ranges`); ``copies`` is
+    :attr:`FragmentOptions.masks_msgid_copies
+    <samecode.fragments.options.FragmentOptions.masks_msgid_copies>`.
+
+    Runtime complexity: :func:`masked_ranges` or :func:`seedless_ranges`.
+
+    >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
+    >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
+    ...         Ignored("de.po", "message ids", 3, 3, 2, 7, 9)]
+    >>> kgram_masks("de.po", ids, runs, 1, True), kgram_masks("de.po", ids, runs, 1, False)
+    ([(0, 3), (4, 6), (7, 11)], [(0, 3), (7, 9)])
+    """
+    if copies and path.lower().endswith(CATALOGUES):
+        return seedless_ranges(ids, ignored, k)
+    return masked_ranges(ignored)
 
 
 def _copied(ids: Sequence[int], ignored: Iterable[Ignored]) -> bytearray:

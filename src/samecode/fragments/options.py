@@ -125,6 +125,19 @@ class FragmentOptions:
         return Shingling(tokens=self.tokens, size=self.k, normalize=self.normalize)
 
     @property
+    def masks_msgid_copies(self) -> bool:
+        """Whether what a catalogue's translations copy from their ids seeds nothing: the
+        ids masked (not ``keep_msgids``) and the copies not kept (not
+        ``keep_msgid_copies``).
+
+        >>> FragmentOptions().masks_msgid_copies
+        True
+        >>> FragmentOptions(keep_msgids=True).masks_msgid_copies
+        False
+        """
+        return not (self.keep_msgids or self.keep_msgid_copies)
+
+    @property
     def guaranteed(self) -> int:
         """``window + k - 1``: every shared run this long is found."""
         return self.window + self.k - 1

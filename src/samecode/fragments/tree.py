@@ -47,12 +47,11 @@ from samecode._validation import describe
 from samecode.engine import Engine, Progress, RunOptions, paused_collection, progress_counter
 from samecode.errors import SamecodeTypeError
 from samecode.fragments.boilerplate import (
-    CATALOGUES,
     BoilerplateFiles,
     Ignored,
+    kgram_masks,
     mask,
     masked_ranges,
-    seedless_ranges,
 )
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import (
@@ -116,7 +115,7 @@ def fingerprint_text(
     (:func:`~samecode.fragments.boilerplate.mask`, by ``options.keep_licenses``,
     ``options.keep_imports``, ``options.keep_msgids`` and the ``boilerplate`` files), and,
     where a catalogue's message ids are masked, its translations' copies of them seeding
-    nothing either (:func:`~samecode.fragments.boilerplate.seedless_ranges`, unless
+    nothing either (:func:`~samecode.fragments.boilerplate.kgram_masks`, unless
     ``options.keep_msgid_copies``).
 
     Runtime complexity: ``O(size)`` (see
@@ -137,10 +136,7 @@ def fingerprint_text(
         keep_msgids=options.keep_msgids,
         files=boilerplate,
     )
-    if options.keep_msgids or options.keep_msgid_copies or not path.lower().endswith(CATALOGUES):
-        masked = masked_ranges(ignored)
-    else:  # what translations copy from their ids seeds nothing either
-        masked = seedless_ranges(tokens.ids, ignored, options.k)
+    masked = kgram_masks(path, tokens.ids, ignored, options.k, options.masks_msgid_copies)
     kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
     return FileFingerprints(path, tokens, kgrams, tuple(ignored))
 
