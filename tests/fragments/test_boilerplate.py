@@ -25,11 +25,11 @@ from samecode.fragments.boilerplate import (
     Ignored,
     _statement_end,
     import_blocks,
+    kgram_masks,
     licence_header,
     masked_ranges,
     message_id_copies,
     message_ids,
-    seedless_ranges,
 )
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
@@ -597,14 +597,14 @@ def _markup(n: int) -> str:
     st.integers(1, 6),
     st.integers(1, 4),
 )
-def test_seedless_ranges_give_the_kgrams_of_the_masked_tokens_and_copies(ids, cuts, k, window):
+def test_kgram_masks_give_the_kgrams_of_the_masked_tokens_and_copies(ids, cuts, k, window):
     cuts = sorted(cut for cut in cuts if cut <= len(ids))
     runs = [(low, high) for low, high in zip(cuts[::2], cuts[1::2]) if low < high]
     reasons = itertools.cycle(["message ids", "message ids", "licence header"])
     ignored = [Ignored("de.po", reason, 1, 1, high - low, low, high)
                for reason, (low, high) in zip(reasons, runs)]  # fmt: skip
     every = sorted(masked_ranges(ignored) + message_id_copies(ids, ignored))
-    joined = seedless_ranges(ids, ignored, k)
+    joined = kgram_masks("de.po", ids, ignored, k, True)
     assert all(high - low >= k for (_, low), (high, _) in itertools.pairwise(joined))
     expected, found = Kgrams.of(ids, k, window, every), Kgrams.of(ids, k, window, joined)
     assert (found.hashes, found.selected) == (expected.hashes, expected.selected)

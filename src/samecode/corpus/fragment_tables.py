@@ -51,10 +51,8 @@ FRAGMENT_BLOCK_TABLES = tuple(KeyBlocks(*_FRAGMENT_BLOCKS).tables())
 class FragmentTables:
     """A corpus's fragment records and their index.
 
-    :param k: the corpus's k-gram length (records decode with it).
-    :param copies: the corpus's
-        :attr:`~samecode.fragments.options.FragmentOptions.masks_msgid_copies` (records
-        decode with it).
+    :param options: the corpus's fragment options (records decode by its ``k`` and
+        :attr:`~samecode.fragments.options.FragmentOptions.masks_msgid_copies`).
     """
 
     #: The tables, each with a ``file`` column naming a row of ``files``.
@@ -62,9 +60,8 @@ class FragmentTables:
     #: The corpus format version that keeps them (and those before it).
     version = "3"
 
-    def __init__(self, k: int, copies: bool = False) -> None:
-        self.k = k
-        self.copies = copies
+    def __init__(self, options: FragmentOptions) -> None:
+        self._options = options
 
     def found(self, sql: Statements, file_id: int, path: str) -> FileFingerprints:
         """The fingerprints of stored file ``file_id`` (kept under ``path``): its record
@@ -73,7 +70,8 @@ class FragmentTables:
         :raises IndexCorruptError: if the record is missing or fails its checksum.
         :raises ValueError: if it does not decode.
         """
-        return decode(self.record(sql, file_id), path, self.k, copies=self.copies)
+        options = self._options
+        return decode(self.record(sql, file_id), path, options.k, copies=options.masks_msgid_copies)
 
     def store(self, sql: Statements, file_id: int, record: bytes) -> None:
         """Store a file's record (inside a transaction; its index rows apart)."""
@@ -207,8 +205,7 @@ class FragmentKeys(FragmentTables):
     version = "4"
 
     def __init__(self, options: FragmentOptions, text_of: Callable[[int], Text]) -> None:
-        super().__init__(options.k, options.masks_msgid_copies)
-        self._options = options
+        super().__init__(options)
         self._text_of = text_of
 
     def store(self, sql: Statements, file_id: int, record: bytes) -> None:
@@ -324,4 +321,4 @@ def fragment_tables(
         return FragmentBlocks(options, text_of)
     if version == FragmentKeys.version:
         return FragmentKeys(options, text_of)
-    return FragmentTables(options.k, options.masks_msgid_copies)
+    return FragmentTables(options)

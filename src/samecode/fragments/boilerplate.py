@@ -69,7 +69,6 @@ from samecode.text.languages import Language, language_of
 from samecode.text.shingling import kgram_hashes
 
 __all__ = [
-    "CATALOGUES",
     "LICENCE_WORDS",
     "REASONS",
     "BoilerplateFiles",
@@ -82,7 +81,6 @@ __all__ = [
     "masked_ranges",
     "message_id_copies",
     "message_ids",
-    "seedless_ranges",
 ]
 
 #: The words that make a leading comment block a licence header (any case).
@@ -420,54 +418,39 @@ def message_id_copies(ids: Sequence[int], ignored: Iterable[Ignored]) -> list[tu
     return [found.span() for found in re.finditer(b"\x01+", _copied(ids, ignored))]
 
 
-def seedless_ranges(
-    ids: Sequence[int], ignored: Sequence[Ignored], k: int
-) -> list[tuple[int, int]]:
-    """The tokens of a catalogue that no fingerprint of ``k`` tokens may hold: its
-    ``ignored`` ranges and its translations' copies of their ids
-    (:func:`message_id_copies`), as the fewest ranges that give the same k-grams: those
-    fewer than ``k`` tokens apart made one, the tokens between them with them (no k-gram
-    fits between them without holding one of theirs). Sorted; what
-    :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes as ``masked``.
-
-    Runtime complexity: :func:`message_id_copies`, and ``O(n)`` in C to join the ranges.
-
-    >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
-    >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
-    ...         Ignored("de.po", "message ids", 3, 3, 2, 7, 9)]
-    >>> seedless_ranges(ids, runs, 1), seedless_ranges(ids, runs, 2)
-    ([(0, 3), (4, 6), (7, 11)], [(0, 11)])
-
-    (With ``k = 2`` every k-gram over token 3 or 6 holds a token masked or copied.)
-    """
-    flags = _copied(ids, ignored)
-    for item in ignored:
-        flags[item.first : item.stop] = b"\x01" * (item.stop - item.first)
-    joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
-    return [found.span() for found in re.finditer(joined, flags)]
-
-
 def kgram_masks(
     path: str, ids: Sequence[int], ignored: Sequence[Ignored], k: int, copies: bool
 ) -> list[tuple[int, int]]:
     """The tokens of the file at ``path`` that no fingerprint of ``k`` tokens may hold, as
     :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes them: its ``ignored``
-    ranges (:func:`masked_ranges`), and, with ``copies``, for a catalogue, its
-    translations' copies of their ids too (:func:`seedless_ranges`); ``copies`` is
-    :attr:`FragmentOptions.masks_msgid_copies
-    <samecode.fragments.options.FragmentOptions.masks_msgid_copies>`.
+    ranges (:func:`masked_ranges`); and, with ``copies``
+    (:attr:`FragmentOptions.masks_msgid_copies
+    <samecode.fragments.options.FragmentOptions.masks_msgid_copies>`), for a catalogue,
+    those and its translations' copies of their ids (:func:`message_id_copies`), as the
+    fewest ranges that give the same k-grams: those fewer than ``k`` tokens apart made
+    one, the tokens between them with them (no k-gram fits between them without holding
+    one of theirs). Sorted.
 
-    Runtime complexity: :func:`masked_ranges` or :func:`seedless_ranges`.
+    Runtime complexity: :func:`masked_ranges`; for a catalogue with ``copies``,
+    :func:`message_id_copies` and ``O(n)`` in C to join the ranges.
 
     >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
     >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
     ...         Ignored("de.po", "message ids", 3, 3, 2, 7, 9)]
-    >>> kgram_masks("de.po", ids, runs, 1, True), kgram_masks("de.po", ids, runs, 1, False)
-    ([(0, 3), (4, 6), (7, 11)], [(0, 3), (7, 9)])
+    >>> kgram_masks("de.po", ids, runs, 1, False), kgram_masks("de.po", ids, runs, 1, True)
+    ([(0, 3), (7, 9)], [(0, 3), (4, 6), (7, 11)])
+    >>> kgram_masks("de.po", ids, runs, 2, True)
+    [(0, 11)]
+
+    (With ``k = 2`` every k-gram over token 3 or 6 holds a token masked or copied.)
     """
-    if copies and path.lower().endswith(CATALOGUES):
-        return seedless_ranges(ids, ignored, k)
-    return masked_ranges(ignored)
+    if not (copies and path.lower().endswith(CATALOGUES)):
+        return masked_ranges(ignored)
+    flags = _copied(ids, ignored)
+    for item in ignored:
+        flags[item.first : item.stop] = b"\x01" * (item.stop - item.first)
+    joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
+    return [found.span() for found in re.finditer(joined, flags)]
 
 
 def _copied(ids: Sequence[int], ignored: Iterable[Ignored]) -> bytearray:
