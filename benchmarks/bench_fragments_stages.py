@@ -50,9 +50,10 @@ from typing import Any
 from bench_fragments_speed import Tree, arguments, commands, save, trees
 from bench_pipeline import timed, wait_idle
 from samecode.fragments import FragmentOptions
-from samecode.fragments.boilerplate import mask, masked_ranges
+from samecode.fragments.boilerplate import mask
 from samecode.fragments.classes import region_classes
 from samecode.fragments.digest import class_digests
+from samecode.fragments.ignored import masked_ranges
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import chain_matches, exact_matches, find_regions, region_order

@@ -55,7 +55,8 @@ from typing import Any
 from bench_pipeline import timed, wait_idle
 from samecode._kernels import PURE
 from samecode.fragments import FragmentOptions
-from samecode.fragments.boilerplate import mask, masked_ranges
+from samecode.fragments.boilerplate import mask
+from samecode.fragments.ignored import masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import exact_matches
 from samecode.fragments.tokens import TokenSpans

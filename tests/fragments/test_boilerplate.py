@@ -22,15 +22,14 @@ from samecode.fragments.boilerplate import (
     _STATEMENTS,
     LICENCE_WORDS,
     BoilerplateFiles,
-    Ignored,
     _statement_end,
     import_blocks,
     kgram_masks,
     licence_header,
-    masked_ranges,
     message_id_copies,
     message_ids,
 )
+from samecode.fragments.ignored import Ignored, IgnoredRanges, masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
 from samecode.reports.fragments import to_jsonl, to_text
@@ -526,6 +525,7 @@ def test_catalogues_of_one_program_share_no_region_by_their_message_ids(tmp_path
     fr.write_text(catalogue("fr", {m: f"Entrez {n} svp" for n, m in enumerate(MESSAGES)}))
     found = compare_fragments(de, fr)
     assert found.regions == []
+    assert isinstance(found.ignored, IgnoredRanges)  # held compactly: a range a message
     assert {i.reason for i in found.ignored} == {"licence header", "message ids"}
     # the licence header's lines (its "#, fuzzy" too) are its reason's alone: none twice
     lines = [line for i in found.ignored if i.path == str(de) for line in

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from samecode.errors import SamecodeValueError
-from samecode.fragments.boilerplate import Ignored
+from samecode.fragments.ignored import Ignored
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.scratch import ReadFile, ScratchFile, load, load_ids
 from samecode.fragments.tokens import TokenSpans

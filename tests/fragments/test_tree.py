@@ -10,7 +10,7 @@ import os
 import pickle
 import random
 import tempfile
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from samecode.engine import RunOptions
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments import FragmentOptions, compare_fragments, scan_fragments, tasks, tree
-from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.classes import FragmentClass, Occurrence
+from samecode.fragments.ignored import REASONS, Ignored, IgnoredRanges
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.regions import Match, Region
 from samecode.fragments.result import FragmentResult
@@ -538,6 +538,29 @@ def test_the_jsonl_lines_of_ranges_ignored_are_their_records_encoded(items):
     ]
     assert [json.loads(line) for line in lines] == expected
     assert lines == [json.dumps(record) for record in expected]
+    held = IgnoredRanges(ignored)  # as a scan holds them: the same lines
+    assert to_jsonl(replace(result, ignored=held), {}) == to_jsonl(result, {})
+    assert to_json(replace(result, ignored=held), {}) == to_json(result, {})
+
+
+def test_many_ranges_ignored_are_written_whole_and_in_order():
+    # the lines of ranges ignored go out a few thousand at a time: none lost at the seams
+    ignored = IgnoredRanges.join(
+        IgnoredRanges.of(f"{n}.po", [(3, 2 * m + 1, 2 * m + 1, 5 * m, 5 * m + 3) for m in range(n)])
+        for n in range(1, 140)
+    )
+    result = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0, ignored=ignored)
+    lines = [json.loads(line) for line in to_jsonl(result, {}).split("\n")[1:]]
+    assert len(lines) == len(ignored) == sum(range(1, 140))
+    assert [(r["path"], r["start"], r["tokens"]) for r in lines] == [
+        (f"{n}.po", 2 * m + 1, 3) for n in range(1, 140) for m in range(n)
+    ]
+    assert json.loads(to_jsonl(result, {}).split("\n")[0])["summary"]["ignored"]["message ids"] == {
+        "ranges": len(ignored),
+        "files": 139,
+        "lines": len(ignored),
+        "tokens": 3 * len(ignored),
+    }
 
 
 _NAMES = ["a.py", 'q"uote.py', "é/ü.po", "tab\there", "\udcff.bin"]

@@ -64,9 +64,10 @@ from samecode.corpus.settings import FRAGMENT_KEYS
 from samecode.corpus.store import Corpus, no_fragments
 from samecode.engine import Engine, Progress, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import BoilerplateFiles, Ignored, digest_ids
+from samecode.fragments.boilerplate import BoilerplateFiles, digest_ids
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import class_digests, end_digests, region_digests
+from samecode.fragments.ignored import Ignored
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.regions import Region, find_regions, region_order
 from samecode.fragments.result import FragmentResult

@@ -45,7 +45,8 @@ from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import REASONS, BoilerplateFiles, Ignored, kgram_masks
+from samecode.fragments.boilerplate import BoilerplateFiles, kgram_masks
+from samecode.fragments.ignored import REASONS, Ignored
 from samecode.fragments.kgrams import Kgrams, mask_kgrams
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans

@@ -7,8 +7,8 @@ takes the masked ranges and gives those k-grams a hash no other has), so boilerp
 never *seeds* a match, on either side. A match seeded elsewhere still runs on through
 masked tokens that both texts hold alike: a copied block keeps its imports, and a copied
 file its licence header (a digest counts masked tokens as 0,
-:mod:`~samecode.fragments.digest`). What was masked is reported, as :class:`Ignored`
-ranges of lines with their reason and token count.
+:mod:`~samecode.fragments.digest`). What was masked is reported, as ranges of lines with
+their reason and token count (:mod:`~samecode.fragments.ignored`).
 
 The rules (:func:`licence_header`, :func:`import_blocks`):
 
@@ -63,6 +63,7 @@ from operator import itemgetter
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.ignored import Ignored, IgnoredRanges, masked_ranges
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.text.languages import Language, language_of
@@ -70,15 +71,12 @@ from samecode.text.shingling import kgram_hashes
 
 __all__ = [
     "LICENCE_WORDS",
-    "REASONS",
     "BoilerplateFiles",
-    "Ignored",
     "digest_ids",
     "import_blocks",
     "kgram_masks",
     "licence_header",
     "mask",
-    "masked_ranges",
     "message_id_copies",
     "message_ids",
 ]
@@ -89,9 +87,6 @@ LICENCE_WORDS = re.compile(
     r"permission is hereby granted",
     re.IGNORECASE,
 )
-#: Why a range is ignored, in the order reports give them (a corpus's records name a
-#: reason by its place here: a new one goes last).
-REASONS = ("licence header", "import block", "boilerplate file", "message ids")
 #: The file extensions of gettext catalogues.
 CATALOGUES = (".po", ".pot")
 #: A line of a catalogue's message id: a statement, or a comment the tools write.
@@ -104,45 +99,13 @@ _ID_LINE = r"(?:[^\S\n]*(?:msgctxt|msgid|msgid_plural)\b|#[.:,|])[^\n]*"
 _ID_RUNS = re.compile(rf'^{_ID_LINE}(?:\n(?:{_ID_LINE}|[^\S\n]*"[^\n]*))*', re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class Ignored:
-    """Lines of a file whose tokens fragments ignore: ``start`` to ``end`` (from 1,
-    inclusive), why (one of :data:`REASONS`), and how many tokens they hold; ``first``
-    to ``stop`` are those tokens (from 0, the stop exclusive; both 0 where not known)."""
-
-    path: str
-    reason: str
-    start: int
-    end: int
-    tokens: int
-    first: int = 0
-    stop: int = 0
-
-    def __reduce__(self) -> tuple[type[Ignored], tuple[str, str, int, int, int, int, int]]:
-        # a catalogue has a range per message: they cross from the workers by the ten
-        # thousand, and a dataclass's own pickling looks up its fields for every object
-        return Ignored, (
-            self.path, self.reason, self.start, self.end, self.tokens, self.first, self.stop
-        )  # fmt: skip
-
-
-def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
-    """The tokens masked in a file: its ``ignored`` ranges as ``(first, stop)`` tokens
-    (from 0, the stop exclusive), sorted.
-
-    >>> masked_ranges([Ignored("a.py", "import block", 4, 4, 3, 20, 23),
-    ...                Ignored("a.py", "licence header", 1, 2, 9, 0, 9)])
-    [(0, 9), (20, 23)]
-    """
-    return sorted((item.first, item.stop) for item in ignored)
-
-
 def digest_ids(
     ids: array[int], masked: Iterable[tuple[int, int]], first: int = 0, stop: int | None = None
 ) -> array[int]:
-    """``ids[first:stop]`` with the masked tokens (``masked``, :func:`masked_ranges`, in
-    any order) as the id 0: what a digest reads, so that it does not depend on the
-    boilerplate (:mod:`~samecode.fragments.digest`).
+    """``ids[first:stop]`` with the masked tokens (``masked``,
+    :func:`~samecode.fragments.ignored.masked_ranges`, in any order) as the id 0: what a
+    digest reads, so that it does not depend on the boilerplate
+    (:mod:`~samecode.fragments.digest`).
 
     Runtime complexity: ``O(stop - first)`` in C, and a step for each masked range.
 
@@ -423,7 +386,7 @@ def kgram_masks(
 ) -> list[tuple[int, int]]:
     """The tokens of the file at ``path`` that no fingerprint of ``k`` tokens may hold, as
     :meth:`Kgrams.of <samecode.fragments.kgrams.Kgrams.of>` takes them: its ``ignored``
-    ranges (:func:`masked_ranges`); and, with ``copies``
+    ranges (:func:`~samecode.fragments.ignored.masked_ranges`); and, with ``copies``
     (:attr:`FragmentOptions.masks_msgid_copies
     <samecode.fragments.options.FragmentOptions.masks_msgid_copies>`), for a catalogue,
     those and its translations' copies of their ids (:func:`message_id_copies`), as the
@@ -431,8 +394,8 @@ def kgram_masks(
     one, the tokens between them with them (no k-gram fits between them without holding
     one of theirs). Sorted.
 
-    Runtime complexity: :func:`masked_ranges`; for a catalogue with ``copies``,
-    :func:`message_id_copies` and ``O(n)`` in C to join the ranges.
+    Runtime complexity: :func:`~samecode.fragments.ignored.masked_ranges`; for a catalogue
+    with ``copies``, :func:`message_id_copies` and ``O(n)`` in C to join the ranges.
 
     >>> ids = [1, 2, 3, 9, 3, 1, 8, 7, 5, 5, 7, 4]
     >>> runs = [Ignored("de.po", "message ids", 1, 1, 3, 0, 3),
@@ -447,8 +410,8 @@ def kgram_masks(
     if not (copies and path.lower().endswith(CATALOGUES)):
         return masked_ranges(ignored)
     flags = _copied(ids, ignored)
-    for item in ignored:
-        flags[item.first : item.stop] = b"\x01" * (item.stop - item.first)
+    for first, stop in _spans(ignored):
+        flags[first:stop] = b"\x01" * (stop - first)
     joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
     return [found.span() for found in re.finditer(joined, flags)]
 
@@ -456,13 +419,21 @@ def kgram_masks(
 def _copied(ids: Sequence[int], ignored: Iterable[Ignored]) -> bytearray:
     """A byte per token: 1 for a copy of its entry's message id (:func:`message_id_copies`),
     else 0."""
-    runs = [(item.first, item.stop) for item in ignored if item.reason == "message ids"]
+    runs = _spans(ignored, "message ids")
     flags = bytearray(len(ids))
     for number, (first, stop) in enumerate(runs):
         end = runs[number + 1][0] if number + 1 < len(runs) else len(ids)
         if stop < end:  # True is 1: the look-ups' answers are the bytes
             flags[stop:end] = bytes(map(set(ids[first:stop]).__contains__, ids[stop:end]))
     return flags
+
+
+def _spans(ignored: Iterable[Ignored], reason: str | None = None) -> list[tuple[int, int]]:
+    """The ``(first, stop)`` tokens of the ``ignored`` ranges (of ``reason`` alone, if
+    given), in order: read from the array where they are :class:`IgnoredRanges`."""
+    if isinstance(ignored, IgnoredRanges):
+        return ignored.spans(reason)
+    return [(item.first, item.stop) for item in ignored if reason in (None, item.reason)]
 
 
 def _id_runs(text: str, at: int, line: int) -> list[tuple[int, int]]:
@@ -544,9 +515,10 @@ def mask(
     keep_imports: bool = False,
     keep_msgids: bool = False,
     files: BoilerplateFiles | None = None,
-) -> list[Ignored]:
+) -> IgnoredRanges:
     """What of a file's tokens is boilerplate, to be masked (see the module's
-    description), by reason then line.
+    description), by reason then line (held compactly: a catalogue has a range per
+    message).
 
     :param path: the file's path (its extension names its language).
     :param text: its text.
@@ -598,7 +570,4 @@ def mask(
                 stop = position + k
         found += [(2, *tokens.lines(first, stop), first, stop) for first, stop in ranges]
     found.sort(key=itemgetter(0, 1, 2))  # stable: a reason's ranges on the same lines in order
-    return [
-        Ignored(path, REASONS[reason], start, end, stop - first, first, stop)
-        for reason, start, end, first, stop in found
-    ]
+    return IgnoredRanges.of(path, found)

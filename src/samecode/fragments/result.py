@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from samecode.fragments.boilerplate import REASONS, Ignored
 from samecode.fragments.classes import FragmentClass
+from samecode.fragments.ignored import REASONS, Ignored, rows_of
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
@@ -76,7 +76,8 @@ class FragmentResult:
     ``region_digests``: for each region, the digests of its two ends (the same);
     ``baseline``: what a baseline left out (:func:`~samecode.fragments.baseline.only_new`),
     ``None`` when none was given; ``ignored``: the lines whose tokens were masked as
-    boilerplate (licence headers, import blocks, text of boilerplate files), by file;
+    boilerplate (licence headers, import blocks, text of boilerplate files, message ids),
+    by file (a scan's as :class:`~samecode.fragments.ignored.IgnoredRanges`);
     ``sha256``: the SHA-256 of the bytes read of each file compared that is in a region
     (for a match, of each query file), by path: the HTML report shows a file's lines only
     if it still holds them; ``tokens``: the number of tokens of each file compared that is
@@ -98,7 +99,7 @@ class FragmentResult:
     digests: list[tuple[str, ...]] = field(default_factory=list)
     region_digests: list[tuple[str, str]] = field(default_factory=list)
     baseline: BaselineNovelty | None = None
-    ignored: list[Ignored] = field(default_factory=list)
+    ignored: Sequence[Ignored] = field(default_factory=list)
     sha256: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)
     stored_tokens: dict[str, int] = field(default_factory=dict)
@@ -136,7 +137,7 @@ class FragmentResult:
 
 
 def ignored_counts(ignored: Sequence[Ignored]) -> dict[str, dict[str, int]]:
-    """For each reason text was ignored (:data:`~samecode.fragments.boilerplate.REASONS`):
+    """For each reason text was ignored (:data:`~samecode.fragments.ignored.REASONS`):
     the ``ranges`` of lines, the ``files`` they are in, their ``lines`` and ``tokens``.
 
     >>> ignored_counts([Ignored("a.py", "import block", 1, 3, 9)])["import block"]
@@ -144,12 +145,12 @@ def ignored_counts(ignored: Sequence[Ignored]) -> dict[str, dict[str, int]]:
     """
     counts = {reason: {"ranges": 0, "files": 0, "lines": 0, "tokens": 0} for reason in REASONS}
     files: dict[str, set[str]] = {reason: set() for reason in REASONS}
-    for item in ignored:
-        count = counts[item.reason]
+    for path, reason, start, end, tokens, _, _ in rows_of(ignored):
+        count = counts[reason]
         count["ranges"] += 1
-        count["lines"] += item.end - item.start + 1
-        count["tokens"] += item.tokens
-        files[item.reason].add(item.path)
+        count["lines"] += end - start + 1
+        count["tokens"] += tokens
+        files[reason].add(path)
     for reason in REASONS:
         counts[reason]["files"] = len(files[reason])
     return counts

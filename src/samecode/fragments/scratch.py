@@ -42,6 +42,7 @@ import os
 import struct
 import tempfile
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import BinaryIO
@@ -50,7 +51,7 @@ from bitarray import bitarray
 from bitarray.util import deserialize, serialize
 
 from samecode.errors import SamecodeError, SamecodeValueError
-from samecode.fragments.boilerplate import Ignored, masked_ranges
+from samecode.fragments.ignored import Ignored, masked_ranges
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.tokens import TokenSpans
 
@@ -76,7 +77,7 @@ class ReadFile:
     path: str
     tokens: int
     fingerprints: array[int]
-    ignored: tuple[Ignored, ...]
+    ignored: Sequence[Ignored]
     scratch: str
     offset: int
     ids: int
@@ -86,7 +87,7 @@ class ReadFile:
     @property
     def masked(self) -> list[tuple[int, int]]:
         """The tokens masked as boilerplate, as ``(first, stop)`` ranges, sorted
-        (:func:`~samecode.fragments.boilerplate.masked_ranges`)."""
+        (:func:`~samecode.fragments.ignored.masked_ranges`)."""
         return masked_ranges(self.ignored)
 
 
@@ -113,7 +114,7 @@ class ScratchFile:
         path: str,
         tokens: TokenSpans,
         kgrams: Kgrams,
-        ignored: tuple[Ignored, ...],
+        ignored: Sequence[Ignored],
         sha256: str = "",
     ) -> ReadFile:
         """Append a file read, and return what to keep of it (``sha256``: of its bytes).

@@ -46,13 +46,7 @@ from itertools import chain, combinations
 from samecode._validation import describe
 from samecode.engine import Engine, Progress, RunOptions, paused_collection, progress_counter
 from samecode.errors import SamecodeTypeError
-from samecode.fragments.boilerplate import (
-    BoilerplateFiles,
-    Ignored,
-    kgram_masks,
-    mask,
-    masked_ranges,
-)
+from samecode.fragments.boilerplate import BoilerplateFiles, kgram_masks, mask
 from samecode.fragments.classes import FragmentClass, region_classes
 from samecode.fragments.digest import (
     class_digests_with,
@@ -60,6 +54,7 @@ from samecode.fragments.digest import (
     place_digests,
     region_digests,
 )
+from samecode.fragments.ignored import Ignored, IgnoredRanges, masked_ranges
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.options import FragmentOptions
@@ -93,7 +88,7 @@ class FileFingerprints:
     path: str
     tokens: TokenSpans
     kgrams: Kgrams
-    ignored: tuple[Ignored, ...] = ()
+    ignored: Sequence[Ignored] = ()
     sha256: str = ""
 
     @property
@@ -138,7 +133,7 @@ def fingerprint_text(
     )
     masked = kgram_masks(path, tokens.ids, ignored, options.k, options.masks_msgid_copies)
     kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
-    return FileFingerprints(path, tokens, kgrams, tuple(ignored))
+    return FileFingerprints(path, tokens, kgrams, ignored)
 
 
 def fingerprint_files(
@@ -460,7 +455,7 @@ def scan_fragments(
         time.perf_counter() - started,
         found_classes,
         [found.digests[n] for n in order],
-        ignored=[item for read in files for item in read.ignored],
+        ignored=IgnoredRanges.join(read.ignored for read in files),
         sha256={read.path: read.sha256 for read in files if read.path in inside},
         tokens={read.path: read.tokens for read in files if read.path in inside},
     )
@@ -642,7 +637,7 @@ class FragmentComparison:
     b_tokens: int
     regions: list[Region]
     repetitive: int
-    ignored: tuple[Ignored, ...] = ()
+    ignored: Sequence[Ignored] = ()
 
 
 def compare_fragments(
@@ -700,5 +695,5 @@ def compare_fragments(
         len(second.tokens),
         regions,
         repetitive,
-        first.ignored if one else first.ignored + second.ignored,
+        first.ignored if one else IgnoredRanges.join((first.ignored, second.ignored)),
     )

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.classes import FragmentClass
+from samecode.fragments.ignored import rows_of
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
@@ -165,16 +166,10 @@ def records(result: FragmentResult) -> Iterable[tuple[str, dict[str, Any]]]:
     """``(type, record)`` for every file pair, region, class, skipped file and range
     ignored, in the report's order."""
     yield from _found_records(result)
-    for item in result.ignored:
+    for path, reason, start, end, tokens, _, _ in rows_of(result.ignored):
         yield (
             "ignored",
-            {
-                "path": item.path,
-                "reason": item.reason,
-                "start": item.start,
-                "end": item.end,
-                "tokens": item.tokens,
-            },
+            {"path": path, "reason": reason, "start": start, "end": end, "tokens": tokens},
         )
 
 
@@ -201,7 +196,8 @@ _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one enco
 
 def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator[str]:
     """:func:`to_jsonl`'s text in pieces, a line at a time (its newline before it, but
-    for the first): to write a long report without holding it whole.
+    for the first), the ranges ignored a few thousand lines at a time: to write a long
+    report without holding it whole.
 
     >>> from samecode.fragments.options import FragmentOptions
     >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0)
@@ -240,11 +236,22 @@ def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator
             yield "\n" + _dumps({"type": "class", **_class_record(number, clone, result)})
     for kind, record in _skipped_records(result):
         yield "\n" + _dumps({"type": kind, **record})
-    for item in result.ignored:
-        yield (
-            f'\n{{"type": "ignored", "path": {text(item.path)}, "reason": {text(item.reason)}, '
-            f'"start": {item.start:d}, "end": {item.end:d}, "tokens": {item.tokens:d}}}'
-        )
+    # a catalogue has a range per message, all of one reason: each file's line made once
+    # for each reason, and the lines given a few thousand at a time
+    prefixes: dict[tuple[str, str], str] = {}
+    lines: list[str] = []
+    for path, reason, start, end, tokens, _, _ in rows_of(result.ignored):
+        prefix = prefixes.get((path, reason))
+        if prefix is None:
+            prefix = prefixes[path, reason] = (
+                f'\n{{"type": "ignored", "path": {text(path)}, "reason": {text(reason)}, '
+            )
+        lines.append(f'{prefix}"start": {start:d}, "end": {end:d}, "tokens": {tokens:d}}}')
+        if len(lines) == 4096:
+            yield "".join(lines)
+            lines = []
+    if lines:
+        yield "".join(lines)
 
 
 def _number(value: object) -> str:
@@ -370,7 +377,7 @@ _PLURALS = {
 def ignored_text(result: FragmentResult) -> str | None:
     """One line saying what was ignored as boilerplate, by reason, or ``None``.
 
-    >>> from samecode.fragments.boilerplate import Ignored
+    >>> from samecode.fragments.ignored import Ignored
     >>> from samecode.fragments.options import FragmentOptions
     >>> ignored = [Ignored("a.py", "import block", 1, 3, 9)]
     >>> print(ignored_text(FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0,

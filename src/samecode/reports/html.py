@@ -66,7 +66,7 @@ from typing import Any
 
 from samecode._validation import check_int, describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.boilerplate import REASONS
+from samecode.fragments.ignored import REASONS
 from samecode.fragments.result import FragmentResult
 from samecode.sources.reading import Text, read_text
 from samecode.sources.skipped import Skipped

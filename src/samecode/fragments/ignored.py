@@ -1,0 +1,296 @@
+"""What fragments ignore, range by range: :class:`Ignored` is one range of lines of a file
+and why it was ignored (one of :data:`REASONS`); :class:`IgnoredRanges` holds many such
+ranges compactly, as the sequence of them.
+
+A translation catalogue has a range per message (Django's 1,211 catalogues have 83,629):
+an object each would cost some 2 us to make and as much again to pickle from a worker
+and back, where :class:`IgnoredRanges` keeps six integers a range in one array, pickled
+as its bytes, and makes an :class:`Ignored` only when one is read.
+:meth:`IgnoredRanges.rows` and :meth:`IgnoredRanges.spans` read the ranges without making
+any.
+
+>>> ranges = IgnoredRanges([Ignored("a.py", "import block", 4, 4, 3, 20, 23),
+...                         Ignored("a.py", "licence header", 1, 2, 9, 0, 9)])
+>>> len(ranges), ranges[1].reason, masked_ranges(ranges)
+(2, 'licence header', [(0, 9), (20, 23)])
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, overload
+
+from samecode._validation import describe
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+
+__all__ = ["REASONS", "Ignored", "IgnoredRanges", "masked_ranges", "rows_of"]
+
+#: Why a range is ignored, in the order reports give them (a corpus's records name a
+#: reason by its place here: a new one goes last).
+REASONS = ("licence header", "import block", "boilerplate file", "message ids")
+_REASON_NUMBERS = {reason: number for number, reason in enumerate(REASONS)}
+#: The integers :class:`IgnoredRanges` keeps a range: its reason's place in
+#: :data:`REASONS`, its first and last line, its tokens, its first token and the token
+#: after its last.
+_WIDTH = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """Lines of a file whose tokens fragments ignore: ``start`` to ``end`` (from 1,
+    inclusive), why (one of :data:`REASONS`), and how many tokens they hold; ``first``
+    to ``stop`` are those tokens (from 0, the stop exclusive; both 0 where not known)."""
+
+    path: str
+    reason: str
+    start: int
+    end: int
+    tokens: int
+    first: int = 0
+    stop: int = 0
+
+    def __reduce__(self) -> tuple[type[Ignored], tuple[str, str, int, int, int, int, int]]:
+        # a dataclass's own pickling looks up its fields for every object
+        return Ignored, (
+            self.path, self.reason, self.start, self.end, self.tokens, self.first, self.stop
+        )  # fmt: skip
+
+
+class IgnoredRanges(Sequence[Ignored]):
+    """Ranges ignored, in order, as the immutable sequence of their :class:`Ignored`
+    (made as they are read), held as six integers a range in one array and each file's
+    path once. Equal to another sequence of the same ranges (a list or a tuple of
+    :class:`Ignored` too, as the list it stands for), and hashed as their tuple.
+    Picklable as the array's bytes.
+
+    :param ranges: the ranges, in order.
+    :raises TypeError: if one is not an :class:`Ignored`.
+    :raises ValueError: if one's reason is not one of :data:`REASONS`, or one of its
+        numbers is below 0.
+
+    Runtime complexity: ``O(n)`` to make, ``O(log f)`` to read a range of ``f`` files,
+    ``O(n)`` in C to :meth:`join` and to pickle.
+
+    >>> ranges = IgnoredRanges([Ignored("a.py", "import block", 1, 2, 6, 0, 6)])
+    >>> ranges == [Ignored("a.py", "import block", 1, 2, 6, 0, 6)], list(ranges.rows())
+    (True, [('a.py', 'import block', 1, 2, 6, 0, 6)])
+    """
+
+    __slots__ = ("_ends", "_paths", "_rows")
+
+    def __init__(self, ranges: Iterable[Ignored] = ()) -> None:
+        paths: list[str] = []
+        ends: list[int] = []
+        rows: list[int] = []
+        for item in ranges:
+            if not isinstance(item, Ignored):
+                raise SamecodeTypeError(f"ranges must be Ignored; got {describe(item)}")
+            reason = _REASON_NUMBERS.get(item.reason)
+            if reason is None:
+                raise SamecodeValueError(
+                    f"a range's reason must be one of {', '.join(REASONS)}; got {item.reason!r}"
+                )
+            if not paths or paths[-1] != item.path:
+                if paths:
+                    ends.append(len(rows) // _WIDTH)
+                paths.append(item.path)
+            rows += (reason, item.start, item.end, item.tokens, item.first, item.stop)
+        if paths:
+            ends.append(len(rows) // _WIDTH)
+        self._set(tuple(paths), array("q", ends), _checked(rows))
+
+    def _set(self, paths: tuple[str, ...], ends: array[int], rows: array[int]) -> None:
+        self._paths = paths
+        self._ends = ends  # the number of ranges up to each path's last, from the first
+        self._rows = rows
+
+    @classmethod
+    def of(cls, path: str, rows: Iterable[tuple[int, int, int, int, int]]) -> IgnoredRanges:
+        """The ranges of the file at ``path`` given as ``rows``, each its reason's place in
+        :data:`REASONS`, its first and last line, its first token and the token after its
+        last (its tokens are those between), in order.
+
+        :raises ValueError: if a reason is not a place in :data:`REASONS`, a stop is
+            before its first token, or a number is below 0.
+
+        Runtime complexity: ``O(n)`` in C.
+
+        >>> IgnoredRanges.of("de.po", [(3, 2, 4, 5, 12)])[0]
+        Ignored(path='de.po', reason='message ids', start=2, end=4, tokens=7, first=5, stop=12)
+        """
+        made = cls()
+        rows = list(rows)
+        backwards = next(((f, p) for _, _, _, f, p in rows if p < f), None)
+        if backwards is not None:
+            raise SamecodeValueError(
+                "a range's stop must not be before its first token; got first "
+                f"{backwards[0]}, stop {backwards[1]}"
+            )
+        flat = _checked(chain.from_iterable(
+            (reason, start, end, stop - first, first, stop)
+            for reason, start, end, first, stop in rows
+        ))  # fmt: skip
+        if flat:
+            made._set((path,), array("q", [len(flat) // _WIDTH]), flat)
+        return made
+
+    @classmethod
+    def join(cls, parts: Iterable[Sequence[Ignored]]) -> IgnoredRanges:
+        """The ranges of ``parts`` one after the other: those held as
+        :class:`IgnoredRanges` joined in C, any other sequence read.
+
+        Runtime complexity: ``O(n)`` in C, and ``O(f)`` for ``f`` files.
+
+        >>> one = IgnoredRanges.of("a.po", [(3, 1, 1, 0, 2)])
+        >>> joined = IgnoredRanges.join([one, [Ignored("b.py", "import block", 1, 1, 2, 0, 2)]])
+        >>> [(item.path, item.reason) for item in joined]
+        [('a.po', 'message ids'), ('b.py', 'import block')]
+        """
+        paths: list[str] = []
+        ends = array("q")
+        rows = array("q")
+        for part in parts:
+            held = part if isinstance(part, IgnoredRanges) else cls(part)
+            count = len(rows) // _WIDTH
+            for number, path in enumerate(held._paths):
+                if paths and paths[-1] == path:  # a file's ranges go on in the next part
+                    ends[-1] = count + held._ends[number]
+                else:
+                    paths.append(path)
+                    ends.append(count + held._ends[number])
+            rows += held._rows
+        made = cls()
+        made._set(tuple(paths), ends, rows)
+        return made
+
+    def rows(self) -> Iterator[tuple[str, str, int, int, int, int, int]]:
+        """Each range's fields, as its :class:`Ignored` holds them (``path``, ``reason``,
+        ``start``, ``end``, ``tokens``, ``first``, ``stop``), without making it.
+
+        Runtime complexity: ``O(n)``, some 0.3 us a range.
+        """
+        rows, begin = self._rows, 0
+        for path, end in zip(self._paths, self._ends):
+            numbers = iter(rows[begin * _WIDTH : end * _WIDTH])
+            for reason, start, last, tokens, first, stop in zip(*[numbers] * _WIDTH):
+                yield path, REASONS[reason], start, last, tokens, first, stop
+            begin = end
+
+    def spans(self, reason: str | None = None) -> list[tuple[int, int]]:
+        """The ``(first, stop)`` tokens of the ranges (of ``reason`` alone, if given), in
+        order, without making a range.
+
+        :raises ValueError: if ``reason`` is not one of :data:`REASONS`.
+
+        Runtime complexity: ``O(n)`` in C.
+
+        >>> ranges = IgnoredRanges.of("de.po", [(3, 1, 1, 0, 2), (1, 3, 3, 5, 9)])
+        >>> ranges.spans(), ranges.spans("message ids")
+        ([(0, 2), (5, 9)], [(0, 2)])
+        """
+        rows = self._rows
+        pairs = zip(rows[4::_WIDTH], rows[5::_WIDTH])
+        if reason is None:
+            return list(pairs)
+        number = _REASON_NUMBERS.get(reason)
+        if number is None:
+            raise SamecodeValueError(f"reason must be one of {', '.join(REASONS)}; got {reason!r}")
+        return [pair for kind, pair in zip(rows[::_WIDTH], pairs) if kind == number]
+
+    def __len__(self) -> int:
+        return len(self._rows) // _WIDTH
+
+    @overload
+    def __getitem__(self, index: int) -> Ignored: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> IgnoredRanges: ...
+
+    def __getitem__(self, index: int | slice) -> Ignored | IgnoredRanges:
+        if isinstance(index, slice):
+            return IgnoredRanges(self[at] for at in range(*index.indices(len(self))))
+        if not isinstance(index, int):
+            raise SamecodeTypeError(f"index must be an int or a slice; got {describe(index)}")
+        count = len(self)
+        at = index + count if index < 0 else index
+        if not 0 <= at < count:
+            raise IndexError(f"index {index} is out of range for {count} ranges")
+        reason, start, end, tokens, first, stop = self._rows[at * _WIDTH : (at + 1) * _WIDTH]
+        path = self._paths[bisect_right(self._ends, at)]
+        return Ignored(path, REASONS[reason], start, end, tokens, first, stop)
+
+    def __iter__(self) -> Iterator[Ignored]:
+        for fields in self.rows():
+            yield Ignored(*fields)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IgnoredRanges):
+            return list(self.rows()) == list(other.rows())
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"IgnoredRanges({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return IgnoredRanges, (), (self._paths, self._ends, self._rows)
+
+    def __setstate__(self, state: tuple[tuple[str, ...], array[int], array[int]]) -> None:
+        self._set(*state)
+
+
+def _checked(numbers: Iterable[int]) -> array[int]:
+    """``numbers`` (six a range) as an array, each at least 0 and each reason a place in
+    :data:`REASONS`."""
+    try:
+        rows = array("q", numbers)
+    except (TypeError, OverflowError) as error:
+        raise SamecodeValueError(f"a range's numbers must be ints of 64 bits: {error}") from None
+    if len(rows) % _WIDTH:
+        raise SamecodeValueError(f"a range is {_WIDTH} numbers; got {len(rows) % _WIDTH} over")
+    if rows and min(rows) < 0:
+        raise SamecodeValueError(f"a range's numbers must be at least 0; got {min(rows)}")
+    if rows and max(rows[::_WIDTH]) >= len(REASONS):
+        raise SamecodeValueError(
+            f"a reason must be a place in REASONS (0 to {len(REASONS) - 1}); "
+            f"got {max(rows[::_WIDTH])}"
+        )
+    return rows
+
+
+def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
+    """The tokens masked in a file: its ``ignored`` ranges as ``(first, stop)`` tokens
+    (from 0, the stop exclusive), sorted.
+
+    Runtime complexity: ``O(n log n)``, in C for :class:`IgnoredRanges`.
+
+    >>> masked_ranges([Ignored("a.py", "import block", 4, 4, 3, 20, 23),
+    ...                Ignored("a.py", "licence header", 1, 2, 9, 0, 9)])
+    [(0, 9), (20, 23)]
+    """
+    if isinstance(ignored, IgnoredRanges):
+        return sorted(ignored.spans())
+    return sorted((item.first, item.stop) for item in ignored)
+
+
+def rows_of(ignored: Iterable[Ignored]) -> Iterator[tuple[str, str, int, int, int, int, int]]:
+    """Each range's fields (as :meth:`IgnoredRanges.rows` gives them), for any sequence of
+    ranges: read from the array, without making a range, for :class:`IgnoredRanges`.
+
+    >>> list(rows_of([Ignored("a.py", "import block", 1, 3, 9)]))
+    [('a.py', 'import block', 1, 3, 9, 0, 0)]
+    """
+    if isinstance(ignored, IgnoredRanges):
+        return ignored.rows()
+    return (
+        (item.path, item.reason, item.start, item.end, item.tokens, item.first, item.stop)
+        for item in ignored
+    )

@@ -1,0 +1,135 @@
+"""Ranges ignored, held compactly: an :class:`IgnoredRanges` is, in every way a reader can
+tell, the list of :class:`Ignored` it was made of (length, items, slices, equality, hash,
+pickling), however its ranges are made, joined or read; bad ranges are refused with the
+rule."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from samecode.errors import SamecodeTypeError, SamecodeValueError
+from samecode.fragments.ignored import (
+    REASONS,
+    Ignored,
+    IgnoredRanges,
+    masked_ranges,
+    rows_of,
+)
+
+numbers = st.integers(min_value=0, max_value=1 << 40)
+one = st.builds(
+    Ignored,
+    st.sampled_from(["a.py", "b.po", "c/d.html", "é{%}.txt"]),
+    st.sampled_from(REASONS),
+    numbers,
+    numbers,
+    numbers,
+    numbers,
+    numbers,
+)
+ranges = st.lists(one, max_size=30)
+
+
+def fields(item: Ignored) -> tuple[str, str, int, int, int, int, int]:
+    return item.path, item.reason, item.start, item.end, item.tokens, item.first, item.stop
+
+
+@given(ranges)
+def test_ranges_read_back_as_the_list_they_were_made_of(items):
+    held = IgnoredRanges(items)
+    assert len(held) == len(items)
+    assert list(held) == items
+    assert [held[at] for at in range(-len(items), len(items))] == items + items
+    assert held == items
+    assert items == held
+    assert held == tuple(items)
+    assert hash(held) == hash(tuple(items))
+    assert list(held.rows()) == [fields(item) for item in items]
+    assert list(rows_of(held)) == list(rows_of(items)) == [fields(item) for item in items]
+    assert held.spans() == [(item.first, item.stop) for item in items]
+    for reason in REASONS:
+        assert held.spans(reason) == [(i.first, i.stop) for i in items if i.reason == reason]
+    assert masked_ranges(held) == masked_ranges(items)
+    assert bool(held) == bool(items)
+
+
+@given(ranges, st.integers(-35, 35), st.integers(-35, 35), st.sampled_from([None, 1, 2, -1, 3]))
+def test_a_slice_is_the_lists_slice(items, start, stop, step):
+    held = IgnoredRanges(items)
+    part = held[start:stop:step]
+    assert isinstance(part, IgnoredRanges)
+    assert part == items[start:stop:step]
+
+
+@given(ranges)
+def test_a_pickled_copy_is_equal_and_keeps_its_files(items):
+    held = IgnoredRanges(items)
+    back = pickle.loads(pickle.dumps(held, protocol=pickle.HIGHEST_PROTOCOL))
+    assert isinstance(back, IgnoredRanges)
+    assert back == held
+    assert list(back) == items
+    assert [back[at] for at in range(len(items))] == items
+
+
+@given(st.lists(ranges, max_size=5), st.lists(st.booleans(), min_size=5, max_size=5))
+def test_joined_parts_are_their_concatenation(parts, compact):
+    given_parts = [IgnoredRanges(p) if c else p for p, c in zip(parts, compact)]
+    joined = IgnoredRanges.join(given_parts)
+    whole = [item for part in parts for item in part]
+    assert joined == whole
+    assert [joined[at] for at in range(len(whole))] == whole  # each item's own path
+    assert pickle.loads(pickle.dumps(joined)) == whole
+
+
+@given(
+    st.text(min_size=1, max_size=8),
+    st.lists(st.tuples(st.integers(0, 3), numbers, numbers, numbers, numbers), max_size=20),
+)
+def test_rows_of_one_file_are_the_ranges_they_describe(path, drawn):
+    rows = [(r, s, e, min(f, p), max(f, p)) for r, s, e, f, p in drawn]
+    held = IgnoredRanges.of(path, rows)
+    expected = [Ignored(path, REASONS[r], s, e, p - f, f, p) for r, s, e, f, p in rows]
+    assert held == expected
+
+
+def test_a_range_equals_only_sequences_of_the_same_ranges():
+    item = Ignored("a.py", "import block", 1, 2, 6, 0, 6)
+    held = IgnoredRanges([item])
+    assert held != [Ignored("a.py", "import block", 1, 2, 6, 0, 7)]
+    assert held != [item, item]
+    assert held != IgnoredRanges()
+    assert held != "a.py"
+    assert held != {item}
+    assert IgnoredRanges() == [] == IgnoredRanges.join([]) == IgnoredRanges.of("x", [])
+    assert repr(held) == f"IgnoredRanges([{item!r}])"
+
+
+def test_bad_ranges_are_refused_with_the_rule():
+    with pytest.raises(SamecodeTypeError, match=r"ranges must be Ignored; got .*tuple"):
+        IgnoredRanges([("a.py", "import block", 1, 2, 6)])  # type: ignore[list-item]
+    with pytest.raises(SamecodeValueError, match=r"reason must be one of .*got 'comment'"):
+        IgnoredRanges([Ignored("a.py", "comment", 1, 2, 6)])
+    with pytest.raises(SamecodeValueError, match="at least 0; got -1"):
+        IgnoredRanges([Ignored("a.py", "import block", -1, 2, 6)])
+    with pytest.raises(SamecodeValueError, match="ints of 64 bits"):
+        IgnoredRanges([Ignored("a.py", "import block", 1 << 70, 2, 6)])
+    with pytest.raises(SamecodeValueError, match="ints of 64 bits"):
+        IgnoredRanges([Ignored("a.py", "import block", 1.5, 2, 6)])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match=r"place in REASONS \(0 to 3\); got 4"):
+        IgnoredRanges.of("a.py", [(4, 1, 1, 0, 1)])
+    with pytest.raises(SamecodeValueError, match=r"stop must not be before .*first 5, stop 4"):
+        IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1), (0, 2, 2, 5, 4)])
+    with pytest.raises(SamecodeValueError, match="at least 0; got -1"):
+        IgnoredRanges.of("a.py", [(0, -1, 1, 0, 1)])
+    with pytest.raises(SamecodeValueError, match=r"reason must be one of .*got 'x'"):
+        IgnoredRanges().spans("x")
+    with pytest.raises(SamecodeTypeError, match="index must be an int or a slice; got str"):
+        IgnoredRanges()["0"]  # type: ignore[call-overload]
+    with pytest.raises(IndexError, match="index 1 is out of range for 1 ranges"):
+        IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1)])[1]
+    with pytest.raises(IndexError, match="index -2 is out of range"):
+        IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1)])[-2]
