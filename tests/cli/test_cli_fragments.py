@@ -310,3 +310,15 @@ def test_keep_msgids_and_their_copies_match_what_catalogues_share(tmp_path, caps
     records = [json.loads(line) for line in out.splitlines()]
     assert records[0]["parameters"][name] is True
     assert [r for r in records if r["type"] == "region" and r["a"] != r["b"]]
+
+
+def test_the_table_of_a_tree_with_catalogues_says_what_was_ignored(tmp_path, capsys):
+    # every reason has its names: the runs of a catalogue's message ids once crashed it
+    entries = "".join(f'\nmsgid "Message number {n}"\nmsgstr "Nachricht {n}"\n' for n in range(3))
+    (tmp_path / "de.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain"\n' + entries)
+    (tmp_path / "a.py").write_text("import os\nimport sys\n" + BLOCK)
+    status, out, _ = run(capsys, "scan", str(tmp_path), "--fragments")
+    assert status == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("Ignored:")]
+    assert "4 runs of message ids (5 lines, " in line  # the header entry, then each id
+    assert "1 import block (2 lines, " in line

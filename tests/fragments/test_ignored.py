@@ -22,14 +22,15 @@ from samecode.fragments.ignored import (
 
 numbers = st.integers(min_value=0, max_value=1 << 40)
 one = st.builds(
-    Ignored,
+    lambda path, reason, start, end, tokens, ends: Ignored(
+        path, reason, start, end, tokens, min(ends), max(ends)
+    ),
     st.sampled_from(["a.py", "b.po", "c/d.html", "é{%}.txt"]),
     st.sampled_from(REASONS),
     numbers,
     numbers,
     numbers,
-    numbers,
-    numbers,
+    st.tuples(numbers, numbers),
 )
 ranges = st.lists(one, max_size=30)
 
@@ -108,25 +109,74 @@ def test_a_range_equals_only_sequences_of_the_same_ranges():
     assert repr(held) == f"IgnoredRanges([{item!r}])"
 
 
+def test_ranges_add_as_the_lists_they_stand_for():
+    a = [Ignored("a.py", "import block", 1, 2, 6, 0, 6)]
+    b = [
+        Ignored("b.po", "message ids", 1, 1, 2, 0, 2),
+        Ignored("b.po", "message ids", 3, 3, 2, 5, 7),
+    ]
+    for left, right in ((IgnoredRanges(a), IgnoredRanges(b)), (IgnoredRanges(a), b),
+                        (a, IgnoredRanges(b)), (tuple(a), IgnoredRanges(b)),
+                        (IgnoredRanges(a), tuple(b))):  # fmt: skip
+        total = left + right
+        assert isinstance(total, IgnoredRanges)
+        assert total == a + b
+    with pytest.raises(TypeError):
+        IgnoredRanges(a) + 1  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        "x" + IgnoredRanges(a)  # type: ignore[operator]
+
+
+def test_an_index_may_be_any_integer_a_list_takes():
+    class Number:
+        def __index__(self) -> int:
+            return 1
+
+    held = IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1), (1, 2, 2, 1, 3)])
+    assert held[Number()] == held[1] == held[-1]  # type: ignore[call-overload]
+    assert held[True] == held[1]
+
+
 def test_bad_ranges_are_refused_with_the_rule():
+    good = ("a.py", "import block", 1, 2, 6, 0, 6)
     with pytest.raises(SamecodeTypeError, match=r"ranges must be Ignored; got .*tuple"):
-        IgnoredRanges([("a.py", "import block", 1, 2, 6)])  # type: ignore[list-item]
+        IgnoredRanges([good])  # type: ignore[list-item]
     with pytest.raises(SamecodeValueError, match=r"reason must be one of .*got 'comment'"):
         IgnoredRanges([Ignored("a.py", "comment", 1, 2, 6)])
+    with pytest.raises(SamecodeTypeError, match=r"reason must be a str; got int"):
+        IgnoredRanges([Ignored("a.py", 1, 1, 2, 6)])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match=r"path must be a str; got bytes"):
+        IgnoredRanges([Ignored(b"a.py", "import block", 1, 2, 6)])  # type: ignore[arg-type]
     with pytest.raises(SamecodeValueError, match="at least 0; got -1"):
         IgnoredRanges([Ignored("a.py", "import block", -1, 2, 6)])
-    with pytest.raises(SamecodeValueError, match="ints of 64 bits"):
+    with pytest.raises(SamecodeValueError, match=r"below 2\*\*63; got 1180591620717411303424"):
         IgnoredRanges([Ignored("a.py", "import block", 1 << 70, 2, 6)])
-    with pytest.raises(SamecodeValueError, match="ints of 64 bits"):
-        IgnoredRanges([Ignored("a.py", "import block", 1.5, 2, 6)])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match=r"below 2\*\*63; got -1180591620717411303424"):
+        IgnoredRanges([Ignored("a.py", "import block", -(1 << 70), 2, 6)])
+    for odd in (1.5, "1", None, True):
+        with pytest.raises(SamecodeTypeError, match=r"must be ints; got (float|str|None|bool)"):
+            IgnoredRanges([Ignored("a.py", "import block", odd, 2, 6)])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeValueError, match=r"stop must not be before .*first 9, stop 3"):
+        IgnoredRanges([Ignored("a.py", "import block", 1, 2, 6, 9, 3)])
     with pytest.raises(SamecodeValueError, match=r"place in REASONS \(0 to 3\); got 4"):
         IgnoredRanges.of("a.py", [(4, 1, 1, 0, 1)])
     with pytest.raises(SamecodeValueError, match=r"stop must not be before .*first 5, stop 4"):
         IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1), (0, 2, 2, 5, 4)])
     with pytest.raises(SamecodeValueError, match="at least 0; got -1"):
         IgnoredRanges.of("a.py", [(0, -1, 1, 0, 1)])
+    for row in ((1, 1, 1, 0), None, (1, 1, 1, 0, "2"), (1, 1, 1, 0, 2, 3)):
+        with pytest.raises(SamecodeTypeError, match=r"a row must be five ints .*; got"):
+            IgnoredRanges.of("a.py", [row])  # type: ignore[list-item]
+    with pytest.raises(SamecodeTypeError, match=r"numbers must be ints; got bool"):
+        IgnoredRanges.of("a.py", [(True, 1, 1, 0, 2)])
+    with pytest.raises(SamecodeTypeError, match=r"path must be a str; got bytes"):
+        IgnoredRanges.of(b"x", [])  # type: ignore[arg-type]
+    with pytest.raises(SamecodeTypeError, match=r"parts must be sequences of Ignored; got int"):
+        IgnoredRanges.join([5])  # type: ignore[list-item]
     with pytest.raises(SamecodeValueError, match=r"reason must be one of .*got 'x'"):
         IgnoredRanges().spans("x")
+    with pytest.raises(SamecodeTypeError, match=r"reason must be a str; got list"):
+        IgnoredRanges().spans([])  # type: ignore[arg-type]
     with pytest.raises(SamecodeTypeError, match="index must be an int or a slice; got str"):
         IgnoredRanges()["0"]  # type: ignore[call-overload]
     with pytest.raises(IndexError, match="index 1 is out of range for 1 ranges"):

@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import pickle
 import random
+import re
 import tempfile
 from dataclasses import fields, replace
 from pathlib import Path
@@ -28,7 +29,14 @@ from samecode.fragments.regions import Match, Region
 from samecode.fragments.result import FragmentResult
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
-from samecode.reports.fragments import jsonl_pieces, records, to_json, to_jsonl, to_text
+from samecode.reports.fragments import (
+    ignored_text,
+    jsonl_pieces,
+    records,
+    to_json,
+    to_jsonl,
+    to_text,
+)
 from samecode.sources.skipped import Skipped, SkipReason
 from samecode.sources.walk import WalkOptions
 
@@ -541,6 +549,25 @@ def test_the_jsonl_lines_of_ranges_ignored_are_their_records_encoded(items):
     held = IgnoredRanges(ignored)  # as a scan holds them: the same lines
     assert to_jsonl(replace(result, ignored=held), {}) == to_jsonl(result, {})
     assert to_json(replace(result, ignored=held), {}) == to_json(result, {})
+
+
+@pytest.mark.parametrize("reason", REASONS)
+def test_the_table_names_the_ranges_of_every_reason_one_and_several(reason):
+    def line(count: int) -> str | None:
+        ignored = [Ignored(f"f{n}.po", reason, 2 * n + 1, 2 * n + 2, 5) for n in range(count)]
+        return ignored_text(
+            FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0, ignored=ignored)
+        )
+
+    one, two = line(1), line(2)
+    assert one is not None
+    assert two is not None
+    singular = re.fullmatch(r"Ignored: 1 (.+) \(2 lines, 5 tokens, in 1 file\)", one)
+    plural = re.fullmatch(r"Ignored: 2 (.+) \(4 lines, 10 tokens, in 2 files\)", two)
+    assert singular is not None
+    assert plural is not None
+    assert singular[1] != plural[1]  # one range named as one, several as several
+    assert line(0) is None
 
 
 def test_many_ranges_ignored_are_written_whole_and_in_order():

@@ -63,7 +63,10 @@ from operator import itemgetter
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
-from samecode.fragments.ignored import Ignored, IgnoredRanges, masked_ranges
+from samecode.fragments.ignored import REASONS as REASONS  # defined here once: still importable
+from samecode.fragments.ignored import Ignored as Ignored
+from samecode.fragments.ignored import IgnoredRanges
+from samecode.fragments.ignored import masked_ranges as masked_ranges
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
 from samecode.text.languages import Language, language_of

@@ -99,7 +99,7 @@ class FileFingerprints:
     @property
     def masked(self) -> list[tuple[int, int]]:
         """The tokens masked as boilerplate, as ``(first, stop)`` ranges, sorted
-        (:func:`~samecode.fragments.boilerplate.masked_ranges`)."""
+        (:func:`~samecode.fragments.ignored.masked_ranges`)."""
         return masked_ranges(self.ignored)
 
 

@@ -367,10 +367,12 @@ _PAIRS_HEAD = (
 )
 
 
-_PLURALS = {
-    "licence header": "licence headers",
-    "import block": "import blocks",
-    "boilerplate file": "boilerplate-file ranges",
+#: What a range ignored for each reason is called, one and several.
+_NAMES = {
+    "licence header": ("licence header", "licence headers"),
+    "import block": ("import block", "import blocks"),
+    "boilerplate file": ("boilerplate file", "boilerplate-file ranges"),
+    "message ids": ("run of message ids", "runs of message ids"),
 }
 
 
@@ -383,11 +385,16 @@ def ignored_text(result: FragmentResult) -> str | None:
     >>> print(ignored_text(FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0,
     ...                                   ignored=ignored)))
     Ignored: 1 import block (3 lines, 9 tokens, in 1 file)
+    >>> ignored = [Ignored("de.po", "message ids", 1, 2, 4),
+    ...            Ignored("de.po", "message ids", 4, 4, 2)]
+    >>> print(ignored_text(FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 10, 0,
+    ...                                   ignored=ignored)))
+    Ignored: 2 runs of message ids (3 lines, 6 tokens, in 1 file)
     """
     parts = []
     for reason, count in result.summary()["ignored"].items():
         if count["ranges"]:
-            name = reason if count["ranges"] == 1 else _PLURALS[reason]
+            name = _NAMES[reason][count["ranges"] != 1]
             files = "1 file" if count["files"] == 1 else f"{count['files']:,} files"
             parts.append(
                 f"{count['ranges']:,} {name} ({count['lines']:,} lines, "
