@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from samecode.cli import main
+from samecode.fragments.ignored import REASONS
+from samecode.reports.fragments import FRAGMENT_COMPARISON_FORMATS, FRAGMENT_FORMATS
 from samecode.reports.html import page_data
 
 LINES = [
@@ -322,3 +324,64 @@ def test_the_table_of_a_tree_with_catalogues_says_what_was_ignored(tmp_path, cap
     (line,) = [line for line in out.splitlines() if line.startswith("Ignored:")]
     assert "4 runs of message ids (5 lines, " in line  # the header entry, then each id
     assert "1 import block (2 lines, " in line
+
+
+HEAD = "# Copyright 2024 Example\n# SPDX-License-Identifier: MIT\nimport os\nimport sys\n"
+TEMPLATE = " ".join(f"template_word_{n}" for n in range(30))
+
+
+@pytest.fixture
+def every_reason(tmp_path: Path) -> tuple[Path, Path]:
+    """A tree whose files have ranges of every reason to ignore (a licence header, import
+    blocks, two catalogues, a boilerplate file's text), and the boilerplate file."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text(HEAD + BLOCK + "main()\n")
+    (tree / "b.py").write_text(HEAD + "x = 1\n" + BLOCK)
+    for language, word in (("de", "Nachricht"), ("fr", "Message")):
+        entries = "".join(f'\nmsgid "Message number {n} of the program"\n'
+                          f'msgstr "{word} {n} {word.lower()}_{language}_{n}"\n'
+                          for n in range(4))  # fmt: skip
+        (tree / f"{language}.po").write_text(
+            'msgid ""\nmsgstr "Content-Type: text/plain"\n' + entries
+        )
+    (tree / "notes.txt").write_text("Our own notes come first.\n" + TEMPLATE + "\n")
+    template = tmp_path / "template.txt"
+    template.write_text(TEMPLATE + "\n")
+    return tree, template
+
+
+@pytest.mark.parametrize("format_name", list(FRAGMENT_FORMATS))
+def test_every_format_of_a_scan_reports_every_reason_ignored(every_reason, capsys, format_name):
+    # each reason once in every format: a reason without a name once stopped the table
+    tree, template = every_reason
+    status, out, err = run(capsys, "scan", str(tree), "--fragments", "--format", format_name,
+                           "--boilerplate", str(template), "-q")  # fmt: skip
+    assert (status, err) == (0, "")
+    _, jsonl, _ = run(capsys, "scan", str(tree), "--fragments", "--format", "jsonl",
+                      "--boilerplate", str(template), "-q")  # fmt: skip
+    counts = json.loads(jsonl.splitlines()[0])["summary"]["ignored"]
+    assert {reason for reason, count in counts.items() if count["ranges"]} == set(REASONS)
+    if format_name == "table":
+        (line,) = [line for line in out.splitlines() if line.startswith("Ignored:")]
+        assert [f" {counts[r]['ranges']} " in line for r in REASONS] == [True] * len(REASONS)
+    elif format_name in ("json", "sarif"):
+        assert json.loads(out)
+    elif format_name == "jsonl":
+        assert out == jsonl
+    else:
+        assert out.strip()
+
+
+@pytest.mark.parametrize("format_name", list(FRAGMENT_COMPARISON_FORMATS))
+def test_every_format_of_a_comparison_of_catalogues_finds_no_region_in_their_ids(
+    every_reason, capsys, format_name
+):
+    tree, _ = every_reason
+    status, out, err = run(capsys, "compare", str(tree / "de.po"), str(tree / "fr.po"),
+                           "--fragments", "--format", format_name)  # fmt: skip
+    assert (status, err) == (0, "")
+    if format_name == "json":
+        assert json.loads(out)["regions"] == []
+    else:
+        assert out.endswith("share no region of the minimum length\n")

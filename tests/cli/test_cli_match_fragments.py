@@ -14,6 +14,7 @@ import pytest
 from samecode.cli import main
 from samecode.corpus.store import Corpus
 from samecode.fragments import FragmentOptions
+from samecode.reports.fragments import FRAGMENT_FORMATS
 from samecode.reports.html import page_data
 from storefiles import legacy_corpus
 
@@ -382,3 +383,38 @@ def test_all_pairs_is_for_a_scan(corpus, capsys):
                          "--all-pairs")  # fmt: skip
     assert status == 2  # a match compares each file with every stored file sharing text
     assert "unrecognized arguments: --all-pairs" in err
+
+
+@pytest.mark.parametrize("format_name", list(FRAGMENT_FORMATS))
+def test_every_format_of_a_match_with_catalogues_reports_what_was_ignored(
+    tmp_path, capsys, format_name
+):
+    # catalogues stored and asked: each format says what it ignored, none stops on a reason
+    known, asked = tmp_path / "known", tmp_path / "asked"
+    for folder, language in ((known, "de"), (asked, "de_AT")):
+        folder.mkdir()
+        entries = "".join(f'\nmsgid "Message number {n} of the program"\n'
+                          f'msgstr "Nachricht {n} " "wort_{n}_{m}"\n'
+                          for n in range(4) for m in range(2))  # fmt: skip
+        (folder / f"{language}.po").write_text('msgid ""\nmsgstr ""\n' + entries)
+        (folder / "lib.py").write_text(LICENCE + "import os\n" + "x = 1\n" * 8 + BLOCK)
+    db = tmp_path / "c.db"
+    status, _, err = run(capsys, "index", "add", str(known), "--db", str(db), "--fragments",
+                         "--no-gitignore", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    ask = ("match", str(asked), "--db", str(db), "--fragments", "--no-gitignore", "-q")
+    status, out, err = run(capsys, *ask, "--format", format_name)
+    assert (status, err) == (0, "")
+    _, jsonl, _ = run(capsys, *ask, "--format", "jsonl")
+    counts = json.loads(jsonl.splitlines()[0])["summary"]["ignored"]
+    found = {reason: count["ranges"] for reason, count in counts.items() if count["ranges"]}
+    assert set(found) == {"licence header", "import block", "message ids"}
+    if format_name == "table":
+        (line,) = [line for line in out.splitlines() if line.startswith("Ignored:")]
+        assert f"{found['message ids']} runs of message ids" in line
+    elif format_name in ("json", "sarif"):
+        assert json.loads(out)
+    elif format_name == "jsonl":
+        assert out == jsonl
+    else:
+        assert out.strip()
