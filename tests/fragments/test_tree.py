@@ -571,7 +571,7 @@ def test_the_table_names_the_ranges_of_every_reason_one_and_several(reason):
 
 
 def test_many_ranges_ignored_are_written_whole_and_in_order():
-    # the lines of ranges ignored go out a few thousand at a time: none lost at the seams
+    # thousands of ranges over many files, each line whole and in order (rows of the array)
     ignored = IgnoredRanges.join(
         IgnoredRanges.of(f"{n}.po", [(3, 2 * m + 1, 2 * m + 1, 5 * m, 5 * m + 3) for m in range(n)])
         for n in range(1, 140)

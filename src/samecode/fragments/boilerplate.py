@@ -65,7 +65,7 @@ from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.ignored import REASONS as REASONS  # defined here once: still importable
 from samecode.fragments.ignored import Ignored as Ignored
-from samecode.fragments.ignored import IgnoredRanges
+from samecode.fragments.ignored import IgnoredRanges, spans_of
 from samecode.fragments.ignored import masked_ranges as masked_ranges
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.tokens import TokenSpans
@@ -413,7 +413,7 @@ def kgram_masks(
     if not (copies and path.lower().endswith(CATALOGUES)):
         return masked_ranges(ignored)
     flags = _copied(ids, ignored)
-    for first, stop in _spans(ignored):
+    for first, stop in spans_of(ignored):
         flags[first:stop] = b"\x01" * (stop - first)
     joined = b"\x01+" if k < 2 else b"\x01+(?:\x00{1,%d}\x01+)*" % (k - 1)
     return [found.span() for found in re.finditer(joined, flags)]
@@ -422,21 +422,13 @@ def kgram_masks(
 def _copied(ids: Sequence[int], ignored: Iterable[Ignored]) -> bytearray:
     """A byte per token: 1 for a copy of its entry's message id (:func:`message_id_copies`),
     else 0."""
-    runs = _spans(ignored, "message ids")
+    runs = spans_of(ignored, "message ids")
     flags = bytearray(len(ids))
     for number, (first, stop) in enumerate(runs):
         end = runs[number + 1][0] if number + 1 < len(runs) else len(ids)
         if stop < end:  # True is 1: the look-ups' answers are the bytes
             flags[stop:end] = bytes(map(set(ids[first:stop]).__contains__, ids[stop:end]))
     return flags
-
-
-def _spans(ignored: Iterable[Ignored], reason: str | None = None) -> list[tuple[int, int]]:
-    """The ``(first, stop)`` tokens of the ``ignored`` ranges (of ``reason`` alone, if
-    given), in order: read from the array where they are :class:`IgnoredRanges`."""
-    if isinstance(ignored, IgnoredRanges):
-        return ignored.spans(reason)
-    return [(item.first, item.stop) for item in ignored if reason in (None, item.reason)]
 
 
 def _id_runs(text: str, at: int, line: int) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@ from typing import Any, overload
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 
-__all__ = ["REASONS", "Ignored", "IgnoredRanges", "masked_ranges", "rows_of"]
+__all__ = ["REASONS", "Ignored", "IgnoredRanges", "masked_ranges", "rows_of", "spans_of"]
 
 #: Why a range is ignored, in the order reports give them (a corpus's records name a
 #: reason by its place here: a new one goes last).
@@ -297,13 +297,10 @@ def _checked(numbers: list[int]) -> array[int]:
             f"a range's numbers must be from 0 below 2**63; got {odd}"
         ) from None
     firsts, stops = rows[4::_WIDTH], rows[5::_WIDTH]
-    backwards = None
     if any(map(operator.lt, stops, firsts)):
-        backwards = next((f, p) for f, p in zip(firsts, stops) if p < f)
-    if backwards is not None:
+        first, stop = next((f, p) for f, p in zip(firsts, stops) if p < f)
         raise SamecodeValueError(
-            "a range's stop must not be before its first token; got first "
-            f"{backwards[0]}, stop {backwards[1]}"
+            f"a range's stop must not be before its first token; got first {first}, stop {stop}"
         )
     if rows and min(rows) < 0:
         raise SamecodeValueError(f"a range's numbers must be at least 0; got {min(rows)}")
@@ -325,9 +322,21 @@ def masked_ranges(ignored: Iterable[Ignored]) -> list[tuple[int, int]]:
     ...                Ignored("a.py", "licence header", 1, 2, 9, 0, 9)])
     [(0, 9), (20, 23)]
     """
+    return sorted(spans_of(ignored))
+
+
+def spans_of(ignored: Iterable[Ignored], reason: str | None = None) -> list[tuple[int, int]]:
+    """The ``(first, stop)`` tokens of the ``ignored`` ranges (of ``reason`` alone, if
+    given), in order, for any sequence of ranges: :meth:`IgnoredRanges.spans`, read from
+    the array, for :class:`IgnoredRanges`.
+
+    >>> spans_of([Ignored("a.po", "message ids", 1, 1, 2, 0, 2),
+    ...           Ignored("a.po", "licence header", 2, 2, 3, 4, 7)], "message ids")
+    [(0, 2)]
+    """
     if isinstance(ignored, IgnoredRanges):
-        return sorted(ignored.spans())
-    return sorted((item.first, item.stop) for item in ignored)
+        return ignored.spans(reason)
+    return [(item.first, item.stop) for item in ignored if reason in (None, item.reason)]
 
 
 def rows_of(ignored: Iterable[Ignored]) -> Iterator[tuple[str, str, int, int, int, int, int]]:

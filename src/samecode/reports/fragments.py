@@ -196,8 +196,7 @@ _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one enco
 
 def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator[str]:
     """:func:`to_jsonl`'s text in pieces, a line at a time (its newline before it, but
-    for the first), the ranges ignored a few thousand lines at a time: to write a long
-    report without holding it whole.
+    for the first): to write a long report without holding it whole.
 
     >>> from samecode.fragments.options import FragmentOptions
     >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0)
@@ -236,22 +235,11 @@ def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator
             yield "\n" + _dumps({"type": "class", **_class_record(number, clone, result)})
     for kind, record in _skipped_records(result):
         yield "\n" + _dumps({"type": kind, **record})
-    # a catalogue has a range per message, all of one reason: each file's line made once
-    # for each reason, and the lines given a few thousand at a time
-    prefixes: dict[tuple[str, str], str] = {}
-    lines: list[str] = []
     for path, reason, start, end, tokens, _, _ in rows_of(result.ignored):
-        prefix = prefixes.get((path, reason))
-        if prefix is None:
-            prefix = prefixes[path, reason] = (
-                f'\n{{"type": "ignored", "path": {text(path)}, "reason": {text(reason)}, '
-            )
-        lines.append(f'{prefix}"start": {start:d}, "end": {end:d}, "tokens": {tokens:d}}}')
-        if len(lines) == 4096:
-            yield "".join(lines)
-            lines = []
-    if lines:
-        yield "".join(lines)
+        yield (
+            f'\n{{"type": "ignored", "path": {text(path)}, "reason": {text(reason)}, '
+            f'"start": {start:d}, "end": {end:d}, "tokens": {tokens:d}}}'
+        )
 
 
 def _number(value: object) -> str:
