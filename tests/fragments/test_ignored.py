@@ -6,6 +6,7 @@ rule."""
 from __future__ import annotations
 
 import pickle
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
@@ -16,6 +17,7 @@ from samecode.fragments.ignored import (
     REASONS,
     Ignored,
     IgnoredRanges,
+    groups_of,
     masked_ranges,
     rows_of,
 )
@@ -56,6 +58,23 @@ def test_ranges_read_back_as_the_list_they_were_made_of(items):
         assert held.spans(reason) == [(i.first, i.stop) for i in items if i.reason == reason]
     assert masked_ranges(held) == masked_ranges(items)
     assert bool(held) == bool(items)
+
+
+@given(ranges)
+def test_groups_are_the_longest_runs_of_one_file_and_reason(items):
+    for found in (IgnoredRanges(items), items):
+        groups = [
+            (path, reason, list(s), list(e), list(t)) for path, reason, s, e, t in groups_of(found)
+        ]
+        # read back range by range, they are the ranges in order
+        assert [
+            (path, reason, start, end, tokens)
+            for path, reason, starts, ends, tokens in groups
+            for start, end, tokens in zip(starts, ends, tokens, strict=True)
+        ] == [(i.path, i.reason, i.start, i.end, i.tokens) for i in items]
+        assert all(group[2] for group in groups)  # none empty
+        # and each as long as it can be: the next one is of another file or reason
+        assert all(a[:2] != b[:2] for a, b in pairwise(groups))
 
 
 @given(ranges, st.integers(-35, 35), st.integers(-35, 35), st.sampled_from([None, 1, 2, -1, 3]))

@@ -26,7 +26,7 @@ from samecode.fragments.classes import FragmentClass, Occurrence
 from samecode.fragments.ignored import REASONS, Ignored, IgnoredRanges
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.regions import Match, Region
-from samecode.fragments.result import FragmentResult
+from samecode.fragments.result import FragmentResult, ignored_counts
 from samecode.fragments.scratch import ReadFile, load
 from samecode.fragments.tree import fingerprint_text, read_files
 from samecode.reports.fragments import (
@@ -525,7 +525,9 @@ def test_n_copies_cost_n_comparisons_and_n_minus_one_regions(tmp_path, identical
 @given(
     st.lists(
         st.tuples(
-            st.text(max_size=12),
+            # a few names often, so that a file's ranges of a reason run on (formatted
+            # together), with "%" (the format's own character) among them
+            st.sampled_from(["a.po", "%d%s.po", "100%.py"]) | st.text(max_size=12),
             st.sampled_from(REASONS),
             st.integers(1, 10**6),
             st.integers(0, 10**6),
@@ -549,6 +551,16 @@ def test_the_jsonl_lines_of_ranges_ignored_are_their_records_encoded(items):
     held = IgnoredRanges(ignored)  # as a scan holds them: the same lines
     assert to_jsonl(replace(result, ignored=held), {}) == to_jsonl(result, {})
     assert to_json(replace(result, ignored=held), {}) == to_json(result, {})
+    counts = {  # the summary's, counted range by range
+        reason: {
+            "ranges": sum(1 for i in ignored if i.reason == reason),
+            "files": len({i.path for i in ignored if i.reason == reason}),
+            "lines": sum(i.end - i.start + 1 for i in ignored if i.reason == reason),
+            "tokens": sum(i.tokens for i in ignored if i.reason == reason),
+        }
+        for reason in REASONS
+    }
+    assert ignored_counts(ignored) == ignored_counts(held) == counts
 
 
 @pytest.mark.parametrize("reason", REASONS)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from samecode.fragments.classes import FragmentClass
-from samecode.fragments.ignored import REASONS, Ignored, rows_of
+from samecode.fragments.ignored import REASONS, Ignored, groups_of
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
@@ -145,11 +145,11 @@ def ignored_counts(ignored: Sequence[Ignored]) -> dict[str, dict[str, int]]:
     """
     counts = {reason: {"ranges": 0, "files": 0, "lines": 0, "tokens": 0} for reason in REASONS}
     files: dict[str, set[str]] = {reason: set() for reason in REASONS}
-    for path, reason, start, end, tokens, _, _ in rows_of(ignored):
+    for path, reason, starts, ends, tokens in groups_of(ignored):
         count = counts[reason]
-        count["ranges"] += 1
-        count["lines"] += end - start + 1
-        count["tokens"] += tokens
+        count["ranges"] += len(starts)
+        count["lines"] += sum(ends) - sum(starts) + len(starts)
+        count["tokens"] += sum(tokens)
         files[reason].add(path)
     for reason in REASONS:
         counts[reason]["files"] = len(files[reason])

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from samecode.fragments.boilerplate import BoilerplateFiles
 from samecode.fragments.classes import FragmentClass
-from samecode.fragments.ignored import rows_of
+from samecode.fragments.ignored import groups_of, rows_of
 from samecode.fragments.options import FragmentOptions
 from samecode.fragments.pairs import FilePair, file_pairs
 from samecode.fragments.regions import Region
@@ -195,8 +195,9 @@ _dumps = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode  # one enco
 
 
 def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator[str]:
-    """:func:`to_jsonl`'s text in pieces, a line at a time (its newline before it, but
-    for the first): to write a long report without holding it whole.
+    """:func:`to_jsonl`'s text in pieces, each a whole line or lines (a newline before
+    each, but the first): to write a long report without holding it whole. A file's
+    ranges ignored for one reason are one piece.
 
     >>> from samecode.fragments.options import FragmentOptions
     >>> empty = FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0)
@@ -235,11 +236,11 @@ def jsonl_pieces(result: FragmentResult, parameters: dict[str, Any]) -> Iterator
             yield "\n" + _dumps({"type": "class", **_class_record(number, clone, result)})
     for kind, record in _skipped_records(result):
         yield "\n" + _dumps({"type": kind, **record})
-    for path, reason, start, end, tokens, _, _ in rows_of(result.ignored):
-        yield (
-            f'\n{{"type": "ignored", "path": {text(path)}, "reason": {text(reason)}, '
-            f'"start": {start:d}, "end": {end:d}, "tokens": {tokens:d}}}'
-        )
+    # a file's ranges of one reason (a catalogue's tens of them) formatted in C's loops
+    for path, reason, starts, ends, tokens in groups_of(result.ignored):
+        opening = f'\n{{"type": "ignored", "path": {text(path)}, "reason": {text(reason)}, '
+        line = opening.replace("%", "%%") + '"start": %d, "end": %d, "tokens": %d}'
+        yield "".join(map(line.__mod__, zip(starts, ends, tokens)))
 
 
 def _number(value: object) -> str:
