@@ -11,8 +11,9 @@ processes). Reading and fingerprinting a file:
 * ``read``: the file's text (:func:`samecode.sources.reading.read_text`);
 * ``tokens``: its tokens with their spans, ids and line starts
   (:meth:`TokenSpans.of <samecode.fragments.tokens.TokenSpans.of>`);
-* ``boilerplate``: licence headers and import blocks masked
-  (:func:`samecode.fragments.boilerplate.mask`);
+* ``boilerplate``: licence headers, import blocks and a catalogue's message ids masked
+  (:func:`samecode.fragments.boilerplate.mask`), and its translations' copies of them
+  (:func:`samecode.fragments.boilerplate.kgram_masks`), as the scan masks them;
 * ``k-gram hashes``: :func:`samecode.text.shingling.kgram_hashes`;
 * ``winnowing``: :func:`samecode.fragments.winnowing.winnow`;
 * ``look-up arrays``: the k-grams sorted by hash, and the sieves
@@ -23,7 +24,9 @@ Then the index and its candidate pairs, and for each pair (:func:`find_regions
 <samecode.fragments.regions.exact_matches>`), ``chains`` (:func:`chain_matches
 <samecode.fragments.regions.chain_matches>`) and ``regions`` (the rest: the largest of
 overlapping chains, their ends grown, their lines); then the clone ``classes`` and their
-digests.
+digests; then the ``report``: the JSON lines of the regions, classes and ranges ignored
+(:func:`~samecode.reports.fragments.jsonl_pieces`, written as the command writes them,
+to ``os.devnull``), which the main process writes alone whatever ``--jobs``.
 
 Three lower bounds, each a single call into C per file (or per k-gram) that any design
 fingerprinting every token in this interpreter makes: the tokenizer's regular
@@ -39,6 +42,7 @@ twice jscpd's wall time (the issue's bar for ``--jobs 2``). Not part of CI.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -49,16 +53,19 @@ from typing import Any
 
 from bench_fragments_speed import Tree, arguments, commands, save, trees
 from bench_pipeline import timed, wait_idle
+from samecode.cli.output import write
 from samecode.fragments import FragmentOptions
-from samecode.fragments.boilerplate import mask
+from samecode.fragments.boilerplate import kgram_masks, mask
 from samecode.fragments.classes import region_classes
 from samecode.fragments.digest import class_digests
-from samecode.fragments.ignored import masked_ranges
+from samecode.fragments.ignored import IgnoredRanges, masked_ranges
 from samecode.fragments.index import FingerprintIndex
 from samecode.fragments.kgrams import Kgrams
 from samecode.fragments.regions import chain_matches, exact_matches, find_regions, region_order
+from samecode.fragments.result import FragmentResult
 from samecode.fragments.tokens import TokenSpans
 from samecode.fragments.winnowing import winnow
+from samecode.reports.fragments import jsonl_pieces
 from samecode.sources.reading import read_text
 from samecode.sources.walk import WalkOptions, discover
 from samecode.text.shingling import kgram_hashes
@@ -75,6 +82,7 @@ STEPS = [
     "chains",
     "regions",
     "classes",
+    "report",
 ]
 FLOORS = ["regex", "k-gram hashes", "sort"]
 
@@ -92,6 +100,12 @@ class Clock:
         return result
 
 
+def write_jsonl(result: FragmentResult) -> None:
+    """The JSON lines report of ``result``, written as the command writes it (joined in
+    chunks), to nowhere."""
+    write(jsonl_pieces(result, {}), os.devnull)
+
+
 def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
     """One pass over ``tree``: the seconds of each step and floor, and the tokens."""
     options = FragmentOptions()
@@ -99,6 +113,7 @@ def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
     paths, _ = discover([str(root) for root in tree.paths], walk)
     clock, floors = Clock(), Clock()
     files = []
+    held = []  # each file's ranges ignored, as the scan keeps them
     for path in paths:
         text = clock("read", read_text, path, walk.max_size)
         if not hasattr(text, "text"):
@@ -111,14 +126,18 @@ def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
         if len(tokens) < walk.min_tokens:
             continue
         clock("k-gram hashes", kgram_hashes, tokens.ids, options.k)
-        masked = masked_ranges(ignored)
+        masked = clock(
+            "boilerplate", kgram_masks, path, tokens.ids, ignored, options.k,
+            options.masks_msgid_copies,
+        )  # fmt: skip
         # the k-grams as the scan makes them (boilerplate's hashes blocked), not timed;
         # then their two steps, timed
         kgrams = Kgrams.of(tokens.ids, options.k, options.window, masked)
         floors("sort", sorted, range(len(kgrams.hashes)), key=kgrams.hashes.__getitem__)
         clock("winnowing", winnow, kgrams.hashes, options.window)
         clock("look-up arrays", Kgrams.selecting, kgrams.hashes, kgrams.selected)
-        files.append((path, tokens, kgrams, masked))
+        files.append((path, tokens, kgrams, masked_ranges(ignored)))  # as digests take them
+        held.append(ignored)
     floors.seconds["k-gram hashes"] = clock.seconds["k-gram hashes"]
     index = FingerprintIndex()
     for number, (_, _, kgrams, _) in enumerate(files):
@@ -146,10 +165,16 @@ def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
     # the regions' share: find_regions less the exact matches and chains it made
     clock.seconds["regions"] -= clock.seconds["exact matches"] + clock.seconds["chains"]
     regions.sort(key=region_order)
-    classes, _ = clock("classes", region_classes, regions)
+    classes, numbers = clock("classes", region_classes, regions)
     ids = {path: tokens.ids for path, tokens, _, _ in files}
     masked_by_path = {path: masked for path, _, _, masked in files if masked}
     clock("classes", class_digests, classes, ids, masked_by_path)
+    result = FragmentResult(
+        options, list(ids), [], regions, classes, numbers, 0, 0, 1, 0,
+        ignored=IgnoredRanges.join(held),
+        tokens={path: len(tokens) for path, tokens, _, _ in files},
+    )  # fmt: skip
+    clock("report", write_jsonl, result)
     tokens_total = sum(len(tokens) for _, tokens, _, _ in files)
     return clock.seconds, floors.seconds, tokens_total
 
