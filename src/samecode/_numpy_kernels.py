@@ -16,6 +16,7 @@ from bitarray import bitarray
 
 __all__ = [
     "as_uint64",
+    "ascending",
     "distinct_kgrams",
     "held_by",
     "kgram_hashes",
@@ -87,6 +88,11 @@ def kgram_hashes(ids: Words, k: int) -> Words:
     acc += np.uint64(k ^ (2870177450012600261 ^ 3527539))
     acc[acc == _ALL_ONES] = 1546275796
     return acc
+
+
+def ascending(values: array[int]) -> array[int]:
+    """An ``array("Q")``'s values in ascending order, as ``array("Q", sorted(values))``."""
+    return to_array(np.sort(np.frombuffer(values, dtype=np.uint64)), "Q")
 
 
 def distinct_kgrams(ids: Words, k: int) -> array[int]:

@@ -402,9 +402,9 @@ def test_a_corpus_records_its_profile(tmp_path):
 
 @pytest.mark.parametrize("fragments", [False, True])
 def test_sync_makes_each_document_ready_as_its_batch_comes(tmp_path, fragments, monkeypatch):
-    # Each document is made ready to store (its text checked, its shingles sorted) as it
-    # comes, before the engine gives the next batch, not all at once when the reading
-    # is done (then the workers would wait for that too); the corpus is the same.
+    # Each document is made ready to store (its record, its row) as it comes, before the
+    # engine gives the next batch, not all at once when the reading is done (then the
+    # workers would wait for that too); the corpus is the same.
     from samecode.engine import Serial
     from samecode.fragments import FragmentOptions
 
@@ -419,15 +419,13 @@ def test_sync_makes_each_document_ready_as_its_batch_comes(tmp_path, fragments, 
                 events.append("batch")
                 yield result
 
-    from samecode.corpus import store
+    ready = Corpus._ready  # each document made ready to store
 
-    unpack = store.unpack_text  # each text checked against its SHA-256 as made ready
+    def recorded(self, document, *args):
+        events.append(os.path.basename(document.path))
+        return ready(self, document, *args)
 
-    def recorded(packed, path):
-        events.append(os.path.basename(path))
-        return unpack(packed, path)
-
-    monkeypatch.setattr(store, "unpack_text", recorded)
+    monkeypatch.setattr(Corpus, "_ready", recorded)
     options = FragmentOptions() if fragments else None
     with Corpus.create(tmp_path / "c.db", fragments=options) as corpus:
         corpus.sync(
@@ -442,3 +440,55 @@ def test_sync_makes_each_document_ready_as_its_batch_comes(tmp_path, fragments, 
         for n in range(4)
         for event in ["batch", *(f"f{i:02}.txt" for i in range(3 * n, 3 * n + 3))]
     ]
+
+
+@pytest.mark.parametrize("pure", ["1", "0"])
+@pytest.mark.parametrize("fragments", [False, True])
+def test_read_stored_gives_each_documents_shingles_ascending(
+    tmp_path, monkeypatch, pure, fragments
+):
+    # as a sync gives them to the corpus, which stores them without sorting them again:
+    # in C (numpy) or in Python, the set measure() makes, in order
+    from samecode.corpus.records import read_stored
+    from samecode.fragments.options import FragmentOptions
+
+    monkeypatch.setenv("SAMECODE_PURE", pure)
+    paths = [str(write(tmp_path / f"m{i}.py", CODE.replace("request", f"r{i}") * (i + 1)))
+             for i in range(3)]  # fmt: skip
+    options = FragmentOptions() if fragments else None
+    for item, path in zip(read_stored(paths, Shingling(), None, 1, options, text=True), paths):
+        shingles = item.document.shingles
+        assert shingles.typecode == "Q"
+        assert len(shingles) > 200  # long enough for numpy, where it is asked for
+        assert list(shingles) == sorted(Shingling().shingles(Path(path).read_text(), path))
+
+
+def test_add_refuses_a_text_that_is_not_its_documents_bytes(tmp_path):
+    # a text given by a caller is checked against the document's SHA-256 (a sync's own
+    # are not checked again); nothing of the batch is stored
+    from samecode.corpus.records import read_stored
+
+    paths = [str(write(tmp_path / f"m{i}.py", CODE.replace("request", f"r{i}"))) for i in range(2)]
+    items = read_stored(paths, Shingling(), None, 1, None, text=True)
+    texts = {item.document.path: item.text for item in items}
+    texts[paths[1]] = texts[paths[0]]
+    with Corpus.create(tmp_path / "c.db") as corpus:
+        with pytest.raises(SamecodeValueError, match="not the bytes its document was read from"):
+            corpus.add([item.document for item in items], texts=texts)
+        assert len(corpus) == 0
+
+
+def test_add_sorts_the_shingles_a_caller_gives_in_any_order(tmp_path):
+    # only a sync's own documents are taken as ascending already
+    from array import array
+
+    from samecode.scan.model import Document
+
+    shingles = Shingling().shingles(CODE)
+    contents = []
+    for name, order in (("up", sorted(shingles)), ("down", sorted(shingles, reverse=True))):
+        document = Document("a.py", len(CODE), "0" * 64, 200, array("Q", order))
+        with Corpus.create(tmp_path / f"{name}.db") as corpus:
+            corpus.add([document], mtimes={"a.py": 1})
+        contents.append(corpus_content(tmp_path / f"{name}.db"))
+    assert contents[0] == contents[1]

@@ -70,6 +70,12 @@ def test_a_sum_modulo_two_to_the_64_is_the_same_both_ways(values: list[int]) -> 
     assert _numpy_kernels.total(words) == sum(values) % 2**64
 
 
+@given(IDS)
+def test_values_in_ascending_order_are_the_same_both_ways(values: list[int]) -> None:
+    ordered = _numpy_kernels.ascending(array("Q", values))
+    assert ordered == array("Q", sorted(values))  # the pure way (a corpus's documents)
+
+
 @given(IDS, st.integers(1, 20))
 def test_kgram_hashes_are_the_same_both_ways(ids: list[int], k: int) -> None:
     pure, fast = _both(kgram_hashes, ids, k)

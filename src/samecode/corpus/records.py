@@ -41,6 +41,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate
 
+from samecode._kernels import use_numpy
 from samecode._validation import describe
 from samecode.corpus.entries import identity
 from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
@@ -313,6 +314,8 @@ def read_stored(
         if isinstance(document, Skipped):
             out.append(dataclasses.replace(document, path=path))  # as it was found
             continue
+        # ascending here, in the workers, so that the corpus need not sort them again
+        document = dataclasses.replace(document, shingles=_ascending(document.shingles))
         record, distinct = b"", none
         if options is not None:
             if found is None:
@@ -323,6 +326,15 @@ def read_stored(
         packed = pack_text(data) if text and isinstance(data, bytes) else b""
         out.append(StoredDocument((document, record, distinct, packed)))
     return out
+
+
+def _ascending(shingles: array[int]) -> array[int]:
+    """A document's shingles in ascending order (sorted in C where numpy is there)."""
+    if shingles.typecode == "Q" and use_numpy(len(shingles)):
+        import samecode._numpy_kernels as fast
+
+        return fast.ascending(shingles)
+    return array("Q", sorted(shingles))
 
 
 def read_stored_batches(

@@ -452,11 +452,12 @@ class Corpus(FileTable):
         replacing: dict[str, str] | None = None,
         per_transaction: int = _BATCH,
         texts: dict[str, bytes] | None = None,
+        trusted: bool = False,
     ) -> int:
         """Store documents (made by these rules), replacing any of the same path; return
         how many were stored. Each batch of 100 is one transaction. Each document is
-        made ready (its text checked, its shingles sorted, its record checked) as it is
-        taken from ``documents``, outside the transaction: a sync gives its documents as
+        made ready (its text checked and its shingles sorted, unless ``trusted``; its
+        record checked) as it is taken from ``documents``, outside the transaction: a sync gives its documents as
         they are read, so that this is done while its workers read on.
 
         :param documents: :class:`~samecode.scan.pipeline.Document` records (other items are
@@ -478,6 +479,11 @@ class Corpus(FileTable):
             its shingles and fragments made again from them when needed. A document
             given without them is kept by its shingles, 8 bytes each (in a corpus that
             stores no fragments).
+        :param trusted: the documents and ``texts`` are
+            :func:`~samecode.corpus.records.read_stored`'s own, as :meth:`sync` passes
+            them: each document's shingles are ascending already and each text is its
+            document's bytes, so neither is sorted or checked again (some 0.15 ms a file
+            of the main process's, while the workers read).
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
@@ -494,7 +500,7 @@ class Corpus(FileTable):
             # each made ready as it comes, outside the transaction: while a sync's
             # workers read on, rather than while they wait for the store at the end
             if isinstance(document, Document):
-                batch.append(self._ready(document, mtimes, fragments, fingerprints, texts))
+                batch.append(self._ready(document, mtimes, fragments, fingerprints, texts, trusted))
             if len(batch) >= size:
                 count += self._store(batch, replacing)
                 batch = []
@@ -509,6 +515,7 @@ class Corpus(FileTable):
         fragments: dict[str, bytes] | None,
         fingerprints: dict[str, array[int]] | None,
         texts: dict[str, bytes] | None,
+        trusted: bool = False,
     ) -> _Row:
         """A document made ready to store: its modification time, its shingles sorted
         (and as a row holds them, where the row keeps no text), its compressed bytes
@@ -527,18 +534,22 @@ class Corpus(FileTable):
             except OSError:
                 mtime = 0
         packed = None if texts is None or not self._keeps_text else texts.get(path)
-        if packed is not None:
-            if hashlib.sha256(unpack_text(packed, path)).hexdigest() != document.sha256:
+        if packed is None:
+            if self._fragments is not None and self._keeps_text:
                 raise SamecodeValueError(
-                    f"the text given for {path!r} is not the bytes its document was read "
-                    "from (another SHA-256)"
+                    f"{self._path} stores fragments: {path!r} needs its text (read files "
+                    "with samecode.corpus.records.read_stored(..., text=True), or use sync())"
                 )
-        elif self._fragments is not None and self._keeps_text:
+        elif not trusted and hashlib.sha256(unpack_text(packed, path)).hexdigest() != (
+            document.sha256
+        ):
             raise SamecodeValueError(
-                f"{self._path} stores fragments: {path!r} needs its text (read files with "
-                "samecode.corpus.records.read_stored(..., text=True), or use sync())"
+                f"the text given for {path!r} is not the bytes its document was read "
+                "from (another SHA-256)"
             )
-        ordered = array("Q", sorted(document.shingles))
+        shingles = document.shingles
+        ascending = trusted and isinstance(shingles, array) and shingles.typecode == "Q"
+        ordered = shingles if ascending else array("Q", sorted(shingles))
         blob = shingles_blob(ordered) if packed is None else b""
         found = self._record(document, fragments, fingerprints, packed)
         return _Row(document, mtime, blob, ordered, packed, found)

@@ -87,6 +87,7 @@ class SyncTarget(Protocol):
         replacing: dict[str, str] | None = None,
         per_transaction: int = 100,
         texts: dict[str, bytes] | None = None,
+        trusted: bool = False,
     ) -> int:
         """Store documents, replacing any of the same path (and those ``replacing``
         names); return how many."""
@@ -316,6 +317,7 @@ def _read_and_store_part(
         replacing=unstored.stale,
         per_transaction=STORE_BATCH,
         texts=unstored.texts if target.keeps_text else None,
+        trusted=target.keeps_text or own,  # read_stored's: ascending, their own bytes
     )
 
 
