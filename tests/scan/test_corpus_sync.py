@@ -475,6 +475,8 @@ def test_add_refuses_a_text_that_is_not_its_documents_bytes(tmp_path):
     with Corpus.create(tmp_path / "c.db") as corpus:
         with pytest.raises(SamecodeValueError, match="not the bytes its document was read from"):
             corpus.add([item.document for item in items], texts=texts)
+        with pytest.raises(SamecodeTypeError, match="trusted"):
+            corpus.add([item.document for item in items], texts=texts, trusted="yes")
         assert len(corpus) == 0
 
 

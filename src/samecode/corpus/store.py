@@ -65,7 +65,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from samecode._validation import check_int, describe
+from samecode._validation import check_bool, check_int, describe
 from samecode.corpus.candidates import BandIndex, PrefixIndex, candidate_index
 from samecode.corpus.entries import identity, is_under
 from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
@@ -457,8 +457,9 @@ class Corpus(FileTable):
         """Store documents (made by these rules), replacing any of the same path; return
         how many were stored. Each batch of 100 is one transaction. Each document is
         made ready (its text checked and its shingles sorted, unless ``trusted``; its
-        record checked) as it is taken from ``documents``, outside the transaction: a sync gives its documents as
-        they are read, so that this is done while its workers read on.
+        record checked) as it is taken from ``documents``, outside the transaction: a
+        sync gives its documents as they are read, so that this is done while its
+        workers read on.
 
         :param documents: :class:`~samecode.scan.pipeline.Document` records (other items are
             ignored, so :func:`~samecode.scan.pipeline.read_documents`' output can be passed).
@@ -484,6 +485,7 @@ class Corpus(FileTable):
             them: each document's shingles are ascending already and each text is its
             document's bytes, so neither is sorted or checked again (some 0.15 ms a file
             of the main process's, while the workers read).
+        :raises TypeError: if ``trusted`` is not a bool.
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
@@ -491,6 +493,7 @@ class Corpus(FileTable):
             text that is not the document's bytes (nothing of its batch is stored).
         """
         self._check_writable()
+        check_bool(trusted, "trusted")
         size = check_int(per_transaction, "per_transaction")
         if size < 1:
             raise SamecodeValueError(f"per_transaction must be >= 1; got {size}")
