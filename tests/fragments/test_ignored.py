@@ -202,3 +202,30 @@ def test_bad_ranges_are_refused_with_the_rule():
         IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1)])[1]
     with pytest.raises(IndexError, match="index -2 is out of range"):
         IgnoredRanges.of("a.py", [(0, 1, 1, 0, 1)])[-2]
+
+
+def test_a_report_refuses_a_range_whose_numbers_are_not_integers():
+    # an Ignored made by hand holds what it is given: a report writes whole numbers only
+    # (a float's end once came out truncated in the JSON lines, whole in the JSON)
+    from samecode.fragments.options import FragmentOptions
+    from samecode.fragments.result import FragmentResult
+    from samecode.reports.fragments import to_json, to_jsonl
+
+    def report(*numbers: object) -> str:
+        ignored = [Ignored("a.py", "import block", *numbers)]  # type: ignore[arg-type]
+        return to_jsonl(
+            FragmentResult(FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0, ignored=ignored), {}
+        )
+
+    for numbers, name in (((1, 2.5, 3), "end"), ((1.0, 2, 3), "start"), ((1, 2, "3"), "tokens")):
+        result = FragmentResult(
+            FragmentOptions(), [], [], [], [], [], 0, 0, 1, 0,
+            ignored=[Ignored("a.py", "import block", *numbers)],  # type: ignore[arg-type]
+        )  # fmt: skip
+        for write in (to_jsonl, to_json):
+            with pytest.raises(SamecodeTypeError, match=f"range's {name} must be an int; got"):
+                write(result, {})
+    # what an int stands for is written as that int
+    assert report(True, True, 3) == report(1, 1, 3)
+    np = pytest.importorskip("numpy")
+    assert report(np.int64(1), 1, np.uint16(3)) == report(1, 1, 3)

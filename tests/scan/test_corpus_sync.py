@@ -494,3 +494,52 @@ def test_add_sorts_the_shingles_a_caller_gives_in_any_order(tmp_path):
             corpus.add([document], mtimes={"a.py": 1})
         contents.append(corpus_content(tmp_path / f"{name}.db"))
     assert contents[0] == contents[1]
+
+
+@pytest.mark.parametrize("keywords", [False, True])
+def test_sync_gives_trusted_only_to_a_target_whose_add_takes_it(tmp_path, keywords):
+    # a SyncTarget written before add took trusted still syncs (given none); one that
+    # takes any keyword is given it, for read_stored's documents
+    from samecode.corpus.sync import sync_files
+    from samecode.fragments.options import FragmentOptions
+
+    given: list[dict[str, object]] = []
+
+    class Before:  # add as the protocol stood before trusted
+        def __init__(self, corpus: Corpus) -> None:
+            self.corpus = corpus
+            self.shingling, self.fragments = corpus.shingling, corpus.fragments
+            self.keeps_text = corpus.keeps_text
+
+        def __len__(self) -> int:
+            return len(self.corpus)
+
+        def files(self):
+            return self.corpus.files()
+
+        def touch(self, path, mtime_ns):
+            self.corpus.touch(path, mtime_ns)
+
+        def discard(self, paths):
+            return self.corpus.discard(paths)
+
+        def add(self, documents, mtimes=None, *, fragments=None, fingerprints=None,
+                replacing=None, per_transaction=100, texts=None):  # fmt: skip
+            given.append({})
+            return self.corpus.add(documents, mtimes, fragments=fragments,
+                                   fingerprints=fingerprints, replacing=replacing,
+                                   per_transaction=per_transaction, texts=texts)  # fmt: skip
+
+    class Any(Before):
+        def add(self, documents, mtimes=None, **options):
+            given.append({key: options[key] for key in options if key == "trusted"})
+            return self.corpus.add(documents, mtimes, **options)
+
+    tree = tmp_path / "tree"
+    for i in range(3):
+        write(tree / f"m{i}.py", CODE.replace("request", f"r{i}"))
+    with Corpus.create(tmp_path / "c.db", fragments=FragmentOptions()) as corpus:
+        report = sync_files((Any if keywords else Before)(corpus), [str(tree)], OPTIONS)
+        assert len(report.added) == 3
+        assert len(corpus) == 3
+    assert given == [{"trusted": True} if keywords else {}]

@@ -273,7 +273,9 @@ def read_stored(
     :func:`~samecode.scan.pipeline.read_documents` (the same documents, and the same
     files skipped, for the same reasons), each document with its fragment record and
     fingerprints (by ``options``, where given), or, with ``text``, with its fingerprints
-    and its bytes compressed (:func:`pack_text`) instead of its record.
+    and its bytes compressed (:func:`pack_text`) instead of its record. Each document's
+    shingles are ascending (an ``array("Q")``), as
+    :meth:`Corpus.add <samecode.corpus.store.Corpus.add>` takes them with ``trusted``.
 
     Runtime complexity: ``O(size)`` per file: its shingles, its fingerprints, its record
     or its compressed bytes; the text is tokenized once where the fragments' tokens are

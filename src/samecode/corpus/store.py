@@ -476,7 +476,8 @@ class Corpus(FileTable):
         :param texts: for a corpus that keeps texts (format version 4 or 5), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
             with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
-            :meth:`sync` does it all): checked against the document's SHA-256 and kept,
+            :meth:`sync` does it all): checked against the document's SHA-256 (unless
+            ``trusted``) and kept,
             its shingles and fragments made again from them when needed. A document
             given without them is kept by its shingles, 8 bytes each (in a corpus that
             stores no fragments).
@@ -490,7 +491,8 @@ class Corpus(FileTable):
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
             record (its text, in format versions 4 and 5), a record that does not decode, or a
-            text that is not the document's bytes (nothing of its batch is stored).
+            text that is not the document's bytes, unless ``trusted`` (nothing of its batch
+            is stored).
         """
         self._check_writable()
         check_bool(trusted, "trusted")
@@ -521,8 +523,9 @@ class Corpus(FileTable):
         trusted: bool = False,
     ) -> _Row:
         """A document made ready to store: its modification time, its shingles sorted
-        (and as a row holds them, where the row keeps no text), its compressed bytes
-        checked against its SHA-256 (``None`` where it has none, or the corpus keeps no
+        (taken as they are where ``trusted``, as :meth:`add` says; and as a row holds
+        them, where the row keeps no text), its compressed bytes checked against its
+        SHA-256 unless ``trusted`` (``None`` where it has none, or the corpus keeps no
         texts), and its fragment record and distinct fingerprint hashes, sorted: given,
         or the record decoded, which checks it (none for a corpus without fragments).
 

@@ -12,10 +12,12 @@ that are gone. It needs of the corpus only what :class:`SyncTarget` names.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from samecode._validation import describe
@@ -90,7 +92,11 @@ class SyncTarget(Protocol):
         trusted: bool = False,
     ) -> int:
         """Store documents, replacing any of the same path (and those ``replacing``
-        names); return how many."""
+        names); return how many. :func:`sync_files` gives ``trusted=True`` where
+        :func:`~samecode.corpus.records.read_stored` made the documents (their shingles
+        ascending, each text its document's bytes), and only to an ``add`` that takes
+        ``trusted``: a target whose ``add`` does not (one written before it was a
+        parameter) is given none."""
 
     def discard(self, paths: Iterable[str]) -> list[str]:
         """Remove the entries stored under exactly these paths (one transaction);
@@ -309,7 +315,10 @@ def _read_and_store_part(
     unstored = _Unstored()
     # the records are this run's own: their fingerprints come with them (not decoded)
     own = fragments is not None
-    target.add(
+    add = target.add
+    if (target.keeps_text or own) and _takes_trusted(target):
+        add = partial(target.add, trusted=True)  # read_stored's: ascending, their own bytes
+    add(
         _fresh(target, batches, plan, read, unstored),
         plan.mtimes,
         fragments=unstored.records if own else None,
@@ -317,8 +326,16 @@ def _read_and_store_part(
         replacing=unstored.stale,
         per_transaction=STORE_BATCH,
         texts=unstored.texts if target.keeps_text else None,
-        trusted=target.keeps_text or own,  # read_stored's: ascending, their own bytes
     )
+
+
+def _takes_trusted(target: SyncTarget) -> bool:
+    """Whether ``target.add`` takes ``trusted`` (by name, or as any keyword)."""
+    try:
+        parameters = inspect.signature(target.add).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: given none
+        return False
+    return any(p.name == "trusted" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _fresh(

@@ -404,7 +404,10 @@ def groups_of(
 ) -> Iterator[tuple[str, str, Sequence[int], Sequence[int], Sequence[int]]]:
     """The runs of ranges of one file and one reason (as :meth:`IgnoredRanges.groups`
     gives them), for any sequence of ranges: read from the array, without making a range,
-    for :class:`IgnoredRanges`.
+    for :class:`IgnoredRanges`; each number as an ``int``, as a report writes it.
+
+    :raises TypeError: if a range's line or token count is not an integer (a float, a
+        str), which an :class:`Ignored` made by hand may hold.
 
     >>> [(path, reason, list(s), list(e), list(t)) for path, reason, s, e, t in groups_of(
     ...     [Ignored("a.py", "import block", 1, 3, 9), Ignored("a.py", "import block", 5, 5, 2)])]
@@ -418,7 +421,17 @@ def groups_of(
         yield (
             path,
             reason,
-            [item.start for item in items],
-            [item.end for item in items],
-            [item.tokens for item in items],
+            [_whole(item.start, "start", item) for item in items],
+            [_whole(item.end, "end", item) for item in items],
+            [_whole(item.tokens, "tokens", item) for item in items],
         )
+
+
+def _whole(value: object, name: str, item: Ignored) -> int:
+    """``value``, a range's ``name``, as an ``int`` (a numpy integer or a bool as one)."""
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise SamecodeTypeError(
+            f"an ignored range's {name} must be an int; got {describe(value)} in {item!r}"
+        ) from None
