@@ -175,8 +175,7 @@ def steps(tree: Tree) -> tuple[dict[str, float], dict[str, float], int]:
         tokens={path: len(tokens) for path, tokens, _, _ in files},
     )  # fmt: skip
     clock("report", write_jsonl, result)
-    tokens_total = sum(len(tokens) for _, tokens, _, _ in files)
-    return clock.seconds, floors.seconds, tokens_total
+    return clock.seconds, floors.seconds, sum(result.tokens.values())
 
 
 def main() -> int:

@@ -211,24 +211,11 @@ class IgnoredRanges(Sequence[Ignored]):
         """
         rows, begin = self._rows, 0
         for path, end in zip(self._paths, self._ends):
-            part = rows[begin * _WIDTH : end * _WIDTH]
-            reasons = part[::_WIDTH]
-            if reasons.count(reasons[0]) == len(reasons):  # one reason: the file's one run
-                yield path, REASONS[reasons[0]], part[1::_WIDTH], part[2::_WIDTH], part[3::_WIDTH]
-            else:
-                at = 0
-                for reason, run in groupby(reasons):
-                    stop = at + len(list(run))
-                    piece = part[at * _WIDTH : stop * _WIDTH]
-                    yield (
-                        path,
-                        REASONS[reason],
-                        piece[1::_WIDTH],
-                        piece[2::_WIDTH],
-                        piece[3::_WIDTH],
-                    )
-                    at = stop
-            begin = end
+            for reason, run in groupby(rows[begin * _WIDTH : end * _WIDTH : _WIDTH]):
+                stop = begin + len(list(run))
+                piece = rows[begin * _WIDTH : stop * _WIDTH]
+                yield path, REASONS[reason], piece[1::_WIDTH], piece[2::_WIDTH], piece[3::_WIDTH]
+                begin = stop
 
     def spans(self, reason: str | None = None) -> list[tuple[int, int]]:
         """The ``(first, stop)`` tokens of the ranges (of ``reason`` alone, if given), in
