@@ -19,14 +19,18 @@ def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
 
 def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object = None):
     """A new corpus file of an older layout (format version 1, or 3 with ``fragments``:
-    each file's shingles and fragment record kept; or 4: each file's text kept, keys in a
-    row each), as a samecode before format version 4 (or 5) made it, open for writing;
-    its settings are the defaults."""
+    each file's shingles and fragment record kept; 4: each file's text kept, keys in a
+    row each; or 5: keys in blocks not packed), as a samecode before format version 4
+    (5, 6) made it, open for writing; its settings are the defaults."""
     from fractions import Fraction
 
-    from samecode.corpus.candidates import KeyIndex, PrefixIndex
+    from samecode.corpus.candidates import BlockKeyIndex, KeyIndex, PrefixIndex
     from samecode.corpus.file_table import FILES_TABLE, FILES_TABLES
-    from samecode.corpus.fragment_tables import FRAGMENT_KEY_TABLES, FRAGMENT_TABLES
+    from samecode.corpus.fragment_tables import (
+        FRAGMENT_BLOCK_TABLES,
+        FRAGMENT_KEY_TABLES,
+        FRAGMENT_TABLES,
+    )
     from samecode.corpus.settings import CorpusSettings
     from samecode.corpus.store import FORMAT, HASH_SCHEME, Corpus
     from samecode.text.shingling import Shingling
@@ -36,7 +40,10 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     meta["version"] = str(version)
     if version == 1:
         del meta["candidates"]
-    if version == 4:
+    if version == 5:
+        statements = [*FILES_TABLES, *BlockKeyIndex(Fraction(4, 5)).tables()]
+        statements += FRAGMENT_BLOCK_TABLES if fragments is not None else ()
+    elif version == 4:
         statements = [*FILES_TABLES, *KeyIndex(Fraction(4, 5)).tables()]
         statements += FRAGMENT_KEY_TABLES if fragments is not None else ()
     else:
@@ -61,13 +68,18 @@ def corpus_content(path: str | os.PathLike[str]) -> tuple[list[str], dict[str, l
     tables = {"prefix_blocks": 4, "fragment_blocks": 8}
     with closing(sqlite3.connect(path)) as connection:
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_schema")}
+        (version,) = connection.execute(
+            "SELECT value FROM samecode_meta WHERE name = 'version'"
+        ).fetchone()
         dump = [
             line
             for line in connection.iterdump()
             if not any(line.startswith(f'INSERT INTO "{table}') for table in tables)
         ]
         postings = {
-            table: KeyBlocks(table, size).postings(Db(connection))  # type: ignore[arg-type]
+            table: KeyBlocks(table, size, packed=version == "6").postings(
+                Db(connection)  # type: ignore[arg-type]
+            )
             for table, size in tables.items()
             if table in names
         }

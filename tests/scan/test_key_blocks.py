@@ -1,5 +1,6 @@
-"""Postings packed in blocks (format version 5's key tables) hold exactly what was added
-and not removed, whatever the order of the changes, the batches and the runs of one key."""
+"""Postings packed in blocks (format version 5's key tables, and version 6's, packed)
+hold exactly what was added and not removed, whatever the order of the changes, the
+batches and the runs of one key."""
 
 from __future__ import annotations
 
@@ -47,8 +48,8 @@ def closed() -> Iterator[None]:
         Db.opened.pop().connection.close()
 
 
-def made(key_bytes: int) -> tuple[KeyBlocks, Db]:
-    blocks, db = KeyBlocks("postings", key_bytes), Db()
+def made(key_bytes: int, packed: bool = False) -> tuple[KeyBlocks, Db]:
+    blocks, db = KeyBlocks("postings", key_bytes, packed=packed), Db()
     for statement in blocks.tables():
         db.run(statement)
     return blocks, db
@@ -76,7 +77,21 @@ def check_against(blocks: KeyBlocks, db: Db, held: set[tuple[int, int]]) -> None
         assert all(
             block.start <= p and (block.after is None or p < block.after) for p in block.postings
         )
-        assert len(block.postings) * (4 + (8 if blocks._wide else 4)) <= BLOCK_BYTES
+        if not blocks.packed:
+            assert len(block.postings) * (4 + (8 if blocks._wide else 4)) <= BLOCK_BYTES
+    by_start = {block.start: block for block in every}
+    rows = db.run("SELECT key, file, length(data), substr(data, 1, 1) FROM postings")
+    for key, file, size, head in rows.fetchall():
+        assert size <= BLOCK_BYTES
+        if blocks.packed and size:  # the fewest whole bytes its postings need
+            block = by_start[(key + (2**63 if blocks._wide else 0)) << 32 | file]
+            keys = [p >> 32 for p in block.postings]
+            # the bytes of a key below those its first and last keys share, 1 at least
+            below = next(w for w in range(1, blocks._key_bytes + 1)
+                         if keys[0] >> 8 * w == keys[-1] >> 8 * w)  # fmt: skip
+            assert head[0] >> 4 == below
+            widest_file = max(p & (2**32 - 1) for p in block.postings)
+            assert head[0] & 15 == max(1, (widest_file.bit_length() + 7) // 8)
     for key in list(by_key)[:5]:
         for file in by_key[key][:3]:
             expected = 1 + ((key + 1, file) in held)
@@ -96,9 +111,9 @@ changes = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from([4, 8]), changes)
-def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, steps):
-    blocks, db = made(key_bytes)
+@given(st.sampled_from([4, 8]), st.booleans(), changes)
+def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, packed, steps):
+    blocks, db = made(key_bytes, packed)
     held: set[tuple[int, int]] = set()
     for change, part in steps:
         if key_bytes == 8:  # keys over all 64 bits
@@ -116,12 +131,13 @@ def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, steps):
         check_against(blocks, db, held)
 
 
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("key_bytes", [4, 8])
-def test_large_batches_of_changes_against_brute_force(key_bytes):
+def test_large_batches_of_changes_against_brute_force(key_bytes, packed):
     import random
 
     rng = random.Random(key_bytes)
-    blocks, db = made(key_bytes)
+    blocks, db = made(key_bytes, packed)
     held: set[tuple[int, int]] = set()
     for step in range(12):
         keys = [
@@ -139,14 +155,15 @@ def test_large_batches_of_changes_against_brute_force(key_bytes):
         check_against(blocks, db, held)
 
 
-def test_a_key_of_many_files_is_cut_across_blocks_and_one_more_rewrites_one():
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_key_of_many_files_is_cut_across_blocks_and_one_more_rewrites_one(packed):
     # A fingerprint a thousand files select: no block over the limit, and adding a file
     # to it writes one block, not all of them.
-    blocks, db = made(8)
+    blocks, db = made(8, packed)
     key = 2**63 + 5
     blocks.add(db, [key << 32 | file for file in range(1, 1001)])  # type: ignore[arg-type]
     count = len(list(blocks.blocks(db)))  # type: ignore[arg-type]
-    assert count >= 1000 * 12 // BLOCK_BYTES
+    assert count >= 1000 * (3 if packed else 12) // BLOCK_BYTES
     db.writes = 0
     blocks.add(db, [key << 32 | 1001])  # type: ignore[arg-type]
     assert db.writes == 0  # pending
@@ -170,8 +187,9 @@ def test_bad_values_are_refused_with_the_rule():
     assert KeyBlocks.check_file(2**32 - 1) == 2**32 - 1
 
 
-def test_a_damaged_block_is_never_read():
-    blocks, db = made(4)
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_damaged_block_is_never_read(packed):
+    blocks, db = made(4, packed)
     blocks.add(db, [7 << 32 | file for file in range(1, 50)])  # type: ignore[arg-type]
     ((data,),) = db.run("SELECT data FROM postings WHERE length(data) > 0").fetchall()
     flipped = data[:-1] + bytes([data[-1] ^ 1])  # a file id changed: bytes all the same
@@ -194,10 +212,11 @@ HALVES = st.sampled_from([0, 1, 2, 3, 2**32 - 1])
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from([4, 8]),
+    st.booleans(),
     st.lists(st.lists(st.tuples(HALVES, HALVES, HALVES), min_size=1, max_size=300), max_size=6),
 )
-def test_a_key_is_found_only_where_it_stands(key_bytes, batches):
-    blocks, db = made(key_bytes)
+def test_a_key_is_found_only_where_it_stands(key_bytes, packed, batches):
+    blocks, db = made(key_bytes, packed)
     held: set[tuple[int, int]] = set()
     every = [high << 32 | low if key_bytes == 8 else low for high in range(4) for low in range(4)]
     for number, batch in enumerate(batches):
@@ -300,3 +319,33 @@ def test_runs_and_gaps_of_blocks_fold_and_remove_as_brute_force(key_bytes, runs,
         blocks.fold(db, postings)  # type: ignore[arg-type]
         held |= change
     check_against(blocks, db, held)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        bytes([0x51, 7, 1, 0, 0, 0, 0]),  # a key width over 4 bytes
+        bytes([0x45, 7, 0, 0, 0, 1, 0, 0, 0, 0]),  # a file width over 4 bytes
+        bytes([0x01, 0, 0, 0, 7]),  # no key width
+        bytes([0x10, 0, 0, 0, 7]),  # no file width
+        bytes([0x11, 0, 0, 0, 7, 1, 9]),  # a posting and a half
+        bytes([0x11, 0, 0]),  # high bytes cut short, no posting
+    ],
+)
+def test_a_packed_block_of_impossible_widths_is_refused_though_its_crc_holds(data):
+    import zlib
+
+    blocks, db = made(4, packed=True)
+    blocks.fold(db, [7 << 32 | 1])  # type: ignore[arg-type]
+    assert blocks.files(db, [7]) == {7: [1]}  # type: ignore[arg-type]
+    crc = zlib.crc32(data, zlib.crc32(b"0"))  # the first block's start, 0
+    db.run("UPDATE postings SET data = ?, crc = ? WHERE key = 0 AND file = 0", (data, crc))
+    with pytest.raises(IndexCorruptError, match="a block of postings is damaged"):
+        blocks.files(db, [7])  # type: ignore[arg-type]
+    with pytest.raises(IndexCorruptError, match="a block of postings is damaged"):
+        blocks.postings(db)  # type: ignore[arg-type]
+
+
+def test_packed_is_a_bool():
+    with pytest.raises(TypeError, match="packed must be True or False; got"):
+        KeyBlocks("postings", 4, packed=1)  # type: ignore[arg-type]

@@ -10,6 +10,8 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
+* :class:`PackedKeyIndex` (format version 6): the same blocks, packed (each key as its
+  offset from its block's first, keys and files in the fewest whole bytes);
 * :class:`BlockKeyIndex` (format version 5): the same keys, packed in blocks
   (:mod:`samecode.corpus.key_blocks`): 8 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
@@ -43,6 +45,7 @@ __all__ = [
     "BlockKeyIndex",
     "CandidateIndex",
     "KeyIndex",
+    "PackedKeyIndex",
     "PrefixIndex",
     "candidate_index",
 ]
@@ -292,10 +295,13 @@ class BlockKeyIndex(KeyIndex):
 
     version = "5"
     file_tables: ClassVar[tuple[str, ...]] = ()
+    #: Whether its blocks are packed (:class:`~samecode.corpus.key_blocks.KeyBlocks`).
+    packed: ClassVar[bool] = False
 
     def __init__(self, lowest: Fraction) -> None:
         super().__init__(lowest)
-        self._blocks = KeyBlocks("prefix_blocks", 4)  # its own: it keeps counts
+        # its own: it keeps counts
+        self._blocks = KeyBlocks("prefix_blocks", 4, packed=self.packed)
 
     @staticmethod
     def _key(shingle: int) -> int:
@@ -368,6 +374,18 @@ class BlockKeyIndex(KeyIndex):
             "prefix_rows": self._blocks.count(sql),
             "prefix_pending": self._blocks.pending(sql),
         }
+
+
+class PackedKeyIndex(BlockKeyIndex):
+    """:class:`BlockKeyIndex` with its blocks packed (format version 6,
+    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``packed``): each key as its
+    offset from its block's first and each file id in the fewest whole bytes, some 5
+    bytes a key and file in a corpus of fewer than 65,536 files where version 5 takes 8,
+    found as fast. As exact as :class:`KeyIndex`.
+    """
+
+    version = "6"
+    packed: ClassVar[bool] = True
 
 
 class BandIndex(CandidateIndex):
@@ -450,14 +468,16 @@ class BandIndex(CandidateIndex):
 
 
 def candidate_index(
-    lowest: Fraction, lsh: LSHSettings | None, version: str = BlockKeyIndex.version
+    lowest: Fraction, lsh: LSHSettings | None, version: str = "6"
 ) -> CandidateIndex:
-    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (blocks of
-    short keys in version 5, short keys in rows in version 4, whole shingles in versions
-    1 and 3), or LSH bands by ``lsh`` where given.
+    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (packed blocks
+    of short keys in version 6, blocks in version 5, short keys in rows in version 4,
+    whole shingles in versions 1 and 3), or LSH bands by ``lsh`` where given.
 
     >>> from fractions import Fraction
     >>> type(candidate_index(Fraction(4, 5), None)).__name__
+    'PackedKeyIndex'
+    >>> type(candidate_index(Fraction(4, 5), None, "5")).__name__
     'BlockKeyIndex'
     >>> candidate_index(Fraction(4, 5), None, "4").file_tables
     ('prefix_keys',)
@@ -466,6 +486,8 @@ def candidate_index(
     """
     if lsh is not None:
         return BandIndex(lsh)
+    if version == PackedKeyIndex.version:
+        return PackedKeyIndex(lowest)
     if version == BlockKeyIndex.version:
         return BlockKeyIndex(lowest)
     return KeyIndex(lowest) if version == KeyIndex.version else PrefixIndex(lowest)

@@ -2,7 +2,7 @@
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
 modification time, SHA-256, token count, shingle count and, in a corpus of format version
-4 or 5, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+4 to 6, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
 again from them, the bytes checked against the SHA-256 first), or its ascending shingles
 as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
 its bytes), and a CRC-32 of all of them: a row that fails it is never used.
@@ -40,7 +40,7 @@ FILES_TABLE = (
     "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
     "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
 )
-#: The statements that make it in a corpus of format version 4 or 5: each row keeps the
+#: The statements that make it in a corpus of format version 4 to 6: each row keeps the
 #: file's bytes, compressed, in ``text`` (and no shingles), or, for a document added
 #: without its bytes, ``text`` NULL and its shingles; SHA-256 indexed.
 FILES_TABLES = (

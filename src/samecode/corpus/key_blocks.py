@@ -1,5 +1,5 @@
 """Postings ``(key, file)`` packed into blocks: the key tables of a corpus of format
-version 5, a few bytes a posting rather than an SQLite row each.
+version 5 or 6, a few bytes a posting rather than an SQLite row each.
 
 A posting is given as one int, ``key << 32 | file`` (so postings sort by key, then
 file), for a file id below ``2**32``.
@@ -9,7 +9,19 @@ A :class:`KeyBlocks` table holds rows ``(id, key, file, data, crc)``, indexed by
 the postings from there to the next block's start, ascending (for 4-byte keys, each
 posting as an 8-byte value; for 8-byte keys, the keys, then the files, 4 bytes each;
 little-endian), with a CRC-32 of them and of its start. A posting costs its
-8 or 12 bytes where a row of its own cost 12 to 18. A block holds at most
+8 or 12 bytes where a row of its own cost 12 to 18.
+
+Packed (``packed=True``, format version 6), a block's data is a byte of two widths, the
+high bytes its keys share, then each posting's key without them, then each posting's
+file, in as few whole bytes as the block needs (its key width, 1 to the key's bytes, in
+the high four bits of the first byte: the bytes of a key below those its first and last
+keys share; its file width, 1 to 4, in the low four: the bytes of its largest file;
+little-endian). Keys are hashes, dense in a block (a block of some 200 of a corpus's
+2,000 files' prefix keys spans about ``2**21`` of the ``2**32``), so a posting costs
+some 5 bytes (4-byte keys) or 9 (8-byte keys) in a corpus of fewer than 65,536 files.
+A key is still found by a search of the bytes as stored: the look-ups cost what they
+cost unpacked; a block is made from, and widened to, the arrays of :class:`Block` by
+slices of their bytes (C's loops), no posting made an int on the way. A block holds at most
 :data:`BLOCK_BYTES` of postings after a write (120 or 80), and a key that a million
 files share is cut across blocks like any other run: adding to it rewrites one block,
 not the million. (The blocks are rows of a table with row ids, the index of their
@@ -33,8 +45,8 @@ those keys. The first block starts below every posting and is never removed.
 Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fold:
 ``O(1)`` rows and blocks rewritten, amortized), ``O(log blocks)`` to find a block and
 ``O(p)`` to read one of ``p`` postings. At rest a posting costs 8 bytes (4-byte keys) or
-12 (8-byte keys) in a block some 75 % to 100 % full, or, while pending, a row of about
-13 or 18.
+12 (8-byte keys) in a block some 75 % to 100 % full (packed: its key's offset and its
+file, in the block's widths), or, while pending, a row of about 13 or 18.
 
 >>> import sqlite3
 >>> from samecode.store.file import StoreFile
@@ -51,6 +63,12 @@ Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fo
 >>> blocks.remove(sql, [7 << 32 | 1])
 >>> blocks.files(sql, [7, 100]), blocks.count(sql)
 ({7: [2], 100: [3]}, 22)
+>>> packed = KeyBlocks("packed", 4, packed=True)
+>>> for statement in packed.tables():
+...     _ = sql.run(statement)
+>>> packed.fold(sql, [7 << 32 | 1, 7 << 32 | 2, 9 << 32 | 300])
+>>> packed.files(sql, [7, 9]), sql.run("SELECT hex(data) FROM packed").fetchone()[0]
+({7: [1, 2], 9: [300]}, '12000000070709010002002C01')
 >>> store.close()
 """
 
@@ -65,6 +83,8 @@ from itertools import islice
 from operator import eq
 from typing import NamedTuple
 
+import samecode.corpus._packed_blocks as packed_blocks
+from samecode._validation import check_bool
 from samecode.errors import SamecodeValueError
 from samecode.store.file import IndexCorruptError, Statements
 
@@ -89,9 +109,10 @@ _FILE_MASK = (1 << _FILE_BITS) - 1
 
 class Block(NamedTuple):
     """A block read: its start, the start of the block after it (``None`` for the last,
-    or where it was not asked for), each a posting ``key << 32 | file``, and its postings
-    as stored, ascending: ``keys`` the postings themselves and ``files`` ``None`` (4-byte
-    keys), or ``keys`` their keys and ``files`` their files (8-byte keys)."""
+    or where it was not asked for), each a posting ``key << 32 | file``, and its postings,
+    ascending: ``keys`` the postings themselves and ``files`` ``None`` (4-byte keys), or
+    ``keys`` their keys and ``files`` their files (8-byte keys), whether the block is
+    packed or not."""
 
     start: int
     after: int | None
@@ -127,13 +148,18 @@ class KeyBlocks:
 
     :param table: the table's name.
     :param key_bytes: 4 for keys below ``2**32``, 8 for keys below ``2**64``.
+    :param packed: whether its blocks are packed (format version 6: keys as offsets from
+        the block's start, keys and files in the fewest whole bytes; see the module).
     :raises ValueError: for other ``key_bytes``.
+    :raises TypeError: if ``packed`` is not a bool.
     """
 
-    def __init__(self, table: str, key_bytes: int) -> None:
+    def __init__(self, table: str, key_bytes: int, *, packed: bool = False) -> None:
         if key_bytes not in (4, 8):
             raise SamecodeValueError(f"key_bytes must be 4 or 8; got {key_bytes!r}")
         self.table = table
+        self.packed = check_bool(packed, "packed")
+        self._key_bytes = key_bytes
         self._wide = key_bytes == 8
         # stored keys are signed 64-bit in SQLite: 8-byte keys shifted down, in order
         self._shift = 1 << 63 if self._wide else 0
@@ -203,8 +229,16 @@ class KeyBlocks:
     def count(self, sql: Statements) -> int:
         """How many postings the table holds (one added again while it was held, which a
         corpus never does, counts twice until the pending postings are folded)."""
-        (size,) = sql.run(f"SELECT coalesce(sum(length(data)), 0) FROM {self.table}").fetchone()
         (pending,) = sql.run(f"SELECT count(*) FROM {self.table}_pending").fetchone()
+        if self.packed:  # each block's count from its length and its widths
+            rows = sql.run(f"SELECT length(data), substr(data, 1, 1) FROM {self.table}")
+            held = sum(
+                packed_blocks.count(size, head, self._key_bytes)
+                for size, head in rows
+                if isinstance(head, bytes) and head and head[0]
+            )
+            return held + int(pending)
+        (size,) = sql.run(f"SELECT coalesce(sum(length(data)), 0) FROM {self.table}").fetchone()
         return int(size) // self._entry + int(pending)
 
     def orphans(self, sql: Statements, ids: set[int]) -> dict[str, int]:
@@ -291,13 +325,20 @@ class KeyBlocks:
                     start = (at_key + shift) << _FILE_BITS | at_file
                     if (
                         not isinstance(data, bytes)
-                        or len(data) % entry
+                        or (
+                            packed_blocks.misshapen(data, self._key_bytes)
+                            if self.packed
+                            else len(data) % entry
+                        )
                         or crc32(data, crc32(str(start).encode())) != crc
                     ):
                         raise IndexCorruptError(sql.path, f"a block of {table} is damaged")
                     checked.add((at_key, at_file))
                 key = value + shift
-                files = self._files_in(data, key)
+                if self.packed:
+                    files = packed_blocks.files_of(data, key, self._key_bytes)
+                else:
+                    files = self._files_in(data, key)
                 if at_key == value:  # the run may begin in the blocks before
                     start = (at_key + shift) << _FILE_BITS | at_file
                     while (block := self._previous(sql, start)) is not None:
@@ -319,14 +360,10 @@ class KeyBlocks:
         else:  # each posting 8 bytes: its file, then its key, 4 bytes each
             end = len(data)
             pattern, width, offset = key.to_bytes(4, "little"), 8, 4
-        at = data.find(pattern, offset, end)
-        while at >= 0 and at % width != offset:  # a match across two values
-            at = data.find(pattern, at + 1, end)
-        if at < 0:
+        found = packed_blocks.run_of(data, pattern, offset, end, width)
+        if found is None:
             return []
-        after = at + width
-        while data.startswith(pattern, after, end):
-            after += width
+        at, after = found
         files = array("I")
         if self._wide:
             files.frombytes(data[end + (at // 2) : end + (after // 2)])
@@ -373,7 +410,11 @@ class KeyBlocks:
         data = row[2]
         if (
             not isinstance(data, bytes)
-            or len(data) % self._entry
+            or (
+                packed_blocks.misshapen(data, self._key_bytes)
+                if self.packed
+                else len(data) % self._entry
+            )
             or self._crc(start, data) != row[3]
         ):
             raise IndexCorruptError(sql.path, f"a block of {self.table} is damaged")
@@ -384,6 +425,8 @@ class KeyBlocks:
     ) -> Block:
         start = self._check(sql, row)
         data = row[2]
+        if self.packed:
+            return Block(start, after, *packed_blocks.unpack(data, self._key_bytes))
         keys = array("Q")
         if not self._wide:  # each posting an 8-byte value
             keys.frombytes(data)
@@ -576,9 +619,22 @@ class KeyBlocks:
         if not postings and start:
             sql.run(f"DELETE FROM {self.table} WHERE key = ? AND file = ?", (at_key, at_file))
             return
-        parts = 1 if len(postings) <= self._most else -(-len(postings) // (self._most * 3 // 4))
+        most, held = self._most, (b"", 1, b"", 1)
+        if self.packed and postings:  # as many as fit in the widths all of them need
+            held = packed_blocks.columns(postings, self._key_bytes)
+            most = packed_blocks.most(postings, held, self._key_bytes, BLOCK_BYTES)
+        parts = 1 if len(postings) <= most else -(-len(postings) // (most * 3 // 4))
         size = -(-len(postings) // parts) if postings else 0
-        for number, data in enumerate(self._pack(postings, parts, size)):
+        datas: Iterable[bytes]
+        if self.packed:
+            ends = [min(len(postings), size * n) for n in range(parts + 1)]
+            datas = [
+                packed_blocks.pack_part(postings, held, ends[n], ends[n + 1], self._key_bytes)
+                for n in range(parts)
+            ]
+        else:
+            datas = self._pack(postings, parts, size)
+        for number, data in enumerate(datas):
             at = start if number == 0 else postings[number * size]
             values = (data, self._crc(at, data), (at >> _FILE_BITS) - self._shift, at & _FILE_MASK)
             if number == 0:

@@ -227,7 +227,7 @@ class StoredDocument(tuple[Document, bytes, "array[int]", bytes]):
 
 
 def pack_text(data: bytes) -> bytes:
-    """A file's bytes as a corpus of format version 4 or 5 keeps them: zlib-compressed
+    """A file's bytes as a corpus of format version 4 to 6 keeps them: zlib-compressed
     (:func:`unpack_text` gives them back).
 
     >>> unpack_text(pack_text(b"x = 1"), "a.py")

@@ -38,6 +38,7 @@ __all__ = [
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
+    "PACKED_VERSION",
     "TEXT_RULES",
     "TEXT_VERSION",
     "CorpusSettings",
@@ -57,9 +58,12 @@ FRAGMENTS_VERSION = "3"
 #: its ``candidates``, and its ``fragments`` parameters if it stores fragments).
 TEXT_VERSION = "4"
 #: The format version of a corpus that keeps its texts as :data:`TEXT_VERSION` does, its
-#: key tables' postings packed in blocks (:mod:`samecode.corpus.key_blocks`): what
-#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+#: key tables' postings packed in blocks (:mod:`samecode.corpus.key_blocks`).
 BLOCKS_VERSION = "5"
+#: The format version of a corpus as :data:`BLOCKS_VERSION`, its blocks packed (each key
+#: as its offset from its block's first, keys and files in the fewest whole bytes): what
+#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+PACKED_VERSION = "6"
 #: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
 #: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
 #: samecode whose rules differ refuses the corpus, whose keys were made by the others.
@@ -132,7 +136,7 @@ class CorpusSettings:
         version = meta["version"]
         kind = BandIndex.version if version == BandIndex.version else PrefixIndex.version
         fragments = None
-        if version in (FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION):
+        if version in (FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION):
             kinds = {"prefix": PrefixIndex.version, "lsh": BandIndex.version}
             if meta["candidates"] not in kinds:
                 raise SamecodeValueError(f"unknown candidates {meta['candidates']!r}")
@@ -153,7 +157,7 @@ class CorpusSettings:
         included.
 
         >>> dict(CorpusSettings(Shingling(), Fraction(4, 5)).meta())["version"]
-        '5'
+        '6'
         """
         candidates = candidate_index(self.min_threshold, self.lsh)
         recorded = [("candidates", "lsh" if self.lsh is not None else "prefix")]
@@ -161,7 +165,7 @@ class CorpusSettings:
             fragments = recorded_fragments(self.fragments, self.shingling)
             recorded.append(("fragments", json.dumps(fragments, sort_keys=True)))
         return [
-            ("version", BLOCKS_VERSION),
+            ("version", PACKED_VERSION),
             ("shingling", json.dumps(self.shingling.to_dict(), sort_keys=True)),
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),

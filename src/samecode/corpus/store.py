@@ -12,13 +12,13 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file (format version 5, what :meth:`Corpus.create` makes): its bytes,
+Cost per file (format version 6, what :meth:`Corpus.create` makes): its bytes,
 zlib-compressed (its shingles, to verify a match exactly, are made again from them by the
 corpus's rules, the bytes checked against their SHA-256 first), plus a posting of a 32-bit
-key and the file, 8 bytes packed in blocks, for each of the ``(1 - min_threshold)`` share
-of its shingles in the prefix (:class:`~samecode.corpus.candidates.BlockKeyIndex`): 0.64
-times the text on 2,000 of the standard libraries' files at the default 0.8, 0.98 times
-with fragments (see :ref:`corpus-bytes`). Version 4 kept a row per key (about 13 bytes);
+key and the file, some 5 bytes in packed blocks (8 in version 5's), for each of the ``(1
+- min_threshold)`` share of its shingles in the prefix
+(:class:`~samecode.corpus.candidates.PackedKeyIndex`; see :ref:`corpus-bytes` for what a
+file costs on real and generated files). Version 4 kept a row per key (about 13 bytes);
 versions 1 to 3 kept the shingle set (8 bytes a shingle) and prefix rows of whole
 shingles with two indexes: 4 to 5 times the text.
 
@@ -76,6 +76,7 @@ from samecode.corpus.settings import (
     BLOCKS_VERSION,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
+    PACKED_VERSION,
     TEXT_RULES,
     TEXT_VERSION,
     CorpusSettings,
@@ -117,16 +118,17 @@ __all__ = [
 #: finds candidates by prefixes, 2 for one that finds them by LSH bands, 3 for one that
 #: also stores every file's fragments (its metadata then names its ``candidates``,
 #: ``prefix`` or ``lsh``, and its ``fragments`` parameters), each keeping every file's
-#: shingles (and fragment record); 4, what :meth:`Corpus.create` makes, for one that
-#: keeps every file's bytes instead, compressed, and makes its shingles and fragments
-#: again from them (its metadata names its ``candidates``, and its ``fragments``
-#: parameters if it stores them); 5, what :meth:`Corpus.create` makes, for one that keeps
-#: them as 4 does, its keys' postings packed in blocks
-#: (:mod:`samecode.corpus.key_blocks`). Every version opens, is matched and is written
-#: as it was made.
+#: shingles (and fragment record); 4 for one that keeps every file's bytes instead,
+#: compressed, and makes its shingles and fragments again from them (its metadata names
+#: its ``candidates``, and its ``fragments`` parameters if it stores them); 5 for one
+#: that keeps them as 4 does, its keys' postings in blocks
+#: (:mod:`samecode.corpus.key_blocks`); 6, what :meth:`Corpus.create` makes, for one
+#: whose blocks are packed (each key as its offset from its block's first, keys and
+#: files in the fewest whole bytes). Every version opens, is matched and is written as
+#: it was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 5
-_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION)
+FORMAT_VERSION = 6
+_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -210,7 +212,7 @@ class Corpus(FileTable):
         self._lsh = settings.lsh
         self._fragments = settings.fragments
         self._profile = settings.profile
-        self._keeps_text = meta["version"] in (TEXT_VERSION, BLOCKS_VERSION)
+        self._keeps_text = meta["version"] in (TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION)
         rules = meta.get("text_rules", "1")
         if self._keeps_text and rules != TEXT_RULES:
             raise IndexFileError(
@@ -473,7 +475,7 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
-        :param texts: for a corpus that keeps texts (format version 4 or 5), each document's
+        :param texts: for a corpus that keeps texts (format version 4 to 6), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
             with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
             :meth:`sync` does it all): checked against the document's SHA-256 (unless
@@ -643,7 +645,7 @@ class Corpus(FileTable):
 
     def convert(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> int:
         """Make a corpus of the current format (:data:`FORMAT_VERSION`) at ``path`` that
-        holds what this one holds, from the texts this one keeps (format version 4 or 5;
+        holds what this one holds, from the texts this one keeps (format version 4 to 6;
         the files need not exist): every file under its path, with its size,
         modification time and SHA-256, made by the same settings (shingling,
         ``min_threshold``, LSH, fragments, profile), so that ``match`` and ``match
@@ -693,7 +695,7 @@ class Corpus(FileTable):
 
     def compact(self) -> tuple[int, int]:
         """Fold what the corpus keeps aside for quick writes into its indexes (format
-        version 5: the pending postings, into the blocks), then give back the file's free
+        versions 5 and 6: the pending postings, into the blocks), then give back the file's free
         pages (SQLite's ``VACUUM``): the same files and the same answers, from fewer
         bytes, found faster. Return the bytes of the file (and its write-ahead log)
         before and after.

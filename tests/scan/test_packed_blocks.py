@@ -1,0 +1,89 @@
+"""A packed block (format version 6's key tables) gives back the postings it was made of,
+finds each key's files and no other's, and takes the fewest whole bytes its keys and
+files need."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import samecode.corpus._packed_blocks as packed
+
+
+def brute_width(values: list[int]) -> int:
+    return max(1, (max(values).bit_length() + 7) // 8)
+
+
+# keys near one another (a block's), far apart, or of few distinct bytes; files of any
+# width
+def postings_of(key_bytes: int) -> st.SearchStrategy[list[int]]:
+    top = 2 ** (8 * key_bytes) - 1
+    key = st.one_of(
+        st.integers(0, top),
+        st.integers(0, 2**12).map(lambda k: (top // 3) + k),
+        st.sampled_from([0, 1, 255, 256, 65535, 65536, top]),
+    )
+    file = st.one_of(st.integers(0, 300), st.integers(0, 2**32 - 1))
+    return st.lists(st.tuples(key, file), max_size=200).map(
+        lambda pairs: sorted({k << 32 | f for k, f in pairs})
+    )
+
+
+def drawn(data: st.DataObject) -> tuple[int, list[int], bytes]:
+    """Key bytes, sorted postings and their block."""
+    key_bytes = data.draw(st.sampled_from([4, 8]))
+    postings = data.draw(postings_of(key_bytes))
+    return key_bytes, postings, packed.pack(postings, key_bytes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_block_holds_its_postings_in_the_fewest_bytes(data):
+    key_bytes, postings, block = drawn(data)
+    assert not packed.misshapen(block, key_bytes)
+    keys, files = packed.unpack(block, key_bytes)
+    if key_bytes == 4:
+        assert files is None
+        assert keys.tolist() == postings
+    else:
+        assert files is not None
+        assert [k << 32 | f for k, f in zip(keys, files)] == postings
+    if not postings:
+        assert block == b""
+        return
+    assert packed.count(len(block), block[:1], key_bytes) == len(postings)
+    first, last = postings[0] >> 32, postings[-1] >> 32
+    # the key width: the bytes below those the first and last keys share
+    below = next(w for w in range(1, key_bytes + 1) if first >> 8 * w == last >> 8 * w)
+    widest = brute_width([p & (2**32 - 1) for p in postings])
+    assert (block[0] >> 4, block[0] & 15) == (below, widest)
+    assert len(block) == 1 + key_bytes - below + len(postings) * (below + widest)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_key_is_found_with_its_files_and_no_other(data):
+    key_bytes, postings, block = drawn(data)
+    by_key: dict[int, list[int]] = {}
+    for posting in postings:
+        by_key.setdefault(posting >> 32, []).append(posting & (2**32 - 1))
+    top = 2 ** (8 * key_bytes) - 1
+    asked = set(by_key) | {0, top} | {k + d for k in by_key for d in (-1, 1, 256, 1 << 32)}
+    for key in asked:
+        if 0 <= key <= top:
+            assert packed.files_of(block, key, key_bytes) == by_key.get(key, [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_parts_cut_out_of_the_columns_are_the_blocks_of_their_postings(data):
+    key_bytes = data.draw(st.sampled_from([4, 8]))
+    postings = data.draw(postings_of(key_bytes).filter(bool))
+    held = packed.columns(postings, key_bytes)
+    low = data.draw(st.integers(0, len(postings) - 1))
+    high = data.draw(st.integers(low, len(postings)))
+    part = packed.pack_part(postings, held, low, high, key_bytes)
+    assert part == packed.pack(postings[low:high], key_bytes)
+    room = data.draw(st.integers(64, 2000))
+    most = packed.most(postings, held, key_bytes, room)
+    assert len(packed.pack(postings[: min(most, len(postings))], key_bytes)) <= room
