@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samecode.corpus.key_blocks import BLOCK_BYTES, FOLD_SHARE, KeyBlocks
+from samecode.corpus.key_blocks import BLOCK_BYTES, FOLD_SHARE, PACKED_FOLD_SHARE, KeyBlocks
 from samecode.errors import SamecodeValueError
 from samecode.hamming.sqlite import IndexCorruptError
 from samecode.store.file import Statements, StoreFile
@@ -71,7 +71,8 @@ def check_against(blocks: KeyBlocks, db: Db, held: set[tuple[int, int]]) -> None
     folded = [posting for block in every for posting in block.postings]
     # a posting added again while held is pending and in a block until the next fold
     assert blocks.count(db) == len(folded) + pending >= len(held)  # type: ignore[arg-type]
-    assert pending < FOLD_SHARE * len(every)  # folded once there are enough
+    assert pending < blocks.fold_share * len(every)  # folded once there are enough
+    assert blocks.fold_share == (PACKED_FOLD_SHARE if blocks.packed else FOLD_SHARE)
     for block in every:
         assert block.postings == sorted(block.postings)
         assert all(

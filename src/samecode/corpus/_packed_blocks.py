@@ -183,7 +183,11 @@ def files_of(data: bytes, key: int, key_bytes: int) -> list[int]:
         return []
     width, widest = data[0] >> 4, data[0] & 15
     begin = 1 + key_bytes - width  # past the width byte and the high bytes
-    if begin > 1 and not data.startswith((key >> 8 * width).to_bytes(begin - 1, "little"), 1):
+    high = key >> 8 * width
+    if begin == 2:  # one high byte: most blocks of 8-byte keys
+        if data[1] != high:
+            return []
+    elif begin > 2 and int.from_bytes(data[1:begin], "little") != high:
         return []
     end = begin + (len(data) - begin) // (width + widest) * width
     pattern = (key & ((1 << 8 * width) - 1)).to_bytes(width, "little")
@@ -192,6 +196,8 @@ def files_of(data: bytes, key: int, key_bytes: int) -> list[int]:
         return []
     at, after = found
     first, last = (at - begin) // width * widest, (after - begin) // width * widest
+    if last - first == widest:  # one file: most keys' (prefix keys, fingerprints)
+        return [int.from_bytes(data[end + first : end + last], "little")]
     files = array("I")
     files.frombytes(_widened(data[end + first : end + last], widest, 4))
     if not _LITTLE:  # pragma: no cover - big-endian machines

@@ -30,13 +30,14 @@ pages, and move a block of over 1,002 bytes partly to a page of its own.)
 
 Postings added go first to a table of their own, ``{table}_pending``, a row each (as a
 table of keys without blocks keeps them: written at the cost of a b-tree insert). When
-it holds :data:`FOLD_SHARE` times as many postings as there are blocks, they are folded
-into the blocks, in order: each block is read and written once for all of its new
-postings. So a block is rewritten once per some 16 postings it takes, however large the
-corpus (adding each batch to the blocks it falls in would rewrite every block for every
-batch once the blocks outnumber a batch's postings). The counts that decide it are kept
-between batches (counted again after a fold or a removal, or once another connection
-has written the file): counting millions of pending rows every batch would make adding
+it holds :data:`FOLD_SHARE` times as many postings as there are blocks
+(:data:`PACKED_FOLD_SHARE` for packed blocks), they are folded into the blocks, in order:
+each block is read and written once for all of its new postings. So a block is rewritten
+once per some 16 (packed: 32) postings it takes, however large the corpus (adding each
+batch to the blocks it falls in would rewrite every block for every batch once the
+blocks outnumber a batch's postings). The counts that decide it are kept between batches
+(counted again after a fold or a removal, or once another connection has written the
+file): counting millions of pending rows every batch would make adding
 ``n`` files cost ``O(n**2)``. A block is found by the greatest
 start at or before a posting (the index of the starts); looking keys up reads the
 blocks they fall in, a sorted batch of keys each block once, and the pending rows of
@@ -88,7 +89,7 @@ from samecode._validation import check_bool
 from samecode.errors import SamecodeValueError
 from samecode.store.file import IndexCorruptError, Statements
 
-__all__ = ["BLOCK_BYTES", "FOLD_SHARE", "Block", "KeyBlocks"]
+__all__ = ["BLOCK_BYTES", "FOLD_SHARE", "PACKED_FOLD_SHARE", "Block", "KeyBlocks"]
 
 #: The most bytes of postings a block holds after a write: a few rows a page, each
 #: rewritten whole when a posting is added to it. A split block's parts hold three
@@ -97,6 +98,10 @@ BLOCK_BYTES = 960
 #: Pending postings are folded into the blocks when there are this many times as many
 #: of them as blocks.
 FOLD_SHARE = 16
+#: The same for packed blocks: each holds some 1.6 times as many postings and costs some
+#: twice as much a posting to read and write again, so that a fold rewrites about as much
+#: for each posting it takes as unpacked blocks do, postings are folded half as often.
+PACKED_FOLD_SHARE = 32
 #: Pending postings folded at a time (read in order, a part of the key range each).
 _FOLD_PART = 100_000
 #: Keys a statement finds the blocks of (within SQLite's limit on parameters).
@@ -159,6 +164,8 @@ class KeyBlocks:
             raise SamecodeValueError(f"key_bytes must be 4 or 8; got {key_bytes!r}")
         self.table = table
         self.packed = check_bool(packed, "packed")
+        #: Pending postings are folded when there are this many times as many as blocks.
+        self.fold_share = PACKED_FOLD_SHARE if packed else FOLD_SHARE
         self._key_bytes = key_bytes
         self._wide = key_bytes == 8
         # stored keys are signed 64-bit in SQLite: 8-byte keys shifted down, in order
@@ -490,7 +497,7 @@ class KeyBlocks:
                 f"got {bad!r}"
             )
         version, blocks, pending = self._counts(sql)
-        if pending + len(wanted) >= FOLD_SHARE * blocks:
+        if pending + len(wanted) >= self.fold_share * blocks:
             self.fold(sql, wanted)  # straight into the blocks, with those pending
             return
         shift = self._shift
