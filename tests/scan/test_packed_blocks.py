@@ -87,3 +87,15 @@ def test_parts_cut_out_of_the_columns_are_the_blocks_of_their_postings(data):
     room = data.draw(st.integers(64, 2000))
     most = packed.most(postings, held, key_bytes, room)
     assert len(packed.pack(postings[: min(most, len(postings))], key_bytes)) <= room
+
+
+def test_a_key_wider_than_the_table_s_is_in_no_block():
+    # a block whose keys share no high bytes (its width the key's bytes): a key of more
+    # bytes must not be taken for its low bytes
+    for key_bytes in (4, 8):
+        top = 2 ** (8 * key_bytes) - 1
+        block = packed.pack([5 << 32 | 1, top << 32 | 2], key_bytes)
+        assert block[0] >> 4 == key_bytes
+        assert packed.files_of(block, 5, key_bytes) == [1]
+        assert packed.files_of(block, 5 + (top + 1), key_bytes) == []
+        assert packed.files_of(block, top + (top + 1), key_bytes) == []

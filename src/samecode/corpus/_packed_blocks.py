@@ -187,7 +187,10 @@ def files_of(data: bytes, key: int, key_bytes: int) -> list[int]:
     if begin == 2:  # one high byte: most blocks of 8-byte keys
         if data[1] != high:
             return []
-    elif begin > 2 and int.from_bytes(data[1:begin], "little") != high:
+    elif begin > 2:
+        if int.from_bytes(data[1:begin], "little") != high:
+            return []
+    elif high:  # no high bytes: a key wider than the table's is in no block
         return []
     end = begin + (len(data) - begin) // (width + widest) * width
     pattern = (key & ((1 << 8 * width) - 1)).to_bytes(width, "little")

@@ -22,7 +22,8 @@ some 5 bytes (4-byte keys) or 9 (8-byte keys) in a corpus of fewer than 65,536 f
 A key is still found by a search of the bytes as stored: the look-ups cost what they
 cost unpacked; a block is made from, and widened to, the arrays of :class:`Block` by
 slices of their bytes (C's loops), no posting made an int on the way. A block holds at most
-:data:`BLOCK_BYTES` of postings after a write (120 or 80), and a key that a million
+:data:`BLOCK_BYTES` of postings after a write (120 or 80; packed, as many as fit in its
+widths), and a key that a million
 files share is cut across blocks like any other run: adding to it rewrites one block,
 not the million. (The blocks are rows of a table with row ids, the index of their
 starts apart: a table without row ids would keep copies of whole blocks in its interior
