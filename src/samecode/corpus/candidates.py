@@ -10,8 +10,8 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
-* :class:`PackedKeyIndex` (format version 6): the same blocks, packed (each key as its
-  offset from its block's first, keys and files in the fewest whole bytes);
+* :class:`PackedKeyIndex` (format version 6): the same blocks, packed (the high bytes
+  of a block's keys once, each key's low bytes and each file in the fewest whole bytes);
 * :class:`BlockKeyIndex` (format version 5): the same keys, packed in blocks
   (:mod:`samecode.corpus.key_blocks`): 8 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
@@ -378,8 +378,8 @@ class BlockKeyIndex(KeyIndex):
 
 class PackedKeyIndex(BlockKeyIndex):
     """:class:`BlockKeyIndex` with its blocks packed (format version 6,
-    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``packed``): each key as its
-    offset from its block's first and each file id in the fewest whole bytes, some 5
+    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``packed``): the high bytes of a
+    block's keys once, each key's low bytes and each file id in the fewest whole bytes, some 5
     bytes a key and file in a corpus of fewer than 65,536 files where version 5 takes 8,
     found as fast. As exact as :class:`KeyIndex`.
     """

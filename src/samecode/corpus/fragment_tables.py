@@ -305,8 +305,8 @@ class FragmentBlocks(FragmentKeys):
 
 class PackedFragmentBlocks(FragmentBlocks):
     """:class:`FragmentBlocks` with its blocks packed (format version 6,
-    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``packed``): each hash as its
-    offset from its block's first and each file id in the fewest whole bytes, some 9
+    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``packed``): the high bytes of a
+    block's hashes once, each hash's low bytes and each file id in the fewest whole bytes, some 9
     bytes a fingerprint and file in a corpus of fewer than 65,536 files where version 5
     takes 12; the whole hashes kept, found as fast.
     """

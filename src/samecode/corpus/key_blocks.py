@@ -47,7 +47,7 @@ those keys. The first block starts below every posting and is never removed.
 Runtime complexity: ``O(log n)`` to add a posting (a row, plus its share of a fold:
 ``O(1)`` rows and blocks rewritten, amortized), ``O(log blocks)`` to find a block and
 ``O(p)`` to read one of ``p`` postings. At rest a posting costs 8 bytes (4-byte keys) or
-12 (8-byte keys) in a block some 75 % to 100 % full (packed: its key's offset and its
+12 (8-byte keys) in a block some 75 % to 100 % full (packed: its key's low bytes and its
 file, in the block's widths), or, while pending, a row of about 13 or 18.
 
 >>> import sqlite3
@@ -154,8 +154,9 @@ class KeyBlocks:
 
     :param table: the table's name.
     :param key_bytes: 4 for keys below ``2**32``, 8 for keys below ``2**64``.
-    :param packed: whether its blocks are packed (format version 6: keys as offsets from
-        the block's start, keys and files in the fewest whole bytes; see the module).
+    :param packed: whether its blocks are packed (format version 6: the high bytes of a
+        block's keys once, each key's low bytes and each file in the fewest whole bytes;
+        see the module).
     :raises ValueError: for other ``key_bytes``.
     :raises TypeError: if ``packed`` is not a bool.
     """
@@ -315,7 +316,7 @@ class KeyBlocks:
         query are in no block), and, where that block starts with the key, those of the
         blocks before it that end with it."""
         stored = [key - self._shift for key in keys if 0 <= key << _FILE_BITS < self._limit]
-        table, shift, entry, crc32 = self.table, self._shift, self._entry, zlib.crc32
+        table, shift, crc32 = self.table, self._shift, zlib.crc32
         for first in range(0, len(stored), _LOOKUP):
             part = stored[first : first + _LOOKUP]
             rows = sql.run(
@@ -333,20 +334,13 @@ class KeyBlocks:
                     start = (at_key + shift) << _FILE_BITS | at_file
                     if (
                         not isinstance(data, bytes)
-                        or (
-                            packed_blocks.misshapen(data, self._key_bytes)
-                            if self.packed
-                            else len(data) % entry
-                        )
+                        or self._misshapen(data)
                         or crc32(data, crc32(str(start).encode())) != crc
                     ):
                         raise IndexCorruptError(sql.path, f"a block of {table} is damaged")
                     checked.add((at_key, at_file))
                 key = value + shift
-                if self.packed:
-                    files = packed_blocks.files_of(data, key, self._key_bytes)
-                else:
-                    files = self._files_in(data, key)
+                files = self._files_in(data, key)
                 if at_key == value:  # the run may begin in the blocks before
                     start = (at_key + shift) << _FILE_BITS | at_file
                     while (block := self._previous(sql, start)) is not None:
@@ -362,6 +356,8 @@ class KeyBlocks:
         """The files of ``key``'s postings in a checked block's ``data``, ascending: a
         search of the bytes as stored (little-endian), no posting decoded but those of
         ``key``."""
+        if self.packed:
+            return packed_blocks.files_of(data, key, self._key_bytes)
         if self._wide:  # the keys, 8 bytes each, then the files, 4 each
             end = len(data) // 12 * 8
             pattern, width, offset = key.to_bytes(8, "little"), 8, 0
@@ -380,6 +376,13 @@ class KeyBlocks:
         if sys.byteorder != "little":  # pragma: no cover - big-endian machines
             files.byteswap()
         return files.tolist()
+
+    def _misshapen(self, data: bytes) -> bool:
+        """Whether a block's ``data`` is of no length (or, packed, no widths) a block's
+        postings take (an empty block is sound)."""
+        if self.packed:
+            return packed_blocks.misshapen(data, self._key_bytes)
+        return len(data) % self._entry != 0
 
     def _previous(self, sql: Statements, start: int) -> Block | None:
         """The block before the one that starts at ``start`` (its ``after`` not asked
@@ -416,15 +419,7 @@ class KeyBlocks:
         """
         start = self._posting(row[0], row[1])
         data = row[2]
-        if (
-            not isinstance(data, bytes)
-            or (
-                packed_blocks.misshapen(data, self._key_bytes)
-                if self.packed
-                else len(data) % self._entry
-            )
-            or self._crc(start, data) != row[3]
-        ):
+        if not isinstance(data, bytes) or self._misshapen(data) or self._crc(start, data) != row[3]:
             raise IndexCorruptError(sql.path, f"a block of {self.table} is damaged")
         return start
 
@@ -627,21 +622,21 @@ class KeyBlocks:
         if not postings and start:
             sql.run(f"DELETE FROM {self.table} WHERE key = ? AND file = ?", (at_key, at_file))
             return
-        most, held = self._most, (b"", 1, b"", 1)
+        most, held = self._most, None
         if self.packed and postings:  # as many as fit in the widths all of them need
             held = packed_blocks.columns(postings, self._key_bytes)
             most = packed_blocks.most(postings, held, self._key_bytes, BLOCK_BYTES)
         parts = 1 if len(postings) <= most else -(-len(postings) // (most * 3 // 4))
         size = -(-len(postings) // parts) if postings else 0
         datas: Iterable[bytes]
-        if self.packed:
-            ends = [min(len(postings), size * n) for n in range(parts + 1)]
-            datas = [
-                packed_blocks.pack_part(postings, held, ends[n], ends[n + 1], self._key_bytes)
-                for n in range(parts)
-            ]
-        else:
+        if held is None:  # unpacked, or no postings (an empty block either way)
             datas = self._pack(postings, parts, size)
+        else:
+            count, key_bytes = len(postings), self._key_bytes
+            datas = [
+                packed_blocks.pack_part(postings, held, low, min(count, low + size), key_bytes)
+                for low in range(0, size * parts, size)
+            ]
         for number, data in enumerate(datas):
             at = start if number == 0 else postings[number * size]
             values = (data, self._crc(at, data), (at >> _FILE_BITS) - self._shift, at & _FILE_MASK)

@@ -60,8 +60,9 @@ TEXT_VERSION = "4"
 #: The format version of a corpus that keeps its texts as :data:`TEXT_VERSION` does, its
 #: key tables' postings packed in blocks (:mod:`samecode.corpus.key_blocks`).
 BLOCKS_VERSION = "5"
-#: The format version of a corpus as :data:`BLOCKS_VERSION`, its blocks packed (each key
-#: as its offset from its block's first, keys and files in the fewest whole bytes): what
+#: The format version of a corpus as :data:`BLOCKS_VERSION`, its blocks packed (the high
+#: bytes of a block's keys once, each key's low bytes and each file in the fewest whole
+#: bytes): what
 #: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
 PACKED_VERSION = "6"
 #: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's

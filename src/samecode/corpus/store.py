@@ -123,9 +123,9 @@ __all__ = [
 #: its ``candidates``, and its ``fragments`` parameters if it stores them); 5 for one
 #: that keeps them as 4 does, its keys' postings in blocks
 #: (:mod:`samecode.corpus.key_blocks`); 6, what :meth:`Corpus.create` makes, for one
-#: whose blocks are packed (each key as its offset from its block's first, keys and
-#: files in the fewest whole bytes). Every version opens, is matched and is written as
-#: it was made.
+#: whose blocks are packed (the high bytes of a block's keys once, each key's low bytes
+#: and each file in the fewest whole bytes). Every version opens, is matched and is
+#: written as it was made.
 FORMAT = "samecode-corpus"
 FORMAT_VERSION = 6
 _VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION)
@@ -695,9 +695,9 @@ class Corpus(FileTable):
 
     def compact(self) -> tuple[int, int]:
         """Fold what the corpus keeps aside for quick writes into its indexes (format
-        versions 5 and 6: the pending postings, into the blocks), then give back the file's free
-        pages (SQLite's ``VACUUM``): the same files and the same answers, from fewer
-        bytes, found faster. Return the bytes of the file (and its write-ahead log)
+        versions 5 and 6: the pending postings, into the blocks), then give back the
+        file's free pages (SQLite's ``VACUUM``): the same files and the same answers, from
+        fewer bytes, found faster. Return the bytes of the file (and its write-ahead log)
         before and after.
 
         Worth running after adding many files: up to some 16 pending postings a block
