@@ -20,11 +20,12 @@ def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
 def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object = None):
     """A new corpus file of an older layout (format version 1, or 3 with ``fragments``:
     each file's shingles and fragment record kept; 4: each file's text kept, keys in a
-    row each; or 5: keys in blocks not packed), as a samecode before format version 4
-    (5, 6) made it, open for writing; its settings are the defaults."""
+    row each; 5: keys in blocks not packed; or 6: texts compressed without a dictionary,
+    in pages of 4 KiB), as a samecode before format version 4 (5, 6, 7) made it, open
+    for writing; its settings are the defaults."""
     from fractions import Fraction
 
-    from samecode.corpus.candidates import BlockKeyIndex, KeyIndex, PrefixIndex
+    from samecode.corpus.candidates import BlockKeyIndex, KeyIndex, PackedKeyIndex, PrefixIndex
     from samecode.corpus.file_table import FILES_TABLE, FILES_TABLES
     from samecode.corpus.fragment_tables import (
         FRAGMENT_BLOCK_TABLES,
@@ -40,8 +41,9 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     meta["version"] = str(version)
     if version == 1:
         del meta["candidates"]
-    if version == 5:
-        statements = [*FILES_TABLES, *BlockKeyIndex(Fraction(4, 5)).tables()]
+    if version in (5, 6):
+        blocks = (BlockKeyIndex if version == 5 else PackedKeyIndex)(Fraction(4, 5))
+        statements = [*FILES_TABLES, *blocks.tables()]
         statements += FRAGMENT_BLOCK_TABLES if fragments is not None else ()
     elif version == 4:
         statements = [*FILES_TABLES, *KeyIndex(Fraction(4, 5)).tables()]
@@ -77,7 +79,7 @@ def corpus_content(path: str | os.PathLike[str]) -> tuple[list[str], dict[str, l
             if not any(line.startswith(f'INSERT INTO "{table}') for table in tables)
         ]
         postings = {
-            table: KeyBlocks(table, size, packed=version == "6").postings(
+            table: KeyBlocks(table, size, packed=version in ("6", "7")).postings(
                 Db(connection)  # type: ignore[arg-type]
             )
             for table, size in tables.items()

@@ -263,10 +263,13 @@ def test_sync_stores_a_part_at_a_time_what_add_stores_at_once(tmp_path):
     assert len(report.added) == 4_200
     assert called == [4_096, 104]  # read in two parts
     paths, _ = discover([str(tree)], options)
-    items = read_stored(paths, Shingling(), options.max_size, options.min_tokens, None, text=True)
     with Corpus.create(tmp_path / "added.db") as added:
+        # the dictionary sync made of a sample of the files: the same, made of the same
+        dictionary = added.text_dictionary(paths)
+        items = read_stored(paths, Shingling(), options.max_size, options.min_tokens, None,
+                            text=True, dictionary=dictionary)  # fmt: skip
         added.add([item.document for item in items], texts={i.document.path: i.text for i in items})
-    # the same rows, and the same postings in blocks cut otherwise
+    # the same rows (the dictionary's too), and the same postings in blocks cut otherwise
     synced, added = (corpus_content(tmp_path / name) for name in ("synced.db", "added.db"))
     assert synced == added
     assert len(synced[1]["prefix_blocks"]) >= 4_200

@@ -2,7 +2,7 @@
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
 modification time, SHA-256, token count, shingle count and, in a corpus of format version
-4 to 6, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+4 to 7, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
 again from them, the bytes checked against the SHA-256 first), or its ascending shingles
 as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
 its bytes), and a CRC-32 of all of them: a row that fails it is never used.
@@ -40,7 +40,7 @@ FILES_TABLE = (
     "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
     "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
 )
-#: The statements that make it in a corpus of format version 4 to 6: each row keeps the
+#: The statements that make it in a corpus of format version 4 to 7: each row keeps the
 #: file's bytes, compressed, in ``text`` (and no shingles), or, for a document added
 #: without its bytes, ``text`` NULL and its shingles; SHA-256 indexed.
 FILES_TABLES = (
@@ -121,12 +121,61 @@ def _crc(
 class FileTable(StoreFile):
     """A store whose ``files`` table holds a checked row per file (see the module).
 
-    Where rows keep the file's text (:attr:`_keeps_text`, format versions 4 and 5), its
-    shingles are made again from it by :attr:`_shingling` when they are read.
+    Where rows keep the file's text (:attr:`_keeps_text`, format versions 4 to 7), its
+    shingles are made again from it by :attr:`_shingling` when they are read; in version
+    7 a text may be compressed against the corpus's :attr:`_dictionary`
+    (:mod:`samecode.corpus.text_dictionary`).
     """
 
     _keeps_text = False
     _shingling = Shingling()
+    _dictionary = b""
+    #: Whether its format keeps a dictionary (version 7: a ``text_dictionary`` table).
+    _has_dictionary = False
+
+    def _unpack(self, packed: bytes, path: str) -> bytes:
+        """A text's bytes (:func:`~samecode.corpus.records.unpack_text`) against the
+        corpus's dictionary, read again where the text needs one and none was made when
+        this connection opened (another process's first sync made it since).
+
+        :raises TypeError, ValueError: as :func:`~samecode.corpus.records.unpack_text`.
+        """
+        # zlib's header: FLG's bit 5 says the stream was packed against a dictionary
+        wanted = isinstance(packed, bytes) and len(packed) > 1 and packed[1] & 0x20
+        if wanted and self._has_dictionary and not self._dictionary:
+            self._dictionary = self._stored_dictionary()
+        return unpack_text(packed, path, self._dictionary)
+
+    def _stored_dictionary(self) -> bytes:
+        """The dictionary the ``text_dictionary`` table keeps (empty if none is made
+        yet), checked against its CRC-32.
+
+        :raises IndexCorruptError: if its row fails the check, or there are more.
+        """
+        rows = self._run("SELECT data, crc FROM text_dictionary").fetchall()
+        if not rows:
+            return b""
+        if (
+            len(rows) > 1
+            or not isinstance(rows[0][0], bytes)
+            or (zlib.crc32(rows[0][0]) != rows[0][1])
+        ):
+            raise IndexCorruptError(self._path, "its texts' dictionary fails its checksum")
+        return bytes(rows[0][0])
+
+    def _keep_dictionary(self, made: bytes) -> bytes:
+        """Keep ``made`` as the corpus's dictionary unless it has one (perhaps made by
+        another process meanwhile), in a transaction of its own; return the one kept."""
+        with self._transaction():
+            held = self._stored_dictionary()
+            if not held and made:
+                self._run(
+                    "INSERT INTO text_dictionary (id, data, crc) VALUES (1, ?, ?)",
+                    (made, zlib.crc32(made)),
+                )
+                held = made
+        self._dictionary = held
+        return held
 
     @property
     def _row_columns(self) -> str:
@@ -159,7 +208,7 @@ class FileTable(StoreFile):
         return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
     def stored_text(self, path: str) -> Text | None:
-        """The text the corpus keeps of ``path`` (format versions 4 and 5: its bytes, checked
+        """The text the corpus keeps of ``path`` (format versions 4 to 7: its bytes, checked
         against their SHA-256), or ``None`` if it holds no such file or keeps no texts.
 
         :raises IndexCorruptError: if the entry fails its checks.
@@ -176,7 +225,7 @@ class FileTable(StoreFile):
         files (ascending): the files byte-identical to a query.
 
         Runtime complexity: a look-up per SHA-256 where the column is indexed (format
-        versions 4 and 5), else one pass over the files' rows.
+        versions 4 to 7), else one pass over the files' rows.
         """
         wanted = sorted(set(sha256s))
         found: dict[str, list[int]] = {}
@@ -321,7 +370,7 @@ class FileTable(StoreFile):
         if packed is None:
             return path, None
         try:
-            data = unpack_text(packed, path)
+            data = self._unpack(packed, path)
         except SamecodeValueError as error:
             raise IndexCorruptError(self._path, str(error)) from None
         read = decode_text(path, data)

@@ -226,24 +226,71 @@ class StoredDocument(tuple[Document, bytes, "array[int]", bytes]):
         return self[3]
 
 
-def pack_text(data: bytes) -> bytes:
-    """A file's bytes as a corpus of format version 4 to 6 keeps them: zlib-compressed
-    (:func:`unpack_text` gives them back).
+def pack_text(data: bytes, dictionary: bytes = b"") -> bytes:
+    """A file's bytes as a corpus of format version 4 to 7 keeps them: zlib-compressed
+    (:func:`unpack_text` gives them back), in version 7 against the corpus's
+    ``dictionary`` (:mod:`~samecode.corpus.text_dictionary`), whose strings a text's
+    first lines then refer to instead of spelling them out. The zlib stream says whether
+    it needs a dictionary, and which (its Adler-32), so a text packed without one reads
+    back in any version.
+
+    :param data: the bytes.
+    :param dictionary: the corpus's dictionary; empty for none.
+    :raises TypeError: if ``data`` or ``dictionary`` is not bytes.
+
+    Runtime complexity: ``O(len(data) + len(dictionary))``, in C.
 
     >>> unpack_text(pack_text(b"x = 1"), "a.py")
     b'x = 1'
+    >>> packed = pack_text(b"import os\\nx = 1", b"import os\\n")
+    >>> unpack_text(packed, "a.py", b"import os\\n")
+    b'import os\\nx = 1'
     """
-    return zlib.compress(data, 6)
+    if not isinstance(data, bytes):
+        raise SamecodeTypeError(f"data must be bytes; got {describe(data)}")
+    if not isinstance(dictionary, bytes):
+        raise SamecodeTypeError(f"dictionary must be bytes; got {describe(dictionary)}")
+    if not dictionary:
+        return zlib.compress(data, 6)
+    packer = zlib.compressobj(6, zlib.DEFLATED, 15, 8, zlib.Z_DEFAULT_STRATEGY, dictionary)
+    return packer.compress(data) + packer.flush()
 
 
-def unpack_text(packed: bytes, path: str) -> bytes:
-    """The bytes :func:`pack_text` packed.
+def unpack_text(packed: bytes, path: str, dictionary: bytes = b"") -> bytes:
+    """The bytes :func:`pack_text` packed, against ``dictionary`` where it packed them
+    against one.
 
+    :param packed: what :func:`pack_text` gave.
+    :param path: the file's path, for the messages.
+    :param dictionary: the corpus's dictionary; empty for none.
     :raises TypeError: if ``packed`` is not bytes.
-    :raises ValueError: if ``packed`` does not decompress.
+    :raises ValueError: if ``packed`` does not decompress, or needs a dictionary other
+        than ``dictionary`` (a damaged text or dictionary).
+
+    >>> unpack_text(pack_text(b"x = 1", b"x = "), "a.py")
+    Traceback (most recent call last):
+    ...
+    samecode.errors.SamecodeValueError: the text of 'a.py' is damaged: it was packed against ...
     """
     if not isinstance(packed, bytes):
         raise SamecodeTypeError(f"the text of {path!r} must be bytes; got {describe(packed)}")
+    # zlib's header: FLG's bit 5 says a dictionary's Adler-32 follows (RFC 1950)
+    if len(packed) >= 6 and packed[1] & 0x20:
+        wanted = int.from_bytes(packed[2:6], "big")
+        if not dictionary or wanted != zlib.adler32(dictionary):
+            given = "none is given" if not dictionary else "the corpus's differs"
+            raise SamecodeValueError(
+                f"the text of {path!r} is damaged: it was packed against a dictionary "
+                f"(Adler-32 0x{wanted:08x}) and {given}"
+            )
+        unpacker = zlib.decompressobj(zdict=dictionary)
+        try:
+            data = unpacker.decompress(packed) + unpacker.flush()
+        except zlib.error as error:
+            raise SamecodeValueError(f"the text of {path!r} is damaged: {error}") from None
+        if not unpacker.eof or unpacker.unused_data:
+            raise SamecodeValueError(f"the text of {path!r} is damaged: its stream is cut")
+        return data
     try:
         return zlib.decompress(packed)
     except zlib.error as error:
@@ -268,12 +315,14 @@ def read_stored(
     options: FragmentOptions | None,
     boilerplate: BoilerplateFiles | None = None,
     text: bool = False,
+    dictionary: bytes = b"",
 ) -> list[StoredDocument | Skipped]:
     """Read a batch of files for a corpus: a stage, as
     :func:`~samecode.scan.pipeline.read_documents` (the same documents, and the same
     files skipped, for the same reasons), each document with its fragment record and
     fingerprints (by ``options``, where given), or, with ``text``, with its fingerprints
-    and its bytes compressed (:func:`pack_text`) instead of its record. Each document's
+    and its bytes compressed (:func:`pack_text`, against ``dictionary``) instead of its
+    record. Each document's
     shingles are ascending (an ``array("Q")``), as
     :meth:`Corpus.add <samecode.corpus.store.Corpus.add>` takes them with ``trusted``.
 
@@ -325,7 +374,7 @@ def read_stored(
             distinct = array("Q", sorted(set(found.fingerprints)))
             if not text:
                 record = encode(found)
-        packed = pack_text(data) if text and isinstance(data, bytes) else b""
+        packed = pack_text(data, dictionary) if text and isinstance(data, bytes) else b""
         out.append(StoredDocument((document, record, distinct, packed)))
     return out
 
@@ -348,9 +397,11 @@ def read_stored_batches(
     progress: Progress | None = None,
     engine: Engine | None = None,
     text: bool = False,
+    dictionary: bytes = b"",
 ) -> Iterator[list[StoredDocument | Skipped]]:
     """Read ``paths`` for a corpus (by the rules of ``shingling``, ``walk`` and
-    ``fragments``; with ``text``, each file's bytes kept), in batches of
+    ``fragments``; with ``text``, each file's bytes kept, compressed against
+    ``dictionary``), in batches of
     ``run.batch_size`` (:func:`~samecode.corpus.records.read_stored`), on ``engine``
     (this process by default), and yield each batch's results as it comes, in the order
     of ``paths`` whatever the engine: what is done with one batch is done while the engine
@@ -367,7 +418,7 @@ def read_stored_batches(
     [[40]]
     """
     rules = (shingling, walk.max_size, walk.min_tokens, fragments)
-    tasks = [(batch, *rules, None, text) for batch in run.batches(paths)]
+    tasks = [(batch, *rules, None, text, dictionary) for batch in run.batches(paths)]
     tick = progress_counter(progress, "read", len(paths))
     for task, read in zip(tasks, (engine or Serial()).map(read_stored, tasks)):
         tick(len(task[0]))

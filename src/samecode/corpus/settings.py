@@ -35,12 +35,14 @@ from samecode.text.shingling import Shingling
 
 __all__ = [
     "BLOCKS_VERSION",
+    "DICTIONARY_VERSION",
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
     "PACKED_VERSION",
     "TEXT_RULES",
     "TEXT_VERSION",
+    "TEXT_VERSIONS",
     "CorpusSettings",
     "CorpusSettingsError",
     "corpus_lsh",
@@ -62,9 +64,14 @@ TEXT_VERSION = "4"
 BLOCKS_VERSION = "5"
 #: The format version of a corpus as :data:`BLOCKS_VERSION`, its blocks packed (the high
 #: bytes of a block's keys once, each key's low bytes and each file in the fewest whole
-#: bytes): what
-#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+#: bytes).
 PACKED_VERSION = "6"
+#: The format version of a corpus as :data:`PACKED_VERSION`, its texts compressed against
+#: a dictionary of its own (:mod:`samecode.corpus.text_dictionary`): what
+#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+DICTIONARY_VERSION = "7"
+#: The versions that keep every file's text (compressed).
+TEXT_VERSIONS = (TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION, DICTIONARY_VERSION)
 #: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
 #: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
 #: samecode whose rules differ refuses the corpus, whose keys were made by the others.
@@ -137,7 +144,7 @@ class CorpusSettings:
         version = meta["version"]
         kind = BandIndex.version if version == BandIndex.version else PrefixIndex.version
         fragments = None
-        if version in (FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION):
+        if version == FRAGMENTS_VERSION or version in TEXT_VERSIONS:
             kinds = {"prefix": PrefixIndex.version, "lsh": BandIndex.version}
             if meta["candidates"] not in kinds:
                 raise SamecodeValueError(f"unknown candidates {meta['candidates']!r}")
@@ -158,7 +165,7 @@ class CorpusSettings:
         included.
 
         >>> dict(CorpusSettings(Shingling(), Fraction(4, 5)).meta())["version"]
-        '6'
+        '7'
         """
         candidates = candidate_index(self.min_threshold, self.lsh)
         recorded = [("candidates", "lsh" if self.lsh is not None else "prefix")]
@@ -166,7 +173,7 @@ class CorpusSettings:
             fragments = recorded_fragments(self.fragments, self.shingling)
             recorded.append(("fragments", json.dumps(fragments, sort_keys=True)))
         return [
-            ("version", PACKED_VERSION),
+            ("version", DICTIONARY_VERSION),
             ("shingling", json.dumps(self.shingling.to_dict(), sort_keys=True)),
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),

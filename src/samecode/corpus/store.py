@@ -12,8 +12,9 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file (format version 6, what :meth:`Corpus.create` makes): its bytes,
-zlib-compressed (its shingles, to verify a match exactly, are made again from them by the
+Cost per file (format version 7, what :meth:`Corpus.create` makes): its bytes,
+zlib-compressed against the corpus's dictionary (:mod:`~samecode.corpus.text_dictionary`;
+its shingles, to verify a match exactly, are made again from them by the
 corpus's rules, the bytes checked against their SHA-256 first), plus a posting of a 32-bit
 key and the file, some 5 bytes in packed blocks (8 in version 5's), for each of the ``(1
 - min_threshold)`` share of its shingles in the prefix
@@ -71,17 +72,23 @@ from samecode.corpus.entries import identity, is_under
 from samecode.corpus.file_table import FILES_TABLES, FileTable, shingles_blob, str_paths
 from samecode.corpus.fragment_tables import FRAGMENT_BLOCK_TABLES, fragment_tables
 from samecode.corpus.match import match_by_join, match_each
-from samecode.corpus.records import decode, unpack_text
+from samecode.corpus.records import decode, pack_text
 from samecode.corpus.settings import (
-    BLOCKS_VERSION,
+    DICTIONARY_VERSION,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
     PACKED_VERSION,
     TEXT_RULES,
-    TEXT_VERSION,
+    TEXT_VERSIONS,
     CorpusSettings,
 )
 from samecode.corpus.sync import STORE_BATCH, SyncReport, sync_files
+from samecode.corpus.text_dictionary import (
+    DICTIONARY_TABLE,
+    dictionary_from_files,
+    make_dictionary,
+    sample_paths,
+)
 from samecode.engine import Engine, RunOptions, progress_counter
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.fragments.options import FragmentOptions
@@ -122,13 +129,14 @@ __all__ = [
 #: compressed, and makes its shingles and fragments again from them (its metadata names
 #: its ``candidates``, and its ``fragments`` parameters if it stores them); 5 for one
 #: that keeps them as 4 does, its keys' postings in blocks
-#: (:mod:`samecode.corpus.key_blocks`); 6, what :meth:`Corpus.create` makes, for one
-#: whose blocks are packed (the high bytes of a block's keys once, each key's low bytes
-#: and each file in the fewest whole bytes). Every version opens, is matched and is
-#: written as it was made.
+#: (:mod:`samecode.corpus.key_blocks`); 6 for one whose blocks are packed (the high bytes
+#: of a block's keys once, each key's low bytes and each file in the fewest whole bytes);
+#: 7, what :meth:`Corpus.create` makes, for one as 6 whose texts are compressed against
+#: a dictionary of its own (:mod:`samecode.corpus.text_dictionary`). Every version
+#: opens, is matched and is written as it was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 6
-_VERSIONS = ("1", "2", FRAGMENTS_VERSION, TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION)
+FORMAT_VERSION = 7
+_VERSIONS = ("1", "2", FRAGMENTS_VERSION, *TEXT_VERSIONS)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
 HASH_SCHEME = "blake2b64-tuplehash64/1"
@@ -146,6 +154,10 @@ _SYNC_CACHE_KIB = 64 << 10
 #: in 16 KiB; a corpus of ten files: 0.41 MB in 4 KiB pages, 0.57 MB in 16.)
 _LARGE_CORPUS_BYTES = 4 << 20
 _LARGE_PAGE_BYTES = 16 << 10
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class _Row(NamedTuple):
@@ -212,7 +224,7 @@ class Corpus(FileTable):
         self._lsh = settings.lsh
         self._fragments = settings.fragments
         self._profile = settings.profile
-        self._keeps_text = meta["version"] in (TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION)
+        self._keeps_text = meta["version"] in TEXT_VERSIONS
         rules = meta.get("text_rules", "1")
         if self._keeps_text and rules != TEXT_RULES:
             raise IndexFileError(
@@ -221,8 +233,13 @@ class Corpus(FileTable):
                 "(open it with the samecode that made it, or make it again: samecode index "
                 "add --db NEW.db PATHS...)",
             )
-        self._candidates = candidate_index(self._min_threshold, self._lsh, meta["version"])
-        self._fragment_tables = fragment_tables(self._fragments, meta["version"], self._text)
+        # version 7's tables are version 6's (its texts differ)
+        tables = PACKED_VERSION if meta["version"] == DICTIONARY_VERSION else meta["version"]
+        self._candidates = candidate_index(self._min_threshold, self._lsh, tables)
+        self._fragment_tables = fragment_tables(self._fragments, tables, self._text)
+        if meta["version"] == DICTIONARY_VERSION:
+            self._has_dictionary = True
+            self._dictionary = self._stored_dictionary()
 
     # -- opening ----------------------------------------------------------------------
 
@@ -307,6 +324,7 @@ class Corpus(FileTable):
         meta.insert(3, ("hash_scheme", HASH_SCHEME))  # after the version and shingling
         statements = [
             *FILES_TABLES,
+            DICTIONARY_TABLE,
             *candidate_index(settings.min_threshold, lsh).tables(),
             *(FRAGMENT_BLOCK_TABLES if fragments is not None else ()),
         ]
@@ -400,8 +418,36 @@ class Corpus(FileTable):
     @property
     def keeps_text(self) -> bool:
         """Whether it keeps every file's bytes, compressed, and makes its shingles and
-        fragments again from them (format versions 4 and 5), rather than keeping them."""
+        fragments again from them (format versions 4 to 7), rather than keeping them."""
         return self._keeps_text
+
+    def text_dictionary(self, paths: Sequence[str]) -> bytes:
+        """The dictionary the texts this corpus stores are compressed against
+        (:func:`~samecode.corpus.records.read_stored`'s ``dictionary``; format version 7,
+        :mod:`~samecode.corpus.text_dictionary`): its own, or, where it has none yet, one
+        made from the start of a sample of the files ``paths`` (those about to be stored)
+        and kept from then on. Empty for a corpus of an older version, which compresses
+        texts without one, and where none of the sample can be read.
+
+        :param paths: the files about to be stored (only a sample of them is read).
+        :raises PermissionError: if the corpus was opened read-only and has none yet.
+
+        Runtime complexity: ``O(1)`` once made; making it reads
+        :data:`~samecode.corpus.text_dictionary.SAMPLE_FILES` files' starts.
+
+        >>> import os, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> path = os.path.join(folder, "a.py")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("import os\\n")
+        >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
+        ...     corpus.text_dictionary([path]), corpus.text_dictionary([])
+        (b'import os\\n', b'import os\\n')
+        """
+        if str(self._version) != DICTIONARY_VERSION or self._dictionary or not paths:
+            return self._dictionary
+        self._check_writable()
+        return self._keep_dictionary(dictionary_from_files(paths))
 
     @property
     def fragments(self) -> FragmentOptions | None:
@@ -475,9 +521,10 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
-        :param texts: for a corpus that keeps texts (format version 4 to 6), each document's
+        :param texts: for a corpus that keeps texts (format version 4 to 7), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
-            with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`;
+            with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`,
+            against :meth:`text_dictionary` or none;
             :meth:`sync` does it all): checked against the document's SHA-256 (unless
             ``trusted``) and kept,
             its shingles and fragments made again from them when needed. A document
@@ -492,7 +539,7 @@ class Corpus(FileTable):
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
-            record (its text, in format versions 4 and 5), a record that does not decode, or a
+            record (its text, in format versions 4 to 7), a record that does not decode, or a
             text that is not the document's bytes, unless ``trusted`` (nothing of its batch
             is stored).
         """
@@ -548,9 +595,7 @@ class Corpus(FileTable):
                     f"{self._path} stores fragments: {path!r} needs its text (read files "
                     "with samecode.corpus.records.read_stored(..., text=True), or use sync())"
                 )
-        elif not trusted and hashlib.sha256(unpack_text(packed, path)).hexdigest() != (
-            document.sha256
-        ):
+        elif not trusted and _sha256(self._unpack(packed, path)) != document.sha256:
             raise SamecodeValueError(
                 f"the text given for {path!r} is not the bytes its document was read "
                 "from (another SHA-256)"
@@ -594,7 +639,7 @@ class Corpus(FileTable):
 
     def _text_fingerprints(self, path: str, packed: bytes) -> list[int]:
         """The distinct fingerprints, sorted, of a file of these compressed bytes."""
-        text = decode_text(path, unpack_text(packed, path))
+        text = decode_text(path, self._unpack(packed, path))
         if isinstance(text, Skipped) or self._fragments is None:
             raise SamecodeValueError(f"the text of {path!r} is not a text to fingerprint")
         return sorted(set(fingerprint_text(path, text.text, self._fragments).fingerprints))
@@ -645,7 +690,7 @@ class Corpus(FileTable):
 
     def convert(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> int:
         """Make a corpus of the current format (:data:`FORMAT_VERSION`) at ``path`` that
-        holds what this one holds, from the texts this one keeps (format version 4 to 6;
+        holds what this one holds, from the texts this one keeps (format version 4 to 7;
         the files need not exist): every file under its path, with its size,
         modification time and SHA-256, made by the same settings (shingling,
         ``min_threshold``, LSH, fragments, profile), so that ``match`` and ``match
@@ -678,6 +723,7 @@ class Corpus(FileTable):
                 "a new corpus from the files (samecode index add --db NEW.db PATHS...)"
             )
         with Corpus._create_as(path, self.settings, timeout) as new:
+            dictionary = new._keep_dictionary(make_dictionary(self._sample_texts()))
             rows = self._run(f"SELECT {self._row_columns} FROM files ORDER BY path")
             count = 0
             while batch := rows.fetchmany(STORE_BATCH):
@@ -686,16 +732,30 @@ class Corpus(FileTable):
                 mtimes: dict[str, int] = {}
                 for row in batch:  # checked: (path, size, mtime_ns, sha256, tokens, ...)
                     stored, shingles, text = self._checked_row(row)
-                    if text is not None:
-                        texts[stored] = row[8]
+                    if text is not None:  # packed again, against the new dictionary
+                        data = self._unpack(row[8], stored)
+                        texts[stored] = pack_text(data, dictionary)
                     mtimes[stored] = row[2]
                     documents.append(Document(stored, row[1], row[3], row[4], shingles))
                 count += new.add(documents, mtimes, texts=texts, per_transaction=STORE_BATCH)
         return count
 
+    def _sample_texts(self) -> Iterator[bytes]:
+        """The bytes of the stored files a dictionary of them is made from
+        (:func:`~samecode.corpus.text_dictionary.sample_paths` of them by path; a text
+        that does not unpack is left out, and reported when the file is read whole)."""
+        paths = [row[0] for row in self._run("SELECT path FROM files ORDER BY path")]
+        for stored in sample_paths(paths):
+            (packed,) = self._run("SELECT text FROM files WHERE path = ?", (stored,)).fetchone()
+            named = os.fsdecode(stored) if isinstance(stored, bytes) else str(stored)
+            try:
+                yield self._unpack(packed, named)
+            except (TypeError, ValueError):
+                continue
+
     def compact(self) -> tuple[int, int]:
         """Fold what the corpus keeps aside for quick writes into its indexes (format
-        versions 5 and 6: the pending postings, into the blocks), then give back the
+        versions 5 to 7: the pending postings, into the blocks), then give back the
         file's free pages (SQLite's ``VACUUM``): the same files and the same answers, from
         fewer bytes, found faster. Return the bytes of the file (and its write-ahead log)
         before and after.
@@ -1010,7 +1070,7 @@ class Corpus(FileTable):
 
     def stored_fragments(self, file_id: int) -> FileFingerprints:
         """The fragments of stored file ``file_id``, under its stored path: its record
-        decoded, or, in a corpus that keeps texts (format versions 4 and 5), its text
+        decoded, or, in a corpus that keeps texts (format versions 4 to 7), its text
         fingerprinted again by the corpus's options (the same tokens, lines,
         fingerprints and masked ranges).
 

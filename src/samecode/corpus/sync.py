@@ -79,6 +79,12 @@ class SyncTarget(Protocol):
     def touch(self, path: str, mtime_ns: int) -> None:
         """Record a new modification time for a file whose bytes did not change."""
 
+    def text_dictionary(self, paths: Sequence[str]) -> bytes:
+        """The dictionary to compress the texts of ``paths`` against, where it keeps
+        texts (:meth:`Corpus.text_dictionary
+        <samecode.corpus.store.Corpus.text_dictionary>`). A target written before this
+        was asked (without it) is given texts compressed without one."""
+
     def add(
         self,
         documents: Iterable[Document],
@@ -274,11 +280,22 @@ def _read_and_store(
     step = max(_PART_FILES, 2 * run.batch_size * engine.workers)
     if progress is not None and not to_read:
         progress("read", 0, 0)
+    # made, where the target has none yet, of a sample of all the files to read
+    dictionary = _dictionary(target, to_read)
     for start in range(0, len(to_read), step):
         part_progress = None if progress is None else _of_whole(progress, start, len(to_read))
         part = to_read[start : start + step]
-        _read_and_store_part(target, part, plan, read, walk, run, part_progress, engine)
+        _read_and_store_part(
+            target, part, plan, read, (walk, run, dictionary), part_progress, engine
+        )
     return read
+
+
+def _dictionary(target: SyncTarget, to_read: Sequence[str]) -> bytes:
+    """The dictionary ``target`` compresses the texts of ``to_read`` against: empty
+    where it keeps no texts, or has no :meth:`SyncTarget.text_dictionary`."""
+    make = getattr(target, "text_dictionary", None)
+    return make(to_read) if target.keeps_text and make is not None and to_read else b""
 
 
 def _of_whole(progress: Progress, offset: int, total: int) -> Progress:
@@ -296,18 +313,21 @@ def _read_and_store_part(
     part: Sequence[str],
     plan: _Plan,
     read: _Read,
-    walk: WalkOptions,
-    run: RunOptions,
+    options: tuple[WalkOptions, RunOptions, bytes],
     progress: Progress | None,
     engine: Engine,
 ) -> None:
-    """Read one part of the files, noting in ``read`` what each is, and store the fresh
-    documents as they come (all of them by the end)."""
+    """Read one part of the files (by the ``options`` of the walk, the run and the
+    texts' dictionary), noting in ``read`` what each is, and store the fresh documents as
+    they come (all of them by the end)."""
     batches: Iterator[Sequence[Document | StoredDocument | Skipped]]
+    walk, run, dictionary = options
     rules = (target.shingling, walk, run)
     fragments = target.fragments
     if target.keeps_text:
-        batches = read_stored_batches(part, *rules, fragments, progress, engine, text=True)
+        batches = read_stored_batches(
+            part, *rules, fragments, progress, engine, text=True, dictionary=dictionary
+        )
     elif fragments is None:
         batches = read_batches(part, *rules, progress, engine)
     else:

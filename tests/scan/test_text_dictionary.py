@@ -1,0 +1,174 @@
+"""A corpus's texts compressed against a dictionary of its own (format version 7): the
+bytes come back as they were, with the dictionary and only with it; the dictionary is
+made once, of a sample spread over the first files stored, and never changes."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samecode.corpus.records import pack_text, unpack_text
+from samecode.corpus.store import Corpus
+from samecode.corpus.text_dictionary import (
+    DICTIONARY_BYTES,
+    SAMPLE_BYTES,
+    SAMPLE_FILES,
+    make_dictionary,
+    sample_paths,
+)
+from samecode.fragments import FragmentOptions
+from samecode.hamming.sqlite import IndexCorruptError
+from samecode.sources.walk import WalkOptions
+from storefiles import legacy_corpus
+
+WALK = WalkOptions(gitignore=False, min_tokens=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=5000), st.binary(max_size=DICTIONARY_BYTES))
+def test_a_text_comes_back_with_its_dictionary(data, dictionary):
+    packed = pack_text(data, dictionary)
+    assert unpack_text(packed, "a.py", dictionary) == data
+    if dictionary:  # it needs that dictionary: none, or another, is refused
+        with pytest.raises(ValueError, match="packed against a dictionary"):
+            unpack_text(packed, "a.py")
+        with pytest.raises(ValueError, match="the corpus's differs"):
+            unpack_text(packed, "a.py", dictionary + b"x")
+    else:  # as versions 4 to 6 packed it, and read by any
+        assert packed == zlib.compress(data, 6)
+        assert unpack_text(packed, "a.py", b"other") == data
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(min_size=1, max_size=3000), st.binary(min_size=1, max_size=3000))
+def test_a_text_cut_or_with_bytes_after_is_damaged(data, dictionary):
+    packed = pack_text(data, dictionary)
+    for bad in (packed[:-1], packed + b"\0"):
+        with pytest.raises(ValueError, match="is damaged"):
+            unpack_text(bad, "a.py", dictionary)
+
+
+def test_a_dictionary_saves_bytes_on_texts_that_share_their_start():
+    head = b"".join(b"import module_%d\n" % n for n in range(40))
+    texts = [head + b"value_%d = %d\n" % (n, n * 7) for n in range(20)]
+    dictionary = make_dictionary(texts)
+    alone = sum(len(pack_text(text)) for text in texts)
+    primed = sum(len(pack_text(text, dictionary)) for text in texts)
+    assert primed < alone / 3
+
+
+def test_pack_text_refuses_what_is_not_bytes():
+    with pytest.raises(TypeError, match="data must be bytes; got str"):
+        pack_text("x = 1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="dictionary must be bytes; got str"):
+        pack_text(b"x = 1", "x")  # type: ignore[arg-type]
+
+
+@given(st.lists(st.binary(max_size=3 * SAMPLE_BYTES), max_size=40))
+def test_make_dictionary_is_the_start_of_the_first_texts(samples):
+    made = make_dictionary(samples)
+    # brute force: the samples without NUL in their start, the first SAMPLE_FILES of them
+    kept = [s[:SAMPLE_BYTES] for s in samples if s[:SAMPLE_BYTES] and b"\0" not in s[:SAMPLE_BYTES]]
+    assert made == b"".join(kept[:SAMPLE_FILES])
+    assert len(made) <= DICTIONARY_BYTES
+
+
+@given(st.integers(0, 500))
+def test_sample_paths_spreads_over_the_paths_in_order(count):
+    paths = [f"f{n:04}" for n in range(count)]
+    chosen = sample_paths(paths)
+    assert len(chosen) == min(count, SAMPLE_FILES)
+    assert chosen == sorted(set(chosen))  # distinct, in the paths' order
+    assert not chosen or chosen[0] == paths[0]
+    if count >= SAMPLE_FILES:  # evenly: no gap more than one over count / SAMPLE_FILES
+        numbers = [int(path[1:]) for path in chosen] + [count]
+        gaps = [b - a for a, b in itertools.pairwise(numbers)]
+        assert max(gaps) - min(gaps) <= 1
+
+
+def tree(root: Path, count: int, tag: str) -> Path:
+    root.mkdir(parents=True)
+    for n in range(count):
+        (root / f"{tag}{n:03}.py").write_text(
+            f"# {tag} module\nimport os\nimport sys\nvalue_{n} = os.path.join('{tag}', '{n}')\n"
+        )
+    return root
+
+
+def test_a_corpus_makes_its_dictionary_once_and_keeps_it(tmp_path):
+    first = tree(tmp_path / "first", 40, "alpha")
+    second = tree(tmp_path / "second", 40, "beta")
+    db = tmp_path / "c.db"
+    with Corpus.create(db, fragments=FragmentOptions(k=3, window=2)) as corpus:
+        assert corpus._dictionary == b""
+        corpus.sync([str(first)], WALK)
+        made = corpus._dictionary
+        assert made.startswith(b"# alpha module\n")
+        assert len(made) <= DICTIONARY_BYTES
+        corpus.sync([str(second)], WALK)  # more files, of other text: the same dictionary
+        assert corpus._dictionary == made
+        assert corpus.text_dictionary([str(second / "beta000.py")]) == made
+        assert corpus.check() == []
+        rows = corpus._run("SELECT substr(text, 1, 2) FROM files").fetchall()
+        assert len(rows) == 80
+        assert all(row[0][1] & 0x20 for row in rows)
+    with Corpus.open(db, readonly=True) as corpus:
+        assert corpus._dictionary == made
+        assert corpus.stored_text(str(first / "alpha007.py")).text.startswith("# alpha")
+
+
+def test_a_corpus_with_no_dictionary_yet_asked_read_only_refuses(tmp_path):
+    db = tmp_path / "c.db"
+    Corpus.create(db).close()
+    with Corpus.open(db, readonly=True) as corpus:
+        assert corpus.text_dictionary([]) == b""
+        with pytest.raises(PermissionError):
+            corpus.text_dictionary([str(tree(tmp_path / "t", 2, "x") / "x000.py")])
+
+
+def test_an_older_corpus_compresses_without_a_dictionary(tmp_path):
+    files = tree(tmp_path / "t", 5, "gamma")
+    with legacy_corpus(tmp_path / "v6.db", 6, FragmentOptions()) as old:
+        assert old.text_dictionary([str(files / "gamma000.py")]) == b""
+        old.sync([str(files)], WALK)
+        rows = old._run("SELECT text FROM files").fetchall()
+        assert len(rows) == 5
+        assert not any(row[0][1] & 0x20 for row in rows)
+
+
+def test_a_damaged_or_lost_dictionary_is_reported(tmp_path):
+    files = tree(tmp_path / "t", 20, "delta")
+    db = tmp_path / "c.db"
+    with Corpus.create(db) as corpus:
+        corpus.sync([str(files)], WALK)
+    with contextlib.closing(sqlite3.connect(db)) as raw, raw:
+        raw.execute("UPDATE text_dictionary SET data = data || 'x'")
+    with pytest.raises(IndexCorruptError, match="dictionary fails its checksum"):
+        Corpus.open(db, readonly=True)
+    with contextlib.closing(sqlite3.connect(db)) as raw, raw:
+        raw.execute("DELETE FROM text_dictionary")
+    with Corpus.open(db, readonly=True) as corpus:  # the texts then cannot be read
+        problems = corpus.check()
+        assert problems
+        assert all("packed against a dictionary" in p for p in problems)
+
+
+def test_a_reader_opened_before_the_dictionary_was_made_reads_the_texts(tmp_path):
+    files = tree(tmp_path / "t", 20, "epsilon")
+    db = tmp_path / "c.db"
+    Corpus.create(db).close()
+    with Corpus.open(db, readonly=True) as reader:
+        assert reader._dictionary == b""
+        with Corpus.open(db) as writer:  # another connection's first sync makes it
+            writer.sync([str(files)], WALK)
+            made = writer._dictionary
+        assert made
+        assert reader.check() == []  # the texts, read against it
+        assert reader._dictionary == made
