@@ -127,8 +127,13 @@ def test_a_copied_minified_bundle_is_shown_cut(browser, tmp_path):
     page = tmp_path / "report.html"
     page.write_text(to_html(result, root=tmp_path))
     load(browser, page)
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.find_element(By.CSS_SELECTOR, '#regions a[href="#region-1"]').click()
     for pane in "ab":
+        # the panes are filled after the click, by the page's script: waited for
+        wait = WebDriverWait(browser, 20)
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .l.hit"))  # noqa: B023
         (hit,) = browser.find_elements(By.CSS_SELECTOR, f"#pane-{pane} .l.hit")
         cut = hit.find_element(By.CLASS_NAME, "cut").text
         assert cut == (f"\u2026 {len(bundle) - 1000:,} more characters not shown "
