@@ -506,7 +506,7 @@ def test_compact_writes_a_large_corpus_in_larger_pages_and_answers_the_same(tmp_
     with Corpus.open(db) as corpus:
         _, now = corpus.compact()
         assert corpus.check() == []
-    assert _pages(db) == (16384, "wal")
+    assert _pages(db) == (32768, "wal")
     assert now == os.path.getsize(db)  # (a file this small is larger so: hence 4 MiB)
     assert not os.path.exists(f"{db}-journal")
     assert _answers(db, queries) == before
@@ -514,6 +514,35 @@ def test_compact_writes_a_large_corpus_in_larger_pages_and_answers_the_same(tmp_
         added = corpus.sync([str(stored), str(queries)], WALK).added
         assert len(added) == len(list(queries.iterdir()))
         assert corpus.check() == []
+
+
+def test_a_first_large_sync_writes_the_corpus_in_larger_pages(tmp_path, monkeypatch):
+    db, stored, queries, before = _stored(tmp_path, 17)  # small: SQLite's pages
+    assert _pages(db) == (4096, "wal")
+    size = sum(path.stat().st_size for path in stored.iterdir())
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", size)  # these files are large
+    large = tmp_path / "large.db"
+    with Corpus.create(large, fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(stored)], WALK)
+        assert corpus.check() == []
+    assert _pages(large) == (32768, "wal")
+    assert not os.path.exists(f"{large}-journal")
+    assert _answers(large, queries) == before
+    with Corpus.open(db) as corpus:  # not empty: its pages as they are
+        corpus.sync([str(queries)], WALK)
+    assert _pages(db) == (4096, "wal")
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", size + 1)  # one byte short
+    with Corpus.create(tmp_path / "short.db", fragments=FragmentOptions()) as corpus:
+        corpus.sync([str(stored)], WALK)
+    assert _pages(tmp_path / "short.db") == (4096, "wal")
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 0)
+    shared = tmp_path / "shared.db"
+    Corpus.create(shared, fragments=FragmentOptions()).close()
+    with Corpus.open(shared, readonly=True), Corpus.open(shared, timeout=20.0) as corpus:
+        corpus.sync([str(stored)], WALK)  # another connection has it: as it is, at once
+        assert corpus.check() == []
+    assert _pages(shared) == (4096, "wal")
+    assert _answers(shared, queries) == before
 
 
 def test_compact_keeps_the_pages_of_a_corpus_another_connection_has_open(tmp_path, monkeypatch):
@@ -559,7 +588,7 @@ def test_compact_holds_the_corpus_alone_while_its_pages_change(tmp_path, monkeyp
     assert opened.returncode != 0
     assert "IndexLockedError" in opened.stderr, opened.stderr
     assert "damaged" not in opened.stderr
-    assert _pages(db) == (16384, "wal")
+    assert _pages(db) == (32768, "wal")
     assert _answers(db, queries) == before
 
 

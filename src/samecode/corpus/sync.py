@@ -79,6 +79,12 @@ class SyncTarget(Protocol):
     def touch(self, path: str, mtime_ns: int) -> None:
         """Record a new modification time for a file whose bytes did not change."""
 
+    def expect(self, files: int, size: int) -> None:
+        """Be told, before the files are read, how many ``files`` a sync is about to
+        store and their ``size`` in bytes on disk (:meth:`Corpus.expect
+        <samecode.corpus.store.Corpus.expect>`). A target written before this was told
+        (without it) is not."""
+
     def text_dictionary(self, paths: Sequence[str]) -> bytes:
         """The dictionary to compress the texts of ``paths`` against, where it keeps
         texts (:meth:`Corpus.text_dictionary
@@ -146,6 +152,7 @@ class _Plan:
     unchanged: list[str] = dataclasses.field(default_factory=list)
     to_read: list[str] = dataclasses.field(default_factory=list)
     mtimes: dict[str, int] = dataclasses.field(default_factory=dict)
+    size: int = 0  # of the files to read, in bytes on disk (of those that could be looked at)
 
 
 @dataclasses.dataclass
@@ -256,6 +263,7 @@ def _plan(target: SyncTarget, found: Sequence[str]) -> _Plan:
             plan.unchanged.append(real)
         else:
             plan.to_read.append(path)
+            plan.size += info.st_size
     return plan
 
 
@@ -280,6 +288,9 @@ def _read_and_store(
     step = max(_PART_FILES, 2 * run.batch_size * engine.workers)
     if progress is not None and not to_read:
         progress("read", 0, 0)
+    expect = getattr(target, "expect", None)  # (a target written before it: not told)
+    if expect is not None and to_read:
+        expect(len(to_read), plan.size)
     # made, where the target has none yet, of a sample of all the files to read
     dictionary = _dictionary(target, to_read)
     for start in range(0, len(to_read), step):
