@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samecode.corpus.records import pack_text, unpack_text
+from samecode.corpus.records import pack_text, read_stored, unpack_text
 from samecode.corpus.store import Corpus
 from samecode.corpus.text_dictionary import (
     DICTIONARY_BYTES,
@@ -29,6 +32,7 @@ from samecode.sources.walk import WalkOptions
 from storefiles import legacy_corpus
 
 WALK = WalkOptions(gitignore=False, min_tokens=1)
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 @settings(max_examples=200, deadline=None)
@@ -172,3 +176,71 @@ def test_a_reader_opened_before_the_dictionary_was_made_reads_the_texts(tmp_path
         assert made
         assert reader.check() == []  # the texts, read against it
         assert reader._dictionary == made
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_fifo_among_the_first_files_is_never_opened_to_wait(tmp_path):
+    # the sample is opened without waiting, as files are read: a FIFO is left out (a
+    # subprocess, so that a regression fails by its timeout rather than hang the tests)
+    files = tree(tmp_path / "t", 3, "zeta")
+    os.mkfifo(files / "a_pipe.py")  # first in the walk's order: in the sample
+    code = (
+        "import sys\n"
+        "from samecode.corpus.store import Corpus\n"
+        "from samecode.sources.walk import WalkOptions\n"
+        "with Corpus.create(sys.argv[1]) as corpus:\n"
+        "    report = corpus.sync([sys.argv[2]], WalkOptions(gitignore=False, min_tokens=1))\n"
+        "    print(len(report.added), [s.reason for s in report.skipped], corpus._dictionary[:6])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "c.db"), str(files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": SRC},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3 ['not a regular file'] b'# zeta'"
+
+
+def test_a_text_packed_against_another_dictionary_is_refused_trusted_or_not(tmp_path):
+    files = tree(tmp_path / "t", 20, "eta")
+    paths = sorted(str(path) for path in files.iterdir())
+    with Corpus.create(tmp_path / "other.db") as other:
+        foreign = other.text_dictionary(paths[::-1])  # another sample: other bytes
+    db = tmp_path / "c.db"
+    with Corpus.create(db) as corpus:
+        own = corpus.text_dictionary(paths)
+        assert own != foreign
+        for dictionary, held in ((foreign, own), (own + b"!", own)):
+            (item,) = read_stored(paths[:1], corpus.shingling, None, 1, None, text=True,
+                                  dictionary=dictionary)  # fmt: skip
+            for trusted in (False, True):
+                with pytest.raises(ValueError, match="a dictionary other than this corpus's"):
+                    corpus.add([item.document], texts={item.document.path: item.text},
+                               trusted=trusted)  # fmt: skip
+            assert corpus._dictionary == held
+        (item,) = read_stored(paths[:1], corpus.shingling, None, 1, None, text=True,
+                              dictionary=own)  # fmt: skip
+        assert corpus.add([item.document], texts={item.document.path: item.text}, trusted=True)
+        with pytest.raises(TypeError, match="must be bytes; got str"):
+            corpus.add([item.document], texts={item.document.path: "text"}, trusted=True)  # type: ignore[dict-item]
+        assert corpus.check() == []
+    refused = pytest.raises(ValueError, match="a dictionary other than this corpus's")
+    with legacy_corpus(tmp_path / "v6.db", 6) as old, refused:  # keeps none: refused there
+        old.add([item.document], texts={item.document.path: item.text}, trusted=True)
+
+
+def test_only_files_that_will_be_read_count_towards_larger_pages(tmp_path, monkeypatch):
+    from samecode.corpus import store
+
+    files = tree(tmp_path / "t", 4, "theta")
+    (files / "huge.py").write_bytes(b"x = 1\n" * 200_000)  # over max_size: skipped
+    monkeypatch.setattr(store, "_LARGE_CORPUS_BYTES", 1_000_000)
+    told = []
+    monkeypatch.setattr(Corpus, "expect", lambda self, n, size: told.append((n, size)))
+    with Corpus.create(tmp_path / "c.db") as corpus:
+        corpus.sync([str(files)], WalkOptions(gitignore=False, min_tokens=1, max_size=100_000))
+    small = sum(path.stat().st_size for path in files.iterdir() if path.name != "huge.py")
+    assert told == [(5, small)]

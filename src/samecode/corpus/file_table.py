@@ -23,7 +23,7 @@ from typing import Any
 
 from samecode._validation import describe
 from samecode.corpus.entries import StoredFile
-from samecode.corpus.records import unpack_text
+from samecode.corpus.records import needed_dictionary, unpack_text
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.model import Document
 from samecode.sources.reading import Text, decode_text
@@ -140,11 +140,35 @@ class FileTable(StoreFile):
 
         :raises TypeError, ValueError: as :func:`~samecode.corpus.records.unpack_text`.
         """
-        # zlib's header: FLG's bit 5 says the stream was packed against a dictionary
-        wanted = isinstance(packed, bytes) and len(packed) > 1 and packed[1] & 0x20
+        wanted = isinstance(packed, bytes) and needed_dictionary(packed) is not None
         if wanted and self._has_dictionary and not self._dictionary:
             self._dictionary = self._stored_dictionary()
         return unpack_text(packed, path, self._dictionary)
+
+    def _check_packed(self, packed: bytes, path: str) -> None:
+        """Refuse a text given to store that was packed against a dictionary other than
+        the corpus's (or against one, where it keeps none): it could never be read back.
+        ``O(1)``, from the text's header; what follows is checked where it is not
+        trusted (against its SHA-256).
+
+        :raises TypeError: if ``packed`` is not bytes.
+        :raises ValueError: for such a text.
+        """
+        if not isinstance(packed, bytes):
+            raise SamecodeTypeError(
+                f"the text given for {path!r} must be bytes; got {describe(packed)}"
+            )
+        wanted = needed_dictionary(packed)
+        if wanted is None:
+            return
+        if self._has_dictionary and not self._dictionary:
+            self._dictionary = self._stored_dictionary()
+        if not self._dictionary or wanted != zlib.adler32(self._dictionary):
+            raise SamecodeValueError(
+                f"the text given for {path!r} was packed against a dictionary other than "
+                "this corpus's (pack its texts against corpus.text_dictionary(paths): "
+                "samecode.corpus.records.read_stored(..., dictionary=...))"
+            )
 
     def _stored_dictionary(self) -> bytes:
         """The dictionary the ``text_dictionary`` table keeps (empty if none is made

@@ -64,6 +64,7 @@ __all__ = [
     "StoredDocument",
     "decode",
     "encode",
+    "needed_dictionary",
     "pack_text",
     "read_all_stored",
     "read_stored",
@@ -256,6 +257,24 @@ def pack_text(data: bytes, dictionary: bytes = b"") -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+def needed_dictionary(packed: bytes) -> int | None:
+    """The Adler-32 of the dictionary a text :func:`pack_text` packed needs (from its
+    zlib header: FLG's bit 5, then the four bytes of the dictionary's Adler-32, RFC 1950),
+    or ``None`` if it needs none. ``-1`` for a header that says it needs one but is cut
+    before saying which.
+
+    Runtime complexity: ``O(1)``.
+
+    >>> needed_dictionary(pack_text(b"x = 1")) is None
+    True
+    >>> needed_dictionary(pack_text(b"x = 1", b"x = ")) == zlib.adler32(b"x = ")
+    True
+    """
+    if len(packed) < 2 or not packed[1] & 0x20:
+        return None
+    return int.from_bytes(packed[2:6], "big") if len(packed) >= 6 else -1
+
+
 def unpack_text(packed: bytes, path: str, dictionary: bytes = b"") -> bytes:
     """The bytes :func:`pack_text` packed, against ``dictionary`` where it packed them
     against one.
@@ -274,9 +293,8 @@ def unpack_text(packed: bytes, path: str, dictionary: bytes = b"") -> bytes:
     """
     if not isinstance(packed, bytes):
         raise SamecodeTypeError(f"the text of {path!r} must be bytes; got {describe(packed)}")
-    # zlib's header: FLG's bit 5 says a dictionary's Adler-32 follows (RFC 1950)
-    if len(packed) >= 6 and packed[1] & 0x20:
-        wanted = int.from_bytes(packed[2:6], "big")
+    wanted = needed_dictionary(packed)
+    if wanted is not None:
         if not dictionary or wanted != zlib.adler32(dictionary):
             given = "none is given" if not dictionary else "the corpus's differs"
             raise SamecodeValueError(

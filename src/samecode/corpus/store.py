@@ -598,11 +598,13 @@ class Corpus(FileTable):
                     f"{self._path} stores fragments: {path!r} needs its text (read files "
                     "with samecode.corpus.records.read_stored(..., text=True), or use sync())"
                 )
-        elif not trusted and _sha256(self._unpack(packed, path)) != document.sha256:
-            raise SamecodeValueError(
-                f"the text given for {path!r} is not the bytes its document was read "
-                "from (another SHA-256)"
-            )
+        else:
+            self._check_packed(packed, path)
+            if not trusted and _sha256(self._unpack(packed, path)) != document.sha256:
+                raise SamecodeValueError(
+                    f"the text given for {path!r} is not the bytes its document was read "
+                    "from (another SHA-256)"
+                )
         shingles = document.shingles
         ascending = trusted and isinstance(shingles, array) and shingles.typecode == "Q"
         ordered = shingles if ascending else array("Q", sorted(shingles))

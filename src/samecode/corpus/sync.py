@@ -152,7 +152,7 @@ class _Plan:
     unchanged: list[str] = dataclasses.field(default_factory=list)
     to_read: list[str] = dataclasses.field(default_factory=list)
     mtimes: dict[str, int] = dataclasses.field(default_factory=dict)
-    size: int = 0  # of the files to read, in bytes on disk (of those that could be looked at)
+    size: int = 0  # of the files to read that could be looked at and are not too large
 
 
 @dataclasses.dataclass
@@ -195,7 +195,7 @@ def sync_files(
     """
     roots, walk, run = _arguments(paths, walk, run)
     found, skipped = discover(roots, walk)
-    plan = _plan(target, found)
+    plan = _plan(target, found, walk.max_size)
     if engine is None:
         with run.engine(len(plan.to_read)) as own:
             read = _read_and_store(target, plan, walk, run, progress, own)
@@ -234,7 +234,7 @@ def _arguments(
     return [os.fspath(path) for path in paths], walk, run
 
 
-def _plan(target: SyncTarget, found: Sequence[str]) -> _Plan:
+def _plan(target: SyncTarget, found: Sequence[str], max_size: int | None) -> _Plan:
     """What a sync does with each file found, before reading any: a file whose entry has
     its size and time is unchanged; any other is read (one that cannot be looked at too:
     reading says why). Entries are taken by identity: one stored under another spelling
@@ -263,7 +263,8 @@ def _plan(target: SyncTarget, found: Sequence[str]) -> _Plan:
             plan.unchanged.append(real)
         else:
             plan.to_read.append(path)
-            plan.size += info.st_size
+            if max_size is None or info.st_size <= max_size:  # (one over it is skipped)
+                plan.size += info.st_size
     return plan
 
 

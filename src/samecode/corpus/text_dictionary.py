@@ -11,7 +11,7 @@ every text it stores against it (:func:`~samecode.corpus.records.pack_text`). Th
 dictionary never changes after: each text needs the one it was packed against (its
 Adler-32 is in the text's zlib header, and a text packed without one still reads).
 
-Measured on 2,000 generated files (``benchmarks/bench_corpus_fragments.py``'s, 7,265 bytes each)
+Measured on 2,000 generated files (``benchmarks/bench_corpus_fragments.py``'s, 7,257 bytes each)
 and 2,000 of the standard libraries' (16,370): 3,366 bytes a text without a dictionary,
 2,838 with one; 4,233 and 3,929. Compressing takes some 170 to 240 us more a text (the window
 primed with the dictionary), decompressing some 8 us more.
@@ -25,10 +25,13 @@ b'import os\\nimport sys\\n'
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Sequence
 
 from samecode._validation import describe
 from samecode.errors import SamecodeTypeError
+from samecode.sources.reading import READ_FLAGS
 
 __all__ = [
     "DICTIONARY_BYTES",
@@ -98,7 +101,9 @@ def make_dictionary(samples: Iterable[bytes]) -> bytes:
 
 def dictionary_from_files(paths: Sequence[str]) -> bytes:
     """The dictionary of the files ``paths`` (:func:`make_dictionary` of the start of
-    each of :func:`sample_paths`): a file that cannot be read is left out.
+    each of :func:`sample_paths`): a file that cannot be read, or is not a regular file
+    (a FIFO, a device: opened without waiting, by the reading policy's
+    :data:`~samecode.sources.reading.READ_FLAGS`, and never read), is left out.
 
     Runtime complexity: ``O(SAMPLE_FILES)`` reads of :data:`SAMPLE_BYTES` each.
 
@@ -112,8 +117,9 @@ def dictionary_from_files(paths: Sequence[str]) -> bytes:
     samples = []
     for path in sample_paths(paths):
         try:
-            with open(path, "rb") as file:
-                samples.append(file.read(SAMPLE_BYTES))
+            with open(os.open(path, READ_FLAGS), "rb", closefd=True) as file:
+                if stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                    samples.append(file.read(SAMPLE_BYTES))
         except OSError:  # gone, or a folder: its read reports it later
             continue
     return make_dictionary(samples)
