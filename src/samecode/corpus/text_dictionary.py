@@ -13,8 +13,9 @@ Adler-32 is in the text's zlib header, and a text packed without one still reads
 
 Measured on 2,000 generated files (``benchmarks/bench_corpus_fragments.py``'s, 7,257 bytes each)
 and 2,000 of the standard libraries' (16,370): 3,366 bytes a text without a dictionary,
-2,838 with one; 4,233 and 3,929. Compressing takes some 170 to 240 us more a text (the window
-primed with the dictionary), decompressing some 8 us more.
+2,838 with one; 4,233 and 3,929. Compressing takes some 150 to 210 us more a text (the
+window primed with the dictionary), decompressing some 14 to 18 us more
+(``benchmarks/bench_text_dictionary.py``, which weighs other dictionaries too).
 
 >>> dictionary = make_dictionary([b"import os\\nimport sys\\n", b"binary\\0data"])
 >>> dictionary
