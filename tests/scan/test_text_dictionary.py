@@ -21,6 +21,7 @@ from samecode.corpus.records import pack_text, read_stored, unpack_text
 from samecode.corpus.store import Corpus
 from samecode.corpus.text_dictionary import (
     DICTIONARY_BYTES,
+    FEWEST_FILES,
     SAMPLE_BYTES,
     SAMPLE_FILES,
     make_dictionary,
@@ -131,10 +132,12 @@ def test_a_corpus_makes_its_dictionary_once_and_keeps_it(tmp_path):
 def test_a_corpus_with_no_dictionary_yet_asked_read_only_refuses(tmp_path):
     db = tmp_path / "c.db"
     Corpus.create(db).close()
+    files = sorted(str(path) for path in tree(tmp_path / "t", FEWEST_FILES, "x").iterdir())
     with Corpus.open(db, readonly=True) as corpus:
         assert corpus.text_dictionary([]) == b""
+        assert corpus.text_dictionary(files[1:]) == b""  # too few to make one of
         with pytest.raises(PermissionError):
-            corpus.text_dictionary([str(tree(tmp_path / "t", 2, "x") / "x000.py")])
+            corpus.text_dictionary(files)
 
 
 def test_an_older_corpus_compresses_without_a_dictionary(tmp_path):
@@ -182,7 +185,7 @@ def test_a_reader_opened_before_the_dictionary_was_made_reads_the_texts(tmp_path
 def test_a_fifo_among_the_first_files_is_never_opened_to_wait(tmp_path):
     # the sample is opened without waiting, as files are read: a FIFO is left out (a
     # subprocess, so that a regression fails by its timeout rather than hang the tests)
-    files = tree(tmp_path / "t", 3, "zeta")
+    files = tree(tmp_path / "t", FEWEST_FILES, "zeta")
     os.mkfifo(files / "a_pipe.py")  # first in the walk's order: in the sample
     code = (
         "import sys\n"
@@ -201,7 +204,7 @@ def test_a_fifo_among_the_first_files_is_never_opened_to_wait(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "3 ['not a regular file'] b'# zeta'"
+    assert done.stdout.strip() == f"{FEWEST_FILES} ['not a regular file'] b'# zeta'"
 
 
 def test_a_text_packed_against_another_dictionary_is_refused_trusted_or_not(tmp_path):
@@ -244,3 +247,39 @@ def test_only_files_that_will_be_read_count_towards_larger_pages(tmp_path, monke
         corpus.sync([str(files)], WalkOptions(gitignore=False, min_tokens=1, max_size=100_000))
     small = sum(path.stat().st_size for path in files.iterdir() if path.name != "huge.py")
     assert told == [(5, small)]
+
+
+def test_a_first_small_sync_makes_no_dictionary_and_a_later_one_does(tmp_path):
+    few = tree(tmp_path / "few", FEWEST_FILES - 1, "iota")
+    more = tree(tmp_path / "more", 30, "kappa")
+    db = tmp_path / "c.db"
+    with Corpus.create(db) as corpus:
+        corpus.sync([str(few)], WALK)  # too few to sample: packed without one
+        assert corpus._dictionary == b""
+        corpus.sync([str(more)], WALK)
+        assert corpus._dictionary.startswith(b"# kappa module")
+        flags = dict(corpus._run("SELECT path, substr(text, 2, 1) FROM files").fetchall())
+        assert {path: bool(flag[0] & 0x20) for path, flag in flags.items()} == {
+            **{os.path.realpath(path): False for path in few.iterdir()},
+            **{os.path.realpath(path): True for path in more.iterdir()},
+        }
+        assert corpus.check() == []  # both kinds read back
+
+
+def test_convert_packs_the_texts_again_against_a_dictionary_of_them_all(tmp_path):
+    few = tree(tmp_path / "few", FEWEST_FILES - 1, "lambda")
+    db, new = tmp_path / "c.db", tmp_path / "new.db"
+    with Corpus.create(db) as corpus:  # small syncs: no dictionary
+        corpus.sync([str(few)], WALK)
+        corpus.sync([str(tree(tmp_path / "more", FEWEST_FILES - 1, "mu"))], WALK)
+        assert corpus._dictionary == b""
+        assert corpus.convert(new) == 2 * (FEWEST_FILES - 1)
+    with Corpus.open(new, readonly=True) as converted, Corpus.open(db, readonly=True) as old:
+        assert converted._dictionary.startswith(b"# lambda module")
+        flags = [row[0][0] & 0x20 for row in converted._run("SELECT substr(text, 2, 1) FROM files")]
+        assert all(flags)
+        assert len(flags) == 2 * (FEWEST_FILES - 1)
+        assert converted.check() == []
+        assert list(converted.files()) == list(old.files())
+        stored = os.path.realpath(few / "lambda003.py")
+        assert converted.stored_text(stored) == old.stored_text(stored)

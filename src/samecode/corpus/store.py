@@ -85,6 +85,7 @@ from samecode.corpus.settings import (
 from samecode.corpus.sync import STORE_BATCH, SyncReport, sync_files
 from samecode.corpus.text_dictionary import (
     DICTIONARY_TABLE,
+    FEWEST_FILES,
     dictionary_from_files,
     make_dictionary,
     sample_paths,
@@ -427,10 +428,13 @@ class Corpus(FileTable):
     def text_dictionary(self, paths: Sequence[str]) -> bytes:
         """The dictionary the texts this corpus stores are compressed against
         (:func:`~samecode.corpus.records.read_stored`'s ``dictionary``; format version 7,
-        :mod:`~samecode.corpus.text_dictionary`): its own, or, where it has none yet, one
-        made from the start of a sample of the files ``paths`` (those about to be stored)
-        and kept from then on. Empty for a corpus of an older version, which compresses
-        texts without one, and where none of the sample can be read.
+        :mod:`~samecode.corpus.text_dictionary`): its own, or, where it has none yet and
+        ``paths`` (those about to be stored) are at least
+        :data:`~samecode.corpus.text_dictionary.FEWEST_FILES`, one made from the start of
+        a sample of them and kept from then on. Fewer files are a poor sample of what a
+        corpus will hold, and the dictionary never changes: their texts are compressed
+        without one (as a corpus of an older version compresses every text), and a later,
+        larger sync makes it. Empty where none of the sample can be read.
 
         :param paths: the files about to be stored (only a sample of them is read).
         :raises PermissionError: if the corpus was opened read-only and has none yet.
@@ -440,15 +444,18 @@ class Corpus(FileTable):
 
         >>> import os, tempfile
         >>> folder = tempfile.mkdtemp()
-        >>> path = os.path.join(folder, "a.py")
-        >>> with open(path, "w") as f:
-        ...     _ = f.write("import os\\n")
+        >>> paths = [os.path.join(folder, f"m{n}.py") for n in range(8)]
+        >>> for path in paths:
+        ...     with open(path, "w") as f:
+        ...         _ = f.write("import os\\n")
         >>> with Corpus.create(os.path.join(folder, "c.db")) as corpus:
-        ...     corpus.text_dictionary([path]), corpus.text_dictionary([])
-        (b'import os\\n', b'import os\\n')
+        ...     corpus.text_dictionary(paths[:7]), len(corpus.text_dictionary(paths))
+        (b'', 80)
         """
-        if str(self._version) != DICTIONARY_VERSION or self._dictionary or not paths:
+        if str(self._version) != DICTIONARY_VERSION or self._dictionary:
             return self._dictionary
+        if len(paths) < FEWEST_FILES:
+            return b""
         self._check_writable()
         return self._keep_dictionary(dictionary_from_files(paths))
 
@@ -728,7 +735,9 @@ class Corpus(FileTable):
                 "a new corpus from the files (samecode index add --db NEW.db PATHS...)"
             )
         with Corpus._create_as(path, self.settings, timeout) as new:
-            dictionary = new._keep_dictionary(make_dictionary(self._sample_texts()))
+            dictionary = b""  # as a sync makes it: of FEWEST_FILES files or more
+            if len(self) >= FEWEST_FILES:
+                dictionary = new._keep_dictionary(make_dictionary(self._sample_texts()))
             rows = self._run(f"SELECT {self._row_columns} FROM files ORDER BY path")
             count = 0
             while batch := rows.fetchmany(STORE_BATCH):

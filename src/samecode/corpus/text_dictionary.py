@@ -5,11 +5,14 @@ has seen little when its first lines come, so it spells them out. A preset dicti
 (RFC 1950's ``FDICT``) is a string seen before the text starts: where a corpus's files
 share their first lines (imports, licence headers, the names of a project), a text refers
 to them in the dictionary instead. A corpus of format version 7 makes one dictionary when
-it first stores texts, from the first :data:`SAMPLE_BYTES` of :data:`SAMPLE_FILES` files
-spread evenly over those it is storing (:func:`sample_paths`), keeps it, and compresses
-every text it stores against it (:func:`~samecode.corpus.records.pack_text`). The
-dictionary never changes after: each text needs the one it was packed against (its
-Adler-32 is in the text's zlib header, and a text packed without one still reads).
+a sync first stores :data:`FEWEST_FILES` texts or more, from the first
+:data:`SAMPLE_BYTES` of :data:`SAMPLE_FILES` files spread evenly over those it is storing
+(:func:`sample_paths`), keeps it, and compresses every text it stores from then on
+against it (:func:`~samecode.corpus.records.pack_text`; the texts of smaller syncs before
+are compressed without one). The dictionary never changes after: each text needs the one
+it was packed against (its Adler-32 is in the text's zlib header, and a text packed
+without one still reads). ``samecode index convert`` makes a corpus again with a
+dictionary of a sample of all the texts it holds.
 
 Measured on 2,000 generated files (``benchmarks/bench_corpus_fragments.py``'s, 7,257 bytes each)
 and 2,000 of the standard libraries' (16,370): 3,366 bytes a text without a dictionary,
@@ -37,6 +40,7 @@ from samecode.sources.reading import READ_FLAGS
 __all__ = [
     "DICTIONARY_BYTES",
     "DICTIONARY_TABLE",
+    "FEWEST_FILES",
     "SAMPLE_BYTES",
     "SAMPLE_FILES",
     "dictionary_from_files",
@@ -46,6 +50,9 @@ __all__ = [
 
 #: How many files a dictionary is made from.
 SAMPLE_FILES = 16
+#: The fewest files a corpus makes its dictionary of: fewer are a poor sample of what it
+#: will hold, and the dictionary never changes.
+FEWEST_FILES = 8
 #: How many bytes of the start of each.
 SAMPLE_BYTES = 2048
 #: The most a dictionary holds: zlib's window (it never refers further back).
