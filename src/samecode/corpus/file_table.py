@@ -133,17 +133,26 @@ class FileTable(StoreFile):
     #: Whether its format keeps a dictionary (version 7: a ``text_dictionary`` table).
     _has_dictionary = False
 
+    def _held_dictionary(self, packed: bytes) -> bytes:
+        """The corpus's dictionary, read again where the text ``packed`` needs one and
+        none was made when this connection opened (another process's first sync made it
+        since)."""
+        if (
+            self._has_dictionary
+            and not self._dictionary
+            and isinstance(packed, bytes)
+            and needed_dictionary(packed) is not None
+        ):
+            self._dictionary = self._stored_dictionary()
+        return self._dictionary
+
     def _unpack(self, packed: bytes, path: str) -> bytes:
         """A text's bytes (:func:`~samecode.corpus.records.unpack_text`) against the
-        corpus's dictionary, read again where the text needs one and none was made when
-        this connection opened (another process's first sync made it since).
+        corpus's dictionary.
 
         :raises TypeError, ValueError: as :func:`~samecode.corpus.records.unpack_text`.
         """
-        wanted = isinstance(packed, bytes) and needed_dictionary(packed) is not None
-        if wanted and self._has_dictionary and not self._dictionary:
-            self._dictionary = self._stored_dictionary()
-        return unpack_text(packed, path, self._dictionary)
+        return unpack_text(packed, path, self._held_dictionary(packed))
 
     def _check_packed(self, packed: bytes, path: str) -> None:
         """Refuse a text given to store that was packed against a dictionary other than
@@ -158,12 +167,8 @@ class FileTable(StoreFile):
             raise SamecodeTypeError(
                 f"the text given for {path!r} must be bytes; got {describe(packed)}"
             )
-        wanted = needed_dictionary(packed)
-        if wanted is None:
-            return
-        if self._has_dictionary and not self._dictionary:
-            self._dictionary = self._stored_dictionary()
-        if not self._dictionary or wanted != zlib.adler32(self._dictionary):
+        wanted, held = needed_dictionary(packed), self._held_dictionary(packed)
+        if wanted is not None and (not held or wanted != zlib.adler32(held)):
             raise SamecodeValueError(
                 f"the text given for {path!r} was packed against a dictionary other than "
                 "this corpus's (pack its texts against corpus.text_dictionary(paths): "

@@ -452,7 +452,7 @@ class Corpus(FileTable):
         ...     corpus.text_dictionary(paths[:7]), len(corpus.text_dictionary(paths))
         (b'', 80)
         """
-        if str(self._version) != DICTIONARY_VERSION or self._dictionary:
+        if not self._has_dictionary or self._dictionary:
             return self._dictionary
         if len(paths) < FEWEST_FILES:
             return b""
@@ -775,8 +775,9 @@ class Corpus(FileTable):
         before and after.
 
         Worth running after adding many files: up to some 16 pending postings a block
-        are left by :meth:`sync`, which folds them only when there are more (so that
-        each block is rewritten once per some 16 postings it takes).
+        (32 in packed blocks, versions 6 and 7) are left by :meth:`sync`, which folds
+        them only when there are more (so that each block is rewritten once per some 16
+        or 32 postings it takes).
 
         A corpus of 4 MiB or more is written in pages of 32 KiB where no other
         connection has it open: its files' rows, a few KiB each, then share pages
