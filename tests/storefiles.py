@@ -20,9 +20,9 @@ def run_sql(path: str | os.PathLike[str], *statements: str) -> None:
 def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object = None):
     """A new corpus file of an older layout (format version 1, or 3 with ``fragments``:
     each file's shingles and fragment record kept; 4: each file's text kept, keys in a
-    row each; 5: keys in blocks not packed; or 6: texts compressed without a dictionary,
-    in pages of 4 KiB), as a samecode before format version 4 (5, 6, 7) made it, open
-    for writing; its settings are the defaults."""
+    row each; 5: keys in blocks not packed; 6: texts compressed without a dictionary, in
+    pages of 4 KiB; or 7: blocks packed, not in buckets), as a samecode before format
+    version 4 (5, 6, 7, 8) made it, open for writing; its settings are the defaults."""
     from fractions import Fraction
 
     from samecode.corpus.candidates import BlockKeyIndex, KeyIndex, PackedKeyIndex, PrefixIndex
@@ -34,6 +34,7 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     )
     from samecode.corpus.settings import CorpusSettings
     from samecode.corpus.store import FORMAT, HASH_SCHEME, Corpus
+    from samecode.corpus.text_dictionary import DICTIONARY_TABLE
     from samecode.text.shingling import Shingling
 
     settings = CorpusSettings(Shingling(), Fraction(4, 5), None, fragments)  # type: ignore[arg-type]
@@ -41,9 +42,10 @@ def legacy_corpus(path: str | os.PathLike[str], version: int, fragments: object 
     meta["version"] = str(version)
     if version == 1:
         del meta["candidates"]
-    if version in (5, 6):
+    if version in (5, 6, 7):
         blocks = (BlockKeyIndex if version == 5 else PackedKeyIndex)(Fraction(4, 5))
         statements = [*FILES_TABLES, *blocks.tables()]
+        statements += [DICTIONARY_TABLE] if version == 7 else []
         statements += FRAGMENT_BLOCK_TABLES if fragments is not None else ()
     elif version == 4:
         statements = [*FILES_TABLES, *KeyIndex(Fraction(4, 5)).tables()]
@@ -79,7 +81,9 @@ def corpus_content(path: str | os.PathLike[str]) -> tuple[list[str], dict[str, l
             if not any(line.startswith(f'INSERT INTO "{table}') for table in tables)
         ]
         postings = {
-            table: KeyBlocks(table, size, packed=version in ("6", "7")).postings(
+            table: KeyBlocks(
+                table, size, packed=version in ("6", "7"), buckets=version == "8"
+            ).postings(
                 Db(connection)  # type: ignore[arg-type]
             )
             for table, size in tables.items()

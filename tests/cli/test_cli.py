@@ -327,7 +327,7 @@ def test_a_minhash_corpus(tree, tmp_path, capsys):
     assert main([*new, "--method", "minhash", "--num-perm", "64"]) == 0
     assert main(["index", "stats", "--db", db]) == 0
     stats = json.loads(capsys.readouterr().out)
-    assert (stats["format_version"], stats["candidates"]) == (7, "lsh")
+    assert (stats["format_version"], stats["candidates"]) == (8, "lsh")
     assert stats["lsh"] == {
         "version": 1,
         "scheme": "one-permutation",

@@ -142,7 +142,7 @@ def test_a_corpus_without_fragments_is_refused_clearly_and_left_untouched(tmp_pa
     status, out, err = run(capsys, "match", str(tmp_path / "a.py"), "--db", str(db), "--fragments")
     assert status == 2
     assert out == ""
-    assert "stores no fragments (corpus format version 7" in err
+    assert "stores no fragments (corpus format version 8" in err
     assert "index add --fragments" in err
     status, _, err = run(capsys, "index", "add", str(tmp_path / "a.py"), "--db", str(db),
                          "--fragments")  # fmt: skip

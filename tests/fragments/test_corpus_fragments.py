@@ -179,14 +179,14 @@ def test_a_corpus_without_fragments_is_read_untouched_and_says_what_it_lacks(tmp
     db = tmp_path / "old.db"
     with Corpus.create(db) as corpus:
         corpus.sync([str(tmp_path / "a.py")], WALK)
-        assert corpus.stats()["format_version"] == 7
+        assert corpus.stats()["format_version"] == 8
     before = db.read_bytes()
     with Corpus.open(db, readonly=True) as corpus:
         assert corpus.fragments is None
         assert corpus.stats()["fragments"] is None
         assert len(corpus) == 1
         with pytest.raises(
-            SamecodeValueError, match=r"stores no fragments .*version 7.*--fragments"
+            SamecodeValueError, match=r"stores no fragments .*version 8.*--fragments"
         ):
             match_fragments(corpus, [str(tmp_path / "a.py")], walk=WALK)
         with pytest.raises(ValueError, match="stores no fragments"):
@@ -202,7 +202,7 @@ def test_the_parameters_are_recorded_and_a_mismatch_is_refused(tmp_path):
     with Corpus.open(db, readonly=True) as corpus:
         assert corpus.fragments == FragmentOptions(k=8, window=10, keep_imports=True)
         stats = corpus.stats()
-        assert stats["format_version"] == 7
+        assert stats["format_version"] == 8
         assert stats["fragments"]["k"] == 8
         for wrong, name in [
             (FragmentOptions(k=12, window=10, keep_imports=True), "k=8"),

@@ -1,10 +1,11 @@
-"""A corpus of format version 7 (each file's bytes kept, compressed against a dictionary
-of the corpus's own; prefixes and fingerprints as postings in packed blocks) answers as
-the corpora before it: ``samecode match`` and ``match --fragments`` give the same JSON
-lines, byte for byte, against a version 7 corpus, a version 6 one (texts compressed
-without a dictionary), a version 5 one (blocks not packed), a version 4 one (keys in a
-row each) and a version 3 one (shingles and fragment records kept) of the same files,
-each of which still opens, matches and is written as it was made."""
+"""A corpus of format version 8 (each file's bytes kept, compressed against a dictionary
+of the corpus's own; prefixes and fingerprints as postings in blocks packed in buckets)
+answers as the corpora before it: ``samecode match`` and ``match --fragments`` give the
+same JSON lines, byte for byte, against a version 8 corpus, a version 7 one (blocks
+packed, not in buckets), a version 6 one (texts compressed without a dictionary), a
+version 5 one (blocks not packed), a version 4 one (keys in a row each) and a version 3
+one (shingles and fragment records kept) of the same files, each of which still opens,
+matches and is written as it was made."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from storefiles import legacy_corpus
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 WALK = WalkOptions(gitignore=False)
 HEADER = "# Copyright 2024 Example\n# SPDX-License-Identifier: MIT\nimport os\nimport sys\n"
-VERSIONS = ("v3", "v4", "v5", "v6", "v7")
+VERSIONS = ("v3", "v4", "v5", "v6", "v7", "v8")
 
 
 def lines(rng: random.Random, tag: str, count: int) -> list[str]:
@@ -82,15 +83,15 @@ def run(*args: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def build(tmp_path: Path, stored: Path) -> dict[str, Path]:
-    """The same files in a version 3, 4, 5 and 6 corpus (made as older samecodes made
-    them) and a version 7 one."""
+    """The same files in a version 3, 4, 5, 6 and 7 corpus (made as older samecodes made
+    them) and a version 8 one."""
     made = {name: tmp_path / f"{name}.db" for name in VERSIONS}
-    for version in (3, 4, 5, 6):
+    for version in (3, 4, 5, 6, 7):
         with legacy_corpus(made[f"v{version}"], version, FragmentOptions()) as old:
             old.sync([str(stored)], WALK)
-    with Corpus.create(made["v7"], fragments=FragmentOptions()) as new:
+    with Corpus.create(made["v8"], fragments=FragmentOptions()) as new:
         new.sync([str(stored)], WALK)
-        assert (new.format_version, new.keeps_text) == (7, True)
+        assert (new.format_version, new.keeps_text) == (8, True)
     return made
 
 
@@ -109,7 +110,7 @@ def test_match_and_match_fragments_give_the_same_lines_as_older_corpora(tmp_path
         assert outputs[0].count(b"\n") >= 4
 
 
-def test_a_version_7_corpus_is_smallest_and_older_ones_are_still_written(tmp_path):
+def test_a_version_8_corpus_is_smallest_and_older_ones_are_still_written(tmp_path):
     stored, queries = make_tree(tmp_path, 2)
     made = build(tmp_path, stored)
     with Corpus.open(made["v3"]) as old:  # written as it was made: records, shingles
@@ -121,7 +122,7 @@ def test_a_version_7_corpus_is_smallest_and_older_ones_are_still_written(tmp_pat
         old.remove([str(sorted(stored.iterdir())[1])])
         assert old.check() == []
         assert old.stats()["fragment_record_bytes"] > 0
-    for version in (4, 5, 6, 7):  # each written as it was made
+    for version in (4, 5, 6, 7, 8):  # each written as it was made
         with Corpus.open(made[f"v{version}"]) as new:
             assert new.format_version == version
             assert len(new.sync([str(stored)], WALK).updated) == 1
@@ -131,7 +132,8 @@ def test_a_version_7_corpus_is_smallest_and_older_ones_are_still_written(tmp_pat
             assert not names & {"fragments", "prefixes"}
             blocks = {"prefix_blocks", "fragment_blocks"}
             tables = {4: {"prefix_keys", "fragment_index"}, 5: blocks, 6: blocks, 7: blocks}
-            assert ("text_dictionary" in names) == (version == 7)
+            tables[8] = blocks
+            assert ("text_dictionary" in names) == (version >= 7)
             assert tables[version] <= names
             assert not tables[4 if version > 4 else 5] & names
     for name in made.values():
@@ -150,19 +152,19 @@ def test_a_version_7_corpus_is_smallest_and_older_ones_are_still_written(tmp_pat
 def test_a_damaged_text_is_reported_and_never_matched(tmp_path):
     stored, _queries = make_tree(tmp_path, 3)
     made = build(tmp_path, stored)
-    with contextlib.closing(sqlite3.connect(made["v7"])) as db, db:
+    with contextlib.closing(sqlite3.connect(made["v8"])) as db, db:
         (packed,) = db.execute("SELECT text FROM files WHERE id = 1").fetchone()
         db.execute("UPDATE files SET text = ? WHERE id = 1", (packed[:-4] + b"\0\0\0\0",))
-    with Corpus.open(made["v7"], readonly=True) as corpus:
+    with Corpus.open(made["v8"], readonly=True) as corpus:
         assert any("checksum" in problem for problem in corpus.check())
         with pytest.raises(IndexCorruptError):
             corpus.stored_fragments(1)
 
 
-def test_sha256_is_a_lookup_in_a_version_7_corpus(tmp_path):
+def test_sha256_is_a_lookup_in_a_version_8_corpus(tmp_path):
     stored, _ = make_tree(tmp_path, 4)
     made = build(tmp_path, stored)
-    with Corpus.open(made["v7"], readonly=True) as corpus:
+    with Corpus.open(made["v8"], readonly=True) as corpus:
         (sha,) = [f.sha256 for f in corpus.files()][:1]
         plan = " ".join(
             str(row)
@@ -327,7 +329,7 @@ def test_a_packed_text_must_be_bytes() -> None:
         unpack_text(b"not zlib", "a.py")
 
 
-@pytest.mark.parametrize("version", ["v5", "v6", "v7"])
+@pytest.mark.parametrize("version", ["v5", "v6", "v8"])
 @pytest.mark.parametrize("table", ["prefix_blocks", "fragment_blocks"])
 def test_a_damaged_block_is_reported_and_never_matched(tmp_path, table, version):
     stored, _queries = make_tree(tmp_path, 5)
@@ -349,8 +351,8 @@ def test_a_damaged_block_is_reported_and_never_matched(tmp_path, table, version)
             matching[table]()
 
 
-@pytest.mark.parametrize("old_version", ["v4", "v5", "v6"])
-def test_an_older_corpus_converts_to_version_7_without_its_files(tmp_path, old_version):
+@pytest.mark.parametrize("old_version", ["v4", "v5", "v6", "v7"])
+def test_an_older_corpus_converts_to_version_8_without_its_files(tmp_path, old_version):
     stored, queries = make_tree(tmp_path, 6)
     made = build(tmp_path, stored)
     kept = tmp_path / "kept"
@@ -359,10 +361,10 @@ def test_an_older_corpus_converts_to_version_7_without_its_files(tmp_path, old_v
     done = run("index", "convert", str(converted), "--db", str(made[old_version]))
     assert done.returncode == 0, done.stderr
     assert b"12 files stored in" in done.stderr
-    assert b"(format version 7)" in done.stderr
+    assert b"(format version 8)" in done.stderr
     kept.rename(stored)
     outputs = []
-    for db in (made[old_version], made["v7"], converted):
+    for db in (made[old_version], made["v8"], converted):
         for extra in ([], ["--fragments"]):
             done = run("match", str(queries), "--db", str(db), "--format", "jsonl", "-q",
                        "--no-gitignore", *extra)  # fmt: skip
@@ -370,10 +372,10 @@ def test_an_older_corpus_converts_to_version_7_without_its_files(tmp_path, old_v
     assert outputs[0] == outputs[2] == outputs[4]
     assert outputs[1] == outputs[3] == outputs[5]
     with Corpus.open(converted) as new, Corpus.open(made[old_version], readonly=True) as old:
-        assert (new.format_version, new.fragments) == (7, old.fragments)
+        assert (new.format_version, new.fragments) == (8, old.fragments)
         # its texts packed again, against a dictionary of the old corpus's texts
         assert new._dictionary
-        assert not old._dictionary
+        assert bool(old._dictionary) is (old_version == "v7")
         (header,) = new._run("SELECT substr(text, 1, 2) FROM files LIMIT 1").fetchone()
         assert header[1] & 0x20  # zlib's FDICT
         assert list(new.files()) == list(old.files())  # paths, sizes, times, SHA-256
@@ -399,25 +401,35 @@ def bulk_tree(root: Path, seed: int) -> Path:
 
 def test_each_version_of_the_corpus_is_smaller_than_the_one_before(tmp_path):
     stored = bulk_tree(tmp_path / "stored", 7)
-    sizes, texts = {}, {}
-    for version in (4, 5, 6, 7):
+    sizes, texts, blocks = {}, {}, {}
+    for version in (4, 5, 6, 7, 8):
         path = tmp_path / f"v{version}.db"
-        if version < 7:
+        if version < 8:
             made = legacy_corpus(path, version, FragmentOptions())
         else:
             made = Corpus.create(path, fragments=FragmentOptions())
         with made as corpus:
             corpus.sync([str(stored)], WALK)
             assert corpus.format_version == version
+            corpus.compact()  # every posting in a block
         with contextlib.closing(sqlite3.connect(path)) as db:
             db.execute("VACUUM")
             (texts[version],) = db.execute("SELECT sum(length(text)) FROM files").fetchone()
+            if version >= 5:
+                (blocks[version],) = db.execute(
+                    "SELECT (SELECT sum(length(data)) FROM prefix_blocks) + "
+                    "(SELECT sum(length(data)) FROM fragment_blocks)"
+                ).fetchone()
         sizes[version] = os.path.getsize(path)
     assert sizes[6] < sizes[5] < sizes[4]  # (by how much: docs/benchmarks.rst)
     # version 7's texts are smaller; its dictionary costs at most 32 KiB once, more than
     # these 300 small texts save (some 32 bytes each; on 2,000 files of 7 KB, 528 each)
     assert texts[7] < texts[6] == texts[5]
     assert sizes[7] - DICTIONARY_BYTES < sizes[6]
+    # version 8's blocks are smaller, its texts the same
+    assert blocks[8] < blocks[7] == blocks[6] < blocks[5]
+    assert texts[8] == texts[7]
+    assert sizes[8] < sizes[7]
 
 
 def test_compact_folds_pending_postings_and_answers_the_same(tmp_path):

@@ -55,7 +55,7 @@ def test_lsh_corpus_answers_exactly_and_finds_the_pairs(tmp_path, scheme):
     with Corpus.open(path, readonly=True) as corpus:
         assert corpus.lsh == lsh
         stats = corpus.stats()
-        assert (stats["format_version"], stats["candidates"]) == (7, "lsh")
+        assert (stats["format_version"], stats["candidates"]) == (8, "lsh")
         assert stats["lsh"] == lsh.to_dict()
         for t in (Fraction(7, 10), Fraction(9, 10)):
             got = {(p.a, p.b, p.shared) for p in corpus.match(queries, t)}
@@ -178,7 +178,7 @@ def test_check_finds_damaged_lsh_rows(tmp_path, statement, problem):
         ("1", json.dumps(LSHSettings().to_dict()), "version 1 corpus has no LSH"),
         ("2", '{"scheme": "md5"}', "metadata is refused"),
         ("3", None, "lacks fragments"),
-        ("8", None, "format version 8; this samecode reads versions 1, 2, 3, 4, 5, 6, 7"),
+        ("9", None, "format version 9; this samecode reads versions 1, 2, 3, 4, 5, 6, 7, 8"),
     ],
 )
 def test_metadata_of_another_version_or_kind_is_refused(tmp_path, version, lsh, message):
@@ -199,7 +199,7 @@ def test_metadata_of_another_version_or_kind_is_refused(tmp_path, version, lsh, 
 def test_a_prefix_corpus_is_made_as_version_7(tmp_path):
     with Corpus.create(tmp_path / "c.db") as corpus:
         stats = corpus.stats()
-        assert (stats["format_version"], stats["candidates"]) == (7, "prefix")
+        assert (stats["format_version"], stats["candidates"]) == (8, "prefix")
         assert "prefix_rows" in stats
 
 

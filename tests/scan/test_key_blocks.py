@@ -1,6 +1,6 @@
-"""Postings packed in blocks (format version 5's key tables, and version 6's, packed)
-hold exactly what was added and not removed, whatever the order of the changes, the
-batches and the runs of one key."""
+"""Postings packed in blocks (format version 5's key tables, version 6's, packed, and
+version 8's, packed in buckets) hold exactly what was added and not removed, whatever the
+order of the changes, the batches and the runs of one key."""
 
 from __future__ import annotations
 
@@ -12,8 +12,15 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_bucket_blocks import brute_bytes
 
-from samecode.corpus.key_blocks import BLOCK_BYTES, FOLD_SHARE, PACKED_FOLD_SHARE, KeyBlocks
+from samecode.corpus.key_blocks import (
+    BLOCK_BYTES,
+    BUCKET_FOLD_SHARE,
+    FOLD_SHARE,
+    PACKED_FOLD_SHARE,
+    KeyBlocks,
+)
 from samecode.errors import SamecodeValueError
 from samecode.hamming.sqlite import IndexCorruptError
 from samecode.store.file import Statements, StoreFile
@@ -48,8 +55,13 @@ def closed() -> Iterator[None]:
         Db.opened.pop().connection.close()
 
 
-def made(key_bytes: int, packed: bool = False) -> tuple[KeyBlocks, Db]:
-    blocks, db = KeyBlocks("postings", key_bytes, packed=packed), Db()
+#: How a table's blocks are kept: not packed, packed, packed in buckets.
+LAYOUTS = ["blocks", "packed", "buckets"]
+
+
+def made(key_bytes: int, layout: str = "blocks") -> tuple[KeyBlocks, Db]:
+    packed, buckets = layout != "blocks", layout == "buckets"
+    blocks, db = KeyBlocks("postings", key_bytes, packed=packed, buckets=buckets), Db()
     for statement in blocks.tables():
         db.run(statement)
     return blocks, db
@@ -72,7 +84,9 @@ def check_against(blocks: KeyBlocks, db: Db, held: set[tuple[int, int]]) -> None
     # a posting added again while held is pending and in a block until the next fold
     assert blocks.count(db) == len(folded) + pending >= len(held)  # type: ignore[arg-type]
     assert pending < blocks.fold_share * len(every)  # folded once there are enough
-    assert blocks.fold_share == (PACKED_FOLD_SHARE if blocks.packed else FOLD_SHARE)
+    shares = {(False, False): FOLD_SHARE, (True, False): PACKED_FOLD_SHARE}
+    shares[True, True] = BUCKET_FOLD_SHARE
+    assert blocks.fold_share == shares[blocks.packed, blocks.buckets]
     for block in every:
         assert block.postings == sorted(block.postings)
         assert all(
@@ -84,7 +98,10 @@ def check_against(blocks: KeyBlocks, db: Db, held: set[tuple[int, int]]) -> None
     rows = db.run("SELECT key, file, length(data), substr(data, 1, 1) FROM postings")
     for key, file, size, head in rows.fetchall():
         assert size <= BLOCK_BYTES
-        if blocks.packed and size:  # the fewest whole bytes its postings need
+        if blocks.buckets and size:  # the fewest bytes its postings need in buckets
+            block = by_start[(key + (2**63 if blocks._wide else 0)) << 32 | file]
+            assert size == brute_bytes(block.postings, blocks._key_bytes)
+        elif blocks.packed and size:  # the fewest whole bytes its postings need
             block = by_start[(key + (2**63 if blocks._wide else 0)) << 32 | file]
             keys = [p >> 32 for p in block.postings]
             # the bytes of a key below those its first and last keys share, 1 at least
@@ -112,9 +129,9 @@ changes = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from([4, 8]), st.booleans(), changes)
-def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, packed, steps):
-    blocks, db = made(key_bytes, packed)
+@given(st.sampled_from([4, 8]), st.sampled_from(LAYOUTS), changes)
+def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, layout, steps):
+    blocks, db = made(key_bytes, layout)
     held: set[tuple[int, int]] = set()
     for change, part in steps:
         if key_bytes == 8:  # keys over all 64 bits
@@ -132,13 +149,13 @@ def test_the_blocks_hold_what_was_added_and_not_removed(key_bytes, packed, steps
         check_against(blocks, db, held)
 
 
-@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("key_bytes", [4, 8])
-def test_large_batches_of_changes_against_brute_force(key_bytes, packed):
+def test_large_batches_of_changes_against_brute_force(key_bytes, layout):
     import random
 
     rng = random.Random(key_bytes)
-    blocks, db = made(key_bytes, packed)
+    blocks, db = made(key_bytes, layout)
     held: set[tuple[int, int]] = set()
     for step in range(12):
         keys = [
@@ -156,15 +173,15 @@ def test_large_batches_of_changes_against_brute_force(key_bytes, packed):
         check_against(blocks, db, held)
 
 
-@pytest.mark.parametrize("packed", [False, True])
-def test_a_key_of_many_files_is_cut_across_blocks_and_one_more_rewrites_one(packed):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_key_of_many_files_is_cut_across_blocks_and_one_more_rewrites_one(layout):
     # A fingerprint a thousand files select: no block over the limit, and adding a file
     # to it writes one block, not all of them.
-    blocks, db = made(8, packed)
+    blocks, db = made(8, layout)
     key = 2**63 + 5
     blocks.add(db, [key << 32 | file for file in range(1, 1001)])  # type: ignore[arg-type]
     count = len(list(blocks.blocks(db)))  # type: ignore[arg-type]
-    assert count >= 1000 * (3 if packed else 12) // BLOCK_BYTES
+    assert count >= 1000 * (3 if blocks.packed else 12) // BLOCK_BYTES
     db.writes = 0
     blocks.add(db, [key << 32 | 1001])  # type: ignore[arg-type]
     assert db.writes == 0  # pending
@@ -188,9 +205,9 @@ def test_bad_values_are_refused_with_the_rule():
     assert KeyBlocks.check_file(2**32 - 1) == 2**32 - 1
 
 
-@pytest.mark.parametrize("packed", [False, True])
-def test_a_damaged_block_is_never_read(packed):
-    blocks, db = made(4, packed)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_damaged_block_is_never_read(layout):
+    blocks, db = made(4, layout)
     blocks.add(db, [7 << 32 | file for file in range(1, 50)])  # type: ignore[arg-type]
     ((data,),) = db.run("SELECT data FROM postings WHERE length(data) > 0").fetchall()
     flipped = data[:-1] + bytes([data[-1] ^ 1])  # a file id changed: bytes all the same
@@ -213,11 +230,11 @@ HALVES = st.sampled_from([0, 1, 2, 3, 2**32 - 1])
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from([4, 8]),
-    st.booleans(),
+    st.sampled_from(LAYOUTS),
     st.lists(st.lists(st.tuples(HALVES, HALVES, HALVES), min_size=1, max_size=300), max_size=6),
 )
-def test_a_key_is_found_only_where_it_stands(key_bytes, packed, batches):
-    blocks, db = made(key_bytes, packed)
+def test_a_key_is_found_only_where_it_stands(key_bytes, layout, batches):
+    blocks, db = made(key_bytes, layout)
     held: set[tuple[int, int]] = set()
     every = [high << 32 | low if key_bytes == 8 else low for high in range(4) for low in range(4)]
     for number, batch in enumerate(batches):
@@ -336,7 +353,7 @@ def test_runs_and_gaps_of_blocks_fold_and_remove_as_brute_force(key_bytes, runs,
 def test_a_packed_block_of_impossible_widths_is_refused_though_its_crc_holds(data):
     import zlib
 
-    blocks, db = made(4, packed=True)
+    blocks, db = made(4, "packed")
     blocks.fold(db, [7 << 32 | 1])  # type: ignore[arg-type]
     assert blocks.files(db, [7]) == {7: [1]}  # type: ignore[arg-type]
     crc = zlib.crc32(data, zlib.crc32(b"0"))  # the first block's start, 0
@@ -347,6 +364,34 @@ def test_a_packed_block_of_impossible_widths_is_refused_though_its_crc_holds(dat
         blocks.postings(db)  # type: ignore[arg-type]
 
 
-def test_packed_is_a_bool():
+def test_packed_and_buckets_are_bools():
     with pytest.raises(TypeError, match="packed must be True or False; got"):
         KeyBlocks("postings", 4, packed=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="buckets must be True or False; got"):
+        KeyBlocks("postings", 4, buckets="yes")  # type: ignore[arg-type]
+    assert KeyBlocks("postings", 4, buckets=True).packed
+
+
+@pytest.mark.parametrize("key_bytes", [4, 8])
+def test_a_fold_of_the_whole_key_range_fills_blocks_in_buckets(key_bytes):
+    # the first fold's postings span every key: blocks are cut by the buckets of their
+    # first postings (two low bytes of a 4-byte key here, six of an 8-byte one), not by
+    # the widths all of them need (every byte): fewer, smaller blocks than packed ones
+    import random
+
+    rng = random.Random(key_bytes)
+    keys = {rng.getrandbits(8 * key_bytes) for _ in range(100_000)}
+    postings = sorted(key << 32 | rng.randint(1, 2000) for key in keys)
+    sizes = {}
+    for layout in ("packed", "buckets"):
+        blocks, db = made(key_bytes, layout)
+        blocks.fold(db, postings)  # type: ignore[arg-type]
+        assert blocks.postings(db) == postings  # type: ignore[arg-type]
+        rows = db.run("SELECT data FROM postings WHERE length(data) > 0").fetchall()
+        assert max(len(data) for (data,) in rows) <= BLOCK_BYTES
+        sizes[layout] = (len(rows), sum(len(data) for (data,) in rows))
+        if layout == "buckets":
+            assert {data[0] >> 4 for (data,) in rows} == {key_bytes - 2}
+    (packed_blocks, packed_bytes), (bucket_blocks, bucket_bytes) = sizes.values()
+    assert bucket_bytes < packed_bytes * (0.9 if key_bytes == 4 else 0.95)
+    assert bucket_blocks < packed_blocks * 0.92

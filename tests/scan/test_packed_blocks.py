@@ -4,6 +4,8 @@ files need."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +31,51 @@ def postings_of(key_bytes: int) -> st.SearchStrategy[list[int]]:
     )
 
 
+def a_part(data: st.DataObject, layout: Any) -> tuple[int, list[int], packed.Columns, int]:
+    """Key bytes, sorted postings (some), their columns and a block's room in bytes,
+    drawn, once a part of them cut out of their columns by ``layout`` (a module of
+    blocks) has been checked to be the block of its postings."""
+    key_bytes = data.draw(st.sampled_from([4, 8]))
+    postings = data.draw(postings_of(key_bytes).filter(bool))
+    held = packed.columns(postings, key_bytes)
+    low = data.draw(st.integers(0, len(postings) - 1))
+    high = data.draw(st.integers(low, len(postings)))
+    part = layout.pack_part(postings, held, low, high, key_bytes)
+    assert part == layout.pack(postings[low:high], key_bytes)
+    return key_bytes, postings, held, data.draw(st.integers(64, 2000))
+
+
+def reads_back(layout: Any, block: bytes, postings: list[int], key_bytes: int) -> bool:
+    """Whether ``block`` of the sorted ``postings``, made by ``layout`` (a module of
+    blocks), holds any, once checked to be sound, to give them back and to count them
+    (an empty block is no bytes)."""
+    assert not layout.misshapen(block, key_bytes)
+    assert read_back(layout.unpack(block, key_bytes), key_bytes) == postings
+    if not postings:
+        assert block == b""
+        return False
+    assert layout.count(len(block), block[:2], key_bytes) == len(postings)
+    return True
+
+
+def files_by_key(postings: list[int]) -> dict[int, list[int]]:
+    """Each key of the sorted ``postings`` and its files, ascending."""
+    by_key: dict[int, list[int]] = {}
+    for posting in postings:
+        by_key.setdefault(posting >> 32, []).append(posting & (2**32 - 1))
+    return by_key
+
+
+def read_back(unpacked: tuple[Any, Any], key_bytes: int) -> list[int]:
+    """The postings of a block's :func:`unpack` (of either layout)."""
+    keys, files = unpacked
+    if key_bytes == 4:
+        assert files is None
+        return keys.tolist()  # type: ignore[no-any-return]
+    assert files is not None
+    return [k << 32 | f for k, f in zip(keys, files)]
+
+
 def drawn(data: st.DataObject) -> tuple[int, list[int], bytes]:
     """Key bytes, sorted postings and their block."""
     key_bytes = data.draw(st.sampled_from([4, 8]))
@@ -40,18 +87,8 @@ def drawn(data: st.DataObject) -> tuple[int, list[int], bytes]:
 @given(st.data())
 def test_a_block_holds_its_postings_in_the_fewest_bytes(data):
     key_bytes, postings, block = drawn(data)
-    assert not packed.misshapen(block, key_bytes)
-    keys, files = packed.unpack(block, key_bytes)
-    if key_bytes == 4:
-        assert files is None
-        assert keys.tolist() == postings
-    else:
-        assert files is not None
-        assert [k << 32 | f for k, f in zip(keys, files)] == postings
-    if not postings:
-        assert block == b""
+    if not reads_back(packed, block, postings, key_bytes):
         return
-    assert packed.count(len(block), block[:1], key_bytes) == len(postings)
     first, last = postings[0] >> 32, postings[-1] >> 32
     # the key width: the bytes below those the first and last keys share
     below = next(w for w in range(1, key_bytes + 1) if first >> 8 * w == last >> 8 * w)
@@ -64,9 +101,7 @@ def test_a_block_holds_its_postings_in_the_fewest_bytes(data):
 @given(st.data())
 def test_a_key_is_found_with_its_files_and_no_other(data):
     key_bytes, postings, block = drawn(data)
-    by_key: dict[int, list[int]] = {}
-    for posting in postings:
-        by_key.setdefault(posting >> 32, []).append(posting & (2**32 - 1))
+    by_key = files_by_key(postings)
     top = 2 ** (8 * key_bytes) - 1
     asked = set(by_key) | {0, top} | {k + d for k in by_key for d in (-1, 1, 256, 1 << 32)}
     for key in asked:
@@ -77,14 +112,7 @@ def test_a_key_is_found_with_its_files_and_no_other(data):
 @settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_parts_cut_out_of_the_columns_are_the_blocks_of_their_postings(data):
-    key_bytes = data.draw(st.sampled_from([4, 8]))
-    postings = data.draw(postings_of(key_bytes).filter(bool))
-    held = packed.columns(postings, key_bytes)
-    low = data.draw(st.integers(0, len(postings) - 1))
-    high = data.draw(st.integers(low, len(postings)))
-    part = packed.pack_part(postings, held, low, high, key_bytes)
-    assert part == packed.pack(postings[low:high], key_bytes)
-    room = data.draw(st.integers(64, 2000))
+    key_bytes, postings, held, room = a_part(data, packed)
     most = packed.most(postings, held, key_bytes, room)
     assert len(packed.pack(postings[: min(most, len(postings))], key_bytes)) <= room
 

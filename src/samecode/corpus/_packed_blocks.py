@@ -33,13 +33,17 @@ __all__ = [
     "count",
     "file_width",
     "files_of",
+    "filled",
     "key_width",
     "misshapen",
     "most",
+    "narrowed",
     "pack",
     "pack_part",
+    "run_files",
     "run_of",
     "unpack",
+    "widened",
 ]
 
 _FILE_BITS = 32
@@ -111,8 +115,8 @@ def pack_part(postings: list[int], held: Columns, low: int, high: int, key_bytes
     return (
         bytes([width << 4 | widest])
         + shared
-        + _narrowed(keys[low * key_step : high * key_step], key_step, width)
-        + _narrowed(own, file_step, widest)
+        + narrowed(keys[low * key_step : high * key_step], key_step, width)
+        + narrowed(own, file_step, widest)
     )
 
 
@@ -162,11 +166,20 @@ def unpack(data: bytes, key_bytes: int) -> tuple[array[int], array[int] | None]:
         values[low + byte :: 8] = data[begin + byte : end : width]
     for byte in range(key_bytes - width):  # the high bytes, the same in each
         values[low + width + byte :: 8] = data[1 + byte : 2 + byte] * held
+    return filled(keys, files, values, data[end:], widest)
+
+
+def filled(
+    keys: array[int], files: array[int] | None, values: bytearray, own: bytes, widest: int
+) -> tuple[array[int], array[int] | None]:
+    """``keys`` and ``files`` (empty) of a block's postings: its ``values`` (8 bytes each,
+    their keys' bytes in) with, for 4-byte keys (``files`` ``None``), the files' bytes
+    ``own`` (``widest`` each) in their low bytes, or ``files`` of them."""
     if files is None:
         for byte in range(widest):
-            values[byte::8] = data[end + byte :: widest]
+            values[byte::8] = own[byte::widest]
     else:
-        files.frombytes(_widened(data[end:], widest, 4))
+        files.frombytes(widened(own, widest, 4))
     keys.frombytes(values)
     if not _LITTLE:  # pragma: no cover - big-endian machines
         keys.byteswap()
@@ -198,11 +211,17 @@ def files_of(data: bytes, key: int, key_bytes: int) -> list[int]:
     if found is None:
         return []
     at, after = found
-    first, last = (at - begin) // width * widest, (after - begin) // width * widest
+    return run_files(data, end, (at - begin) // width, (after - begin) // width, widest)
+
+
+def run_files(data: bytes, end: int, first: int, last: int, widest: int) -> list[int]:
+    """The files of the postings ``first`` to ``last`` (by their place) of a block whose
+    files, each of ``widest`` bytes, start at ``end`` of its ``data``."""
+    first, last = end + first * widest, end + last * widest
     if last - first == widest:  # one file: most keys' (prefix keys, fingerprints)
-        return [int.from_bytes(data[end + first : end + last], "little")]
+        return [int.from_bytes(data[first:last], "little")]
     files = array("I")
-    files.frombytes(_widened(data[end + first : end + last], widest, 4))
+    files.frombytes(widened(data[first:last], widest, 4))
     if not _LITTLE:  # pragma: no cover - big-endian machines
         files.byteswap()
     return files.tolist()
@@ -223,7 +242,7 @@ def run_of(data: bytes, pattern: bytes, begin: int, end: int, width: int) -> tup
     return at, after
 
 
-def _widened(data: bytes, width: int, wide: int) -> bytearray:
+def widened(data: bytes, width: int, wide: int) -> bytearray:
     """Little-endian values of ``width`` bytes each, as values of ``wide`` bytes each: a
     slice of the bytes per byte of a value."""
     out = bytearray(len(data) // width * wide)
@@ -232,7 +251,7 @@ def _widened(data: bytes, width: int, wide: int) -> bytearray:
     return out
 
 
-def _narrowed(data: bytes, wide: int, width: int) -> bytes:
+def narrowed(data: bytes, wide: int, width: int) -> bytes:
     """The low ``width`` bytes of each little-endian value of ``wide`` bytes in ``data``
     (values below ``2 ** (8 * width)``; ``data`` may start within its first value, as
     long as it holds ``wide`` bytes from each)."""

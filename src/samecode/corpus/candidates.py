@@ -10,10 +10,13 @@ stored files, and probes them for a query's shingles. Two are built in:
   shingles.
 * :class:`KeyIndex` (format version 4): the same prefixes, as 32-bit keys in one
   b-tree ``(key, file)``: about 12 to 17 bytes a row.
-* :class:`PackedKeyIndex` (format version 6): the same blocks, packed (the high bytes
-  of a block's keys once, each key's low bytes and each file in the fewest whole bytes);
 * :class:`BlockKeyIndex` (format version 5): the same keys, packed in blocks
   (:mod:`samecode.corpus.key_blocks`): 8 bytes a key.
+* :class:`PackedKeyIndex` (format version 6): the same blocks, packed (the high bytes
+  of a block's keys once, each key's low bytes and each file in the fewest whole bytes):
+  some 5 bytes a key.
+* :class:`BucketKeyIndex` (format version 8): the same blocks, packed in buckets (fewer
+  low bytes of each key, counted by the bytes above them): some 4 bytes a key.
 * :class:`BandIndex` (format version 2): every file's MinHash signature and its LSH
   buckets (:mod:`samecode.minhash.lsh`): a fixed few hundred bytes a file, but a pair LSH
   does not propose is missed.
@@ -43,6 +46,7 @@ from samecode.store.file import IndexCorruptError, Statements, signed64, unsigne
 __all__ = [
     "BandIndex",
     "BlockKeyIndex",
+    "BucketKeyIndex",
     "CandidateIndex",
     "KeyIndex",
     "PackedKeyIndex",
@@ -297,11 +301,13 @@ class BlockKeyIndex(KeyIndex):
     file_tables: ClassVar[tuple[str, ...]] = ()
     #: Whether its blocks are packed (:class:`~samecode.corpus.key_blocks.KeyBlocks`).
     packed: ClassVar[bool] = False
+    #: Whether they are packed in buckets.
+    buckets: ClassVar[bool] = False
 
     def __init__(self, lowest: Fraction) -> None:
         super().__init__(lowest)
         # its own: it keeps counts
-        self._blocks = KeyBlocks("prefix_blocks", 4, packed=self.packed)
+        self._blocks = KeyBlocks("prefix_blocks", 4, packed=self.packed, buckets=self.buckets)
 
     @staticmethod
     def _key(shingle: int) -> int:
@@ -388,6 +394,18 @@ class PackedKeyIndex(BlockKeyIndex):
     packed: ClassVar[bool] = True
 
 
+class BucketKeyIndex(PackedKeyIndex):
+    """:class:`PackedKeyIndex` with its blocks packed in buckets (format version 8,
+    :class:`~samecode.corpus.key_blocks.KeyBlocks` with ``buckets``): fewer low bytes of
+    each key, counted by the bytes above them, some 4 bytes a key and file in a corpus of
+    fewer than 65,536 files where version 6 takes 5, found as fast. As exact as
+    :class:`KeyIndex`.
+    """
+
+    version = "8"
+    buckets: ClassVar[bool] = True
+
+
 class BandIndex(CandidateIndex):
     """Every file's MinHash signature and its LSH buckets: a fixed few rows per file
     rather than a share of its shingles, at the cost of the pairs LSH does not propose
@@ -468,14 +486,17 @@ class BandIndex(CandidateIndex):
 
 
 def candidate_index(
-    lowest: Fraction, lsh: LSHSettings | None, version: str = "6"
+    lowest: Fraction, lsh: LSHSettings | None, version: str = "8"
 ) -> CandidateIndex:
-    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (packed blocks
-    of short keys in version 6, blocks in version 5, short keys in rows in version 4,
-    whole shingles in versions 1 and 3), or LSH bands by ``lsh`` where given.
+    """Prefixes for ``lowest`` as a corpus of format ``version`` keeps them (blocks of
+    short keys packed in buckets in version 8, packed in version 6, blocks in version 5,
+    short keys in rows in version 4, whole shingles in versions 1 and 3), or LSH bands by
+    ``lsh`` where given.
 
     >>> from fractions import Fraction
     >>> type(candidate_index(Fraction(4, 5), None)).__name__
+    'BucketKeyIndex'
+    >>> type(candidate_index(Fraction(4, 5), None, "6")).__name__
     'PackedKeyIndex'
     >>> type(candidate_index(Fraction(4, 5), None, "5")).__name__
     'BlockKeyIndex'
@@ -486,6 +507,8 @@ def candidate_index(
     """
     if lsh is not None:
         return BandIndex(lsh)
+    if version == BucketKeyIndex.version:
+        return BucketKeyIndex(lowest)
     if version == PackedKeyIndex.version:
         return PackedKeyIndex(lowest)
     if version == BlockKeyIndex.version:

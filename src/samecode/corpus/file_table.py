@@ -2,7 +2,7 @@
 
 A row holds a file's path (text, or its bytes for a name that is not UTF-8), size,
 modification time, SHA-256, token count, shingle count and, in a corpus of format version
-4 to 7, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
+4 to 8, its bytes compressed (:func:`~samecode.corpus.records.pack_text`; its shingles made
 again from them, the bytes checked against the SHA-256 first), or its ascending shingles
 as one blob of 8-byte little-endian values (versions 1 to 3, and a document added without
 its bytes), and a CRC-32 of all of them: a row that fails it is never used.
@@ -40,7 +40,7 @@ FILES_TABLE = (
     "tokens INTEGER NOT NULL, count INTEGER NOT NULL, "
     "shingles BLOB NOT NULL, crc INTEGER NOT NULL)"
 )
-#: The statements that make it in a corpus of format version 4 to 7: each row keeps the
+#: The statements that make it in a corpus of format version 4 to 8: each row keeps the
 #: file's bytes, compressed, in ``text`` (and no shingles), or, for a document added
 #: without its bytes, ``text`` NULL and its shingles; SHA-256 indexed.
 FILES_TABLES = (
@@ -121,7 +121,7 @@ def _crc(
 class FileTable(StoreFile):
     """A store whose ``files`` table holds a checked row per file (see the module).
 
-    Where rows keep the file's text (:attr:`_keeps_text`, format versions 4 to 7), its
+    Where rows keep the file's text (:attr:`_keeps_text`, format versions 4 to 8), its
     shingles are made again from it by :attr:`_shingling` when they are read; in version
     7 a text may be compressed against the corpus's :attr:`_dictionary`
     (:mod:`samecode.corpus.text_dictionary`).
@@ -130,7 +130,7 @@ class FileTable(StoreFile):
     _keeps_text = False
     _shingling = Shingling()
     _dictionary = b""
-    #: Whether its format keeps a dictionary (version 7: a ``text_dictionary`` table).
+    #: Whether its format keeps a dictionary (versions 7 and 8: a ``text_dictionary`` table).
     _has_dictionary = False
 
     def _held_dictionary(self, packed: bytes) -> bytes:
@@ -237,7 +237,7 @@ class FileTable(StoreFile):
         return None if row is None else StoredFile(_py_path(row[0]), *row[1:])
 
     def stored_text(self, path: str) -> Text | None:
-        """The text the corpus keeps of ``path`` (format versions 4 to 7: its bytes, checked
+        """The text the corpus keeps of ``path`` (format versions 4 to 8: its bytes, checked
         against their SHA-256), or ``None`` if it holds no such file or keeps no texts.
 
         :raises IndexCorruptError: if the entry fails its checks.
@@ -254,7 +254,7 @@ class FileTable(StoreFile):
         files (ascending): the files byte-identical to a query.
 
         Runtime complexity: a look-up per SHA-256 where the column is indexed (format
-        versions 4 to 7), else one pass over the files' rows.
+        versions 4 to 8), else one pass over the files' rows.
         """
         wanted = sorted(set(sha256s))
         found: dict[str, list[int]] = {}

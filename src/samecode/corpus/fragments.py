@@ -485,7 +485,7 @@ def _first(clone: FragmentClass) -> tuple[str, int]:
 
 
 def stored_texts(corpus: Corpus, result: FragmentResult) -> dict[str, Text]:
-    """The texts a corpus keeps (format versions 4 to 7) of the stored files of ``result``'s
+    """The texts a corpus keeps (format versions 4 to 8) of the stored files of ``result``'s
     regions that are not also query files: a page can show them as they were stored,
     wherever the files are now, or whether they are still on disk at all. Empty for a
     corpus that keeps no texts.

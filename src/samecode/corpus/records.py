@@ -228,8 +228,8 @@ class StoredDocument(tuple[Document, bytes, "array[int]", bytes]):
 
 
 def pack_text(data: bytes, dictionary: bytes = b"") -> bytes:
-    """A file's bytes as a corpus of format version 4 to 7 keeps them: zlib-compressed
-    (:func:`unpack_text` gives them back), in version 7 against the corpus's
+    """A file's bytes as a corpus of format version 4 to 8 keeps them: zlib-compressed
+    (:func:`unpack_text` gives them back), in versions 7 and 8 against the corpus's
     ``dictionary`` (:mod:`~samecode.corpus.text_dictionary`), whose strings a text's
     first lines then refer to instead of spelling them out. The zlib stream says whether
     it needs a dictionary, and which (its Adler-32), so a text packed without one reads

@@ -35,7 +35,9 @@ from samecode.text.shingling import Shingling
 
 __all__ = [
     "BLOCKS_VERSION",
+    "BUCKETS_VERSION",
     "DICTIONARY_VERSION",
+    "DICTIONARY_VERSIONS",
     "FRAGMENTS_VERSION",
     "FRAGMENT_KEYS",
     "GIVEN_FRAGMENT_KEYS",
@@ -67,11 +69,16 @@ BLOCKS_VERSION = "5"
 #: bytes).
 PACKED_VERSION = "6"
 #: The format version of a corpus as :data:`PACKED_VERSION`, its texts compressed against
-#: a dictionary of its own (:mod:`samecode.corpus.text_dictionary`): what
-#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+#: a dictionary of its own (:mod:`samecode.corpus.text_dictionary`).
 DICTIONARY_VERSION = "7"
+#: The format version of a corpus as :data:`DICTIONARY_VERSION`, its blocks packed in
+#: buckets (fewer low bytes of each key, counted by the bytes above them): what
+#: :meth:`Corpus.create <samecode.corpus.store.Corpus.create>` makes.
+BUCKETS_VERSION = "8"
 #: The versions that keep every file's text (compressed).
-TEXT_VERSIONS = (TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION, DICTIONARY_VERSION)
+TEXT_VERSIONS = (TEXT_VERSION, BLOCKS_VERSION, PACKED_VERSION, DICTIONARY_VERSION, BUCKETS_VERSION)
+#: The versions whose texts are compressed against the corpus's dictionary.
+DICTIONARY_VERSIONS = (DICTIONARY_VERSION, BUCKETS_VERSION)
 #: The version of the rules a corpus of :data:`TEXT_VERSION` makes a kept text's
 #: shingles and fragments by again (tokenizing, languages, what boilerplate is): a
 #: samecode whose rules differ refuses the corpus, whose keys were made by the others.
@@ -165,7 +172,7 @@ class CorpusSettings:
         included.
 
         >>> dict(CorpusSettings(Shingling(), Fraction(4, 5)).meta())["version"]
-        '7'
+        '8'
         """
         candidates = candidate_index(self.min_threshold, self.lsh)
         recorded = [("candidates", "lsh" if self.lsh is not None else "prefix")]
@@ -173,7 +180,7 @@ class CorpusSettings:
             fragments = recorded_fragments(self.fragments, self.shingling)
             recorded.append(("fragments", json.dumps(fragments, sort_keys=True)))
         return [
-            ("version", DICTIONARY_VERSION),
+            ("version", BUCKETS_VERSION),
             ("shingling", json.dumps(self.shingling.to_dict(), sort_keys=True)),
             ("min_threshold", str(self.min_threshold)),
             *candidates.meta(),

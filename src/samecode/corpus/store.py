@@ -12,16 +12,16 @@ files (:func:`~samecode.scan.join.prefix_candidates`: rarest shingles first, fil
 size and position), so files that share common shingles (a licence header) are not all
 verified against each other, and pairs are reported with their exact similarity.
 
-Cost per file (format version 7, what :meth:`Corpus.create` makes): its bytes,
+Cost per file (format version 8, what :meth:`Corpus.create` makes): its bytes,
 zlib-compressed against the corpus's dictionary (:mod:`~samecode.corpus.text_dictionary`;
 its shingles, to verify a match exactly, are made again from them by the
 corpus's rules, the bytes checked against their SHA-256 first), plus a posting of a 32-bit
-key and the file, some 5 bytes in packed blocks (8 in version 5's), for each of the ``(1
-- min_threshold)`` share of its shingles in the prefix
-(:class:`~samecode.corpus.candidates.PackedKeyIndex`; see :ref:`corpus-bytes` for what a
-file costs on real and generated files). Version 4 kept a row per key (about 13 bytes);
-versions 1 to 3 kept the shingle set (8 bytes a shingle) and prefix rows of whole
-shingles with two indexes: 4 to 5 times the text.
+key and the file, some 4 bytes in blocks packed in buckets (5 in version 6's packed
+blocks, 8 in version 5's), for each of the ``(1 - min_threshold)`` share of its shingles
+in the prefix (:class:`~samecode.corpus.candidates.BucketKeyIndex`; see
+:ref:`corpus-bytes` for what a file costs on real and generated files). Version 4 kept a
+row per key (about 13 bytes); versions 1 to 3 kept the shingle set (8 bytes a shingle)
+and prefix rows of whole shingles with two indexes: 4 to 5 times the text.
 
 A corpus made with ``lsh=LSHSettings(...)`` (:class:`~samecode.minhash.settings.LSHSettings`, format
 version 2) finds candidates by LSH instead: it keeps each file's MinHash signature and
@@ -75,6 +75,7 @@ from samecode.corpus.match import match_by_join, match_each
 from samecode.corpus.records import decode, pack_text
 from samecode.corpus.settings import (
     DICTIONARY_VERSION,
+    DICTIONARY_VERSIONS,
     FRAGMENT_KEYS,
     FRAGMENTS_VERSION,
     PACKED_VERSION,
@@ -132,11 +133,12 @@ __all__ = [
 #: that keeps them as 4 does, its keys' postings in blocks
 #: (:mod:`samecode.corpus.key_blocks`); 6 for one whose blocks are packed (the high bytes
 #: of a block's keys once, each key's low bytes and each file in the fewest whole bytes);
-#: 7, what :meth:`Corpus.create` makes, for one as 6 whose texts are compressed against
-#: a dictionary of its own (:mod:`samecode.corpus.text_dictionary`). Every version
-#: opens, is matched and is written as it was made.
+#: 7 for one as 6 whose texts are compressed against a dictionary of its own
+#: (:mod:`samecode.corpus.text_dictionary`); 8, what :meth:`Corpus.create` makes, for one
+#: as 7 whose blocks are packed in buckets (fewer low bytes of each key, counted by the
+#: bytes above them). Every version opens, is matched and is written as it was made.
 FORMAT = "samecode-corpus"
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 _VERSIONS = ("1", "2", FRAGMENTS_VERSION, *TEXT_VERSIONS)
 #: How shingles are hashed (:mod:`samecode.text.shingling`): token ids are 8-byte BLAKE2b
 #: digests, a shingle is the 64-bit tuple hash of its ids.
@@ -241,7 +243,7 @@ class Corpus(FileTable):
         tables = PACKED_VERSION if meta["version"] == DICTIONARY_VERSION else meta["version"]
         self._candidates = candidate_index(self._min_threshold, self._lsh, tables)
         self._fragment_tables = fragment_tables(self._fragments, tables, self._text)
-        if meta["version"] == DICTIONARY_VERSION:
+        if meta["version"] in DICTIONARY_VERSIONS:
             self._has_dictionary = True
             self._dictionary = self._stored_dictionary()
 
@@ -422,12 +424,12 @@ class Corpus(FileTable):
     @property
     def keeps_text(self) -> bool:
         """Whether it keeps every file's bytes, compressed, and makes its shingles and
-        fragments again from them (format versions 4 to 7), rather than keeping them."""
+        fragments again from them (format versions 4 to 8), rather than keeping them."""
         return self._keeps_text
 
     def text_dictionary(self, paths: Sequence[str]) -> bytes:
         """The dictionary the texts this corpus stores are compressed against
-        (:func:`~samecode.corpus.records.read_stored`'s ``dictionary``; format version 7,
+        (:func:`~samecode.corpus.records.read_stored`'s ``dictionary``; format versions 7 and 8,
         :mod:`~samecode.corpus.text_dictionary`): its own, or, where it has none yet and
         ``paths`` (those about to be stored) are at least
         :data:`~samecode.corpus.text_dictionary.FEWEST_FILES`, one made from the start of
@@ -531,7 +533,7 @@ class Corpus(FileTable):
         :param replacing: by path, an older spelling of the same file whose entry goes in
             the transaction that stores the document.
         :param per_transaction: documents stored per transaction.
-        :param texts: for a corpus that keeps texts (format version 4 to 7), each document's
+        :param texts: for a corpus that keeps texts (format version 4 to 8), each document's
             bytes by path, compressed as :func:`~samecode.corpus.records.read_stored`
             with ``text=True`` gives them (:func:`~samecode.corpus.records.pack_text`,
             against :meth:`text_dictionary` or none;
@@ -549,7 +551,7 @@ class Corpus(FileTable):
         :raises PermissionError: if the corpus was opened read-only.
         :raises IndexLockedError: if another writer holds the lock past the timeout.
         :raises ValueError: for a corpus that stores fragments, a document without its
-            record (its text, in format versions 4 to 7), a record that does not decode, or a
+            record (its text, in format versions 4 to 8), a record that does not decode, or a
             text that is not the document's bytes, unless ``trusted`` (nothing of its batch
             is stored).
         """
@@ -702,7 +704,7 @@ class Corpus(FileTable):
 
     def convert(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> int:
         """Make a corpus of the current format (:data:`FORMAT_VERSION`) at ``path`` that
-        holds what this one holds, from the texts this one keeps (format version 4 to 7;
+        holds what this one holds, from the texts this one keeps (format version 4 to 8;
         the files need not exist): every file under its path, with its size,
         modification time and SHA-256, made by the same settings (shingling,
         ``min_threshold``, LSH, fragments, profile), so that ``match`` and ``match
@@ -769,15 +771,15 @@ class Corpus(FileTable):
 
     def compact(self) -> tuple[int, int]:
         """Fold what the corpus keeps aside for quick writes into its indexes (format
-        versions 5 to 7: the pending postings, into the blocks), then give back the
+        versions 5 to 8: the pending postings, into the blocks), then give back the
         file's free pages (SQLite's ``VACUUM``): the same files and the same answers, from
         fewer bytes, found faster. Return the bytes of the file (and its write-ahead log)
         before and after.
 
         Worth running after adding many files: up to some 16 pending postings a block
-        (32 in packed blocks, versions 6 and 7) are left by :meth:`sync`, which folds
-        them only when there are more (so that each block is rewritten once per some 16
-        or 32 postings it takes).
+        (32 in packed blocks, versions 6 and 7; 48 in buckets, version 8) are left by
+        :meth:`sync`, which folds them only when there are more (so that each block is
+        rewritten once per some 16, 32 or 48 postings it takes).
 
         A corpus of 4 MiB or more is written in pages of 32 KiB where no other
         connection has it open: its files' rows, a few KiB each, then share pages
@@ -1116,7 +1118,7 @@ class Corpus(FileTable):
 
     def stored_fragments(self, file_id: int) -> FileFingerprints:
         """The fragments of stored file ``file_id``, under its stored path: its record
-        decoded, or, in a corpus that keeps texts (format versions 4 to 7), its text
+        decoded, or, in a corpus that keeps texts (format versions 4 to 8), its text
         fingerprinted again by the corpus's options (the same tokens, lines,
         fingerprints and masked ranges).
 

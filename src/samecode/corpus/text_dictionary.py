@@ -1,11 +1,12 @@
-"""A corpus's dictionary: the bytes its texts are compressed against (format version 7).
+"""A corpus's dictionary: the bytes its texts are compressed against (format versions 7
+and 8).
 
 zlib compresses a text by referring back to strings it has already seen; a short text
 has seen little when its first lines come, so it spells them out. A preset dictionary
 (RFC 1950's ``FDICT``) is a string seen before the text starts: where a corpus's files
 share their first lines (imports, licence headers, the names of a project), a text refers
-to them in the dictionary instead. A corpus of format version 7 makes one dictionary when
-a sync first stores :data:`FEWEST_FILES` texts or more, from the first
+to them in the dictionary instead. A corpus of format version 7 or 8 makes one dictionary
+when a sync first stores :data:`FEWEST_FILES` texts or more, from the first
 :data:`SAMPLE_BYTES` of :data:`SAMPLE_FILES` files spread evenly over those it is storing
 (:func:`sample_paths`), keeps it, and compresses every text it stores from then on
 against it (:func:`~samecode.corpus.records.pack_text`; the texts of smaller syncs before
