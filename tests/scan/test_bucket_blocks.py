@@ -96,6 +96,12 @@ def test_a_bucket_of_many_postings_is_last_or_a_wider_width_is_taken():
 SOUND = bytes([0x11, 1, 0, 0, 0, 1, 1, 1, 1, 2])
 
 
+def test_a_block_of_one_byte_counts_no_posting():
+    # damaged (misshapen: the checks report it), it is counted, not read past its end
+    assert buckets.misshapen(b"\x21", 4)
+    assert buckets.count(1, b"\x21", 4) == 0
+
+
 def test_a_sound_block_of_two_buckets_is_read_as_made():
     assert buckets.pack([1 << 32 | 1, 257 << 32 | 2], 4) == SOUND
     assert not buckets.misshapen(SOUND, 4)

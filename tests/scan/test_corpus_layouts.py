@@ -329,7 +329,7 @@ def test_a_packed_text_must_be_bytes() -> None:
         unpack_text(b"not zlib", "a.py")
 
 
-@pytest.mark.parametrize("version", ["v5", "v6", "v8"])
+@pytest.mark.parametrize("version", ["v5", "v6", "v7", "v8"])
 @pytest.mark.parametrize("table", ["prefix_blocks", "fragment_blocks"])
 def test_a_damaged_block_is_reported_and_never_matched(tmp_path, table, version):
     stored, _queries = make_tree(tmp_path, 5)

@@ -182,8 +182,8 @@ def misshapen(data: bytes, key_bytes: int) -> bool:
 
 def count(size: int, head: bytes, key_bytes: int) -> int:
     """How many postings a sound block of ``size`` bytes, its first two bytes ``head``,
-    holds."""
-    if not size:
+    holds (none for a block of one byte: damaged, and reported by the checks)."""
+    if size < 2 or len(head) < 2:
         return 0
     width, widest = head[0] >> 4, head[0] & 15
     return (size - 2 - key_bytes + width - head[1]) // (width + widest)

@@ -139,11 +139,12 @@ def misshapen(data: bytes, key_bytes: int) -> bool:
 
 def count(size: int, head: bytes, key_bytes: int) -> int:
     """How many postings a sound block of ``size`` bytes, its first byte ``head``,
-    holds."""
+    holds (none for a block too short for its widths: damaged, and reported by the
+    checks)."""
     if not size:
         return 0
     keys, files = head[0] >> 4, head[0] & 15
-    return (size - 1 - key_bytes + keys) // (keys + files)
+    return max(0, (size - 1 - key_bytes + keys) // (keys + files))
 
 
 def unpack(data: bytes, key_bytes: int) -> tuple[array[int], array[int] | None]:

@@ -834,8 +834,8 @@ class Corpus(FileTable):
         would write it (where no other connection has it open; see there). Its files'
         rows then share pages from the start: 2,000 generated files of 7,257 bytes with
         fragments cost 7,455 bytes a file as stored, against 8,407 in pages of 4 KiB
-        (:ref:`corpus-bytes`). A small corpus keeps SQLite's pages of 4 KiB, in which
-        its tables' fixed cost, a few pages each, is smaller.
+        (format version 7; :ref:`corpus-bytes-7`). A small corpus keeps SQLite's pages
+        of 4 KiB, in which its tables' fixed cost, a few pages each, is smaller.
 
         :param files: how many files a sync is about to read.
         :param size: their bytes on disk, in all.
