@@ -98,11 +98,14 @@ def _counts(held: Columns, low: int, high: int, width: int, base: int, buckets: 
     if buckets == 1:
         return []
     keys, step = held[0], held[1]
-    below = 256 - (base & 255)
-    turned = keys[low * step + width : high * step : step].translate(
-        _VALUES[below:] + _VALUES[:below]
-    )
+    turned = keys[low * step + width : high * step : step].translate(_turned(-base))
     return list(map(turned.count, _SINGLES[: buckets - 1]))
+
+
+def _turned(by: int) -> bytes:
+    """The table that turns each byte value ``v`` into ``(v + by) % 256``."""
+    by &= 255
+    return _VALUES[by:] + _VALUES[:by]
 
 
 def pack_part(postings: list[int], held: Columns, low: int, high: int, key_bytes: int) -> bytes:
@@ -150,7 +153,7 @@ def _tables(base: int, high: int) -> list[bytes]:
     from the bucket to that byte: below the low one, the bytes of ``base`` up to the
     bucket the low byte wraps at, then those of the next multiple of 256."""
     first = base & 255
-    tables = [_VALUES[first:] + _VALUES[:first]]
+    tables = [_turned(first)]
     wrapped = (base | 255) + 1
     for byte in range(1, high):
         before, after = (base >> 8 * byte) & 255, (wrapped >> 8 * byte) & 255

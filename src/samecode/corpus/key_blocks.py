@@ -669,13 +669,6 @@ class KeyBlocks:
             yield block, postings[start:end]
             start = end
 
-    def _fit(self, postings: list[int], held: packed_blocks.Columns | None) -> int:
-        """How many of the sorted ``postings`` (their columns ``held``, packed) a block
-        holds (not in buckets): as many as fit in the widths all of them need."""
-        if held is None:
-            return self._most
-        return packed_blocks.most(postings, held, self._key_bytes, BLOCK_BYTES)
-
     def _cut_buckets(
         self, postings: list[int], held: packed_blocks.Columns
     ) -> tuple[int, list[bytes]]:
@@ -724,12 +717,15 @@ class KeyBlocks:
             sql.run(f"DELETE FROM {self.table} WHERE key = ? AND file = ?", (at_key, at_file))
             return
         held = None
-        if self.packed and postings:  # as many as fit in the widths all of them need
+        if self.packed and postings:
             held = packed_blocks.columns(postings, self._key_bytes)
-        if held is not None and self.buckets:
+        if held is None:  # unpacked, or no postings
+            size, datas = self._cut(postings, held, self._most)
+        elif self.buckets:
             size, datas = self._cut_buckets(postings, held)
-        else:
-            size, datas = self._cut(postings, held, self._fit(postings, held))
+        else:  # as many as fit in the widths all of them need
+            most = packed_blocks.most(postings, held, self._key_bytes, BLOCK_BYTES)
+            size, datas = self._cut(postings, held, most)
         for number, data in enumerate(datas):
             at = start if number == 0 else postings[number * size]
             values = (data, self._crc(at, data), (at >> _FILE_BITS) - self._shift, at & _FILE_MASK)
