@@ -30,6 +30,7 @@ import os
 import signal
 import sys
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -61,6 +62,10 @@ _T = TypeVar("_T")
 
 #: Seconds a worker may take to leave once told to, before it is killed.
 _END_WAIT = 2.0
+#: The most bytes of a task (pickled) sent to a worker that holds one already: it waits
+#: in the pipe, whose buffer holds it whole (some 200 KB on Linux), so sending never
+#: blocks while the worker may itself be sending a large outcome.
+_SECOND_TASK_BYTES = 16 << 10
 
 
 #: How a progress callback is called: ``(stage, done, total)``; each stage (a scan's
@@ -169,17 +174,26 @@ def _serve(connection: Connection, shared: Any) -> None:
 class _Worker:
     """One worker process and the main process's end of its pipe."""
 
-    __slots__ = ("busy", "connection", "process")
+    __slots__ = ("connection", "held", "process")
 
     def __init__(self, process: BaseProcess, connection: Connection) -> None:
         self.process = process
         self.connection = connection
-        self.busy = False  # whether it holds a task whose outcome was not taken
+        # the numbers of the tasks it holds whose outcomes were not taken, in the order
+        # sent (a worker runs its tasks in that order)
+        self.held: deque[int] = deque()
+
+    @property
+    def busy(self) -> bool:
+        """Whether it holds a task whose outcome was not taken."""
+        return bool(self.held)
 
 
 class ProcessPool(Engine):
-    """Tasks spread over ``workers`` processes, each fed one task at a time through a
-    pipe of its own.
+    """Tasks spread over ``workers`` processes, each fed through a pipe of its own: a
+    task at a time, and a second small one waiting while many are left (so that a
+    worker never waits for this process between two tasks); the last ones go to
+    whichever worker is free.
 
     :meth:`map_shared` starts fresh workers that hold the shared object: with the
     ``fork`` start method (Linux's default) they inherit it, copy-on-write, at no cost;
@@ -298,30 +312,42 @@ class ProcessPool(Engine):
                 raise WorkerError("a worker process died (killed, or out of memory)") from None
         self._holding = "" if shared is None else "sent"
 
-    def _send(self, worker: _Worker, function: Callable[..., Any], task: tuple[Any, ...]) -> None:
+    def _send(self, worker: _Worker, message: bytes, number: int) -> None:
         try:
-            worker.connection.send((function, task))
+            worker.connection.send_bytes(message)
         except (BrokenPipeError, ConnectionResetError):
             raise WorkerError("a worker process died (killed, or out of memory)") from None
-        worker.busy = True
+        worker.held.append(number)
 
     def _spread(
         self, function: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]
     ) -> Iterator[_R]:
-        # Each worker holds one task at a time. A few results ahead of the one awaited,
-        # no more: results that wait to be taken stay bounded however many tasks there
-        # are, and a result is let go once taken.
-        ahead = 2 * self.workers
-        idle = list(reversed(self._running))
-        busy: dict[Any, tuple[_Worker, int]] = {}  # by the worker's connection
+        # A few results ahead of the one awaited, no more: results that wait to be taken
+        # stay bounded however many tasks there are, and a result is let go once taken.
+        # A worker holds a second, small task while many are left, so that it starts it
+        # as it ends the first rather than after a round trip through this process
+        # (which may be busy reading another worker's outcome). The last tasks go to
+        # whichever worker is free, one at a time.
+        ahead = 4 * self.workers
+        running = self._running
         done: dict[int, _R] = {}
         sent = taken = 0
+        message = b""  # tasks[sent], pickled once asked for
         while taken < len(tasks):
-            while idle and sent < len(tasks) and sent < taken + ahead:
-                worker = idle.pop()
-                self._send(worker, function, tasks[sent])
-                busy[worker.connection] = (worker, sent)
-                sent += 1
+            for depth in (1, 2):
+                for worker in running:
+                    if not (sent < len(tasks) and sent < taken + ahead):
+                        break
+                    if len(worker.held) >= depth:
+                        continue
+                    if depth == 2 and len(tasks) - sent <= self.workers:
+                        break
+                    message = message or bytes(ForkingPickler.dumps((function, tasks[sent])))
+                    if depth == 2 and len(message) > _SECOND_TASK_BYTES:
+                        break
+                    self._send(worker, message, sent)
+                    sent += 1
+                    message = b""
             if taken in done:
                 value = done.pop(taken)
                 taken += 1
@@ -330,17 +356,17 @@ class ProcessPool(Engine):
                 continue
             # A worker that dies closes its end of the pipe: the pipe is then readable
             # and says so (EOF).
-            for ready in wait(list(busy), timeout=1.0):
-                worker, number = busy.pop(ready)
+            holding: dict[Any, _Worker] = {w.connection: w for w in running if w.held}
+            for ready in wait(list(holding), timeout=1.0):
+                worker = holding[ready]
                 try:
                     ok, outcome = worker.connection.recv()
                 except (EOFError, OSError):
                     raise WorkerError("a worker process died (killed, or out of memory)") from None
-                worker.busy = False
+                number = worker.held.popleft()
                 if not ok:
                     raise outcome
                 done[number] = outcome
-                idle.append(worker)
 
     def _stop(self) -> None:
         """Tell the running workers to leave, and wait for them (killed if they do not

@@ -8,9 +8,10 @@ import itertools
 import json
 import multiprocessing
 import random
+import time
 from array import array
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -344,6 +345,49 @@ def test_a_pool_keeps_a_few_tasks_ahead_not_every_task():
         engine._send = lambda *a: submitted.append(1) or real(*a)
         results = engine.map(divmod, [(i, 1) for i in range(50)])
         assert next(results) == (0, 0)
-        assert len(submitted) <= 4  # four results ahead of the one awaited, at most
+        assert len(submitted) <= 8  # eight results ahead of the one awaited, at most
         assert list(results) == [(i, 0) for i in range(1, 50)]
         assert len(submitted) == 50
+
+
+def _sends(engine: ProcessPool) -> list[tuple[int, int, int]]:
+    """Record ``(task number, tasks the worker held before, bytes)`` of every send."""
+    seen: list[tuple[int, int, int]] = []
+    real = engine._send
+
+    def send(worker: Any, message: bytes, number: int) -> None:
+        seen.append((number, len(worker.held), len(message)))
+        real(worker, message, number)
+
+    engine._send = send  # type: ignore[method-assign]
+    return seen
+
+
+def test_a_pool_worker_holds_a_second_small_task_but_not_the_last_ones():
+    with ProcessPool(2) as engine:
+        seen = _sends(engine)
+        tasks = [(0.01,) for _ in range(40)]
+        assert list(engine.map(time.sleep, tasks)) == [None] * 40
+    assert sorted(number for number, _, _ in seen) == list(range(40))
+    assert all(held <= 1 for _, held, _ in seen)
+    assert any(held == 1 for _, held, _ in seen)  # a second task waited in a pipe
+    # the last two (one per worker) went to a free worker only
+    assert all(held == 0 for number, held, _ in seen if number >= 38)
+
+
+def test_a_pool_sends_a_large_task_to_a_free_worker_only():
+    from samecode import engine as engine_module
+
+    big = "x" * (engine_module._SECOND_TASK_BYTES + 1)
+    with ProcessPool(2) as engine:
+        seen = _sends(engine)
+        assert list(engine.map(len, [(big,) for _ in range(30)])) == [len(big)] * 30
+    assert all(held == 0 for _, held, size in seen if size > engine_module._SECOND_TASK_BYTES)
+    assert len(seen) == 30
+
+
+def test_a_pool_raises_a_task_error_with_tasks_still_held_then_runs_the_next_map():
+    with ProcessPool(2) as engine:
+        with pytest.raises(ZeroDivisionError):
+            list(engine.map(divmod, [(1, 0 if i == 3 else 1) for i in range(40)]))
+        assert list(engine.map(divmod, [(i, 1) for i in range(20)])) == [(i, 0) for i in range(20)]
