@@ -563,3 +563,17 @@ def test_an_interrupted_add_keeps_what_was_committed(tmp_path):
 def test_index_file_errors_name_the_path(tmp_path):
     with pytest.raises(IndexFileError, match="cannot create it"):
         Corpus.create(tmp_path / "missing" / "c.db")
+
+
+def test_the_scan_runs_with_collection_paused(tmp_path):
+    # the collector's runs walked the scan's objects again and again: some 5 % of a scan
+    import gc
+
+    for n in range(3):
+        (tmp_path / f"f{n}.py").write_text(" ".join(f"word{i}" for i in range(60)))
+    said: list[tuple[str, bool]] = []
+    result = scan([str(tmp_path)], progress=lambda stage, *_: said.append((stage, gc.isenabled())))
+    assert len(result.pairs) == 3
+    assert {stage for stage, _ in said} >= {"read", "verify", "classes"}
+    assert not any(enabled for _, enabled in said)
+    assert gc.isenabled()

@@ -58,7 +58,14 @@ from fractions import Fraction
 from typing import Any, TypeAlias
 
 from samecode._validation import check_int, describe
-from samecode.engine import Engine, Progress, RunOptions, Serial, progress_counter
+from samecode.engine import (
+    Engine,
+    Progress,
+    RunOptions,
+    Serial,
+    paused_collection,
+    progress_counter,
+)
 from samecode.errors import SamecodeTypeError, SamecodeValueError
 from samecode.scan.candidates import Keyed, Method, method
 from samecode.scan.classes import CHAINING, clone_classes
@@ -707,19 +714,24 @@ def scan(
 
     Runtime complexity: ``O(size of the files)`` to read and shingle them, then
     :func:`run_pipeline`, every stage spread over ``options.run.jobs`` processes. Memory: 8
-    bytes per distinct shingle of every file compared, plus the method's keys.
+    bytes per distinct shingle of every file compared, plus the method's keys. The cyclic
+    garbage collector is paused while the scan runs
+    (:func:`~samecode.engine.paused_collection`): the scan makes no cycles, and each run
+    of the collector walked its objects again (over the four standard libraries, some
+    0.35 s of 6.7 at ``--jobs 1``, 0.2 s of 4.1 at ``--jobs 2``).
     """
     options = options or ScanOptions()
     if isinstance(roots, (str, bytes, os.PathLike)):
         raise SamecodeTypeError(f"roots must be a list of paths; got {describe(roots)}")
     started = time.perf_counter()
     paths, walk_skipped = discover([os.fspath(r) for r in roots], options.walk)
-    with options.run.engine(len(paths)) as engine:
-        documents, read_skipped = read_all(paths, options, progress, engine)
-        pairs = run_pipeline(documents, options, engine, progress)
-    tick = progress_counter(progress, "classes", len(pairs))
-    classes = clone_classes(documents, pairs, options.chaining)
-    tick(len(pairs))
+    with paused_collection():
+        with options.run.engine(len(paths)) as engine:
+            documents, read_skipped = read_all(paths, options, progress, engine)
+            pairs = run_pipeline(documents, options, engine, progress)
+        tick = progress_counter(progress, "classes", len(pairs))
+        classes = clone_classes(documents, pairs, options.chaining)
+        tick(len(pairs))
     return ScanResult(
         options,
         documents,
