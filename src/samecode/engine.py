@@ -28,6 +28,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 from abc import ABC, abstractmethod
 from collections import deque
@@ -62,9 +63,11 @@ _T = TypeVar("_T")
 
 #: Seconds a worker may take to leave once told to, before it is killed.
 _END_WAIT = 2.0
-#: The most bytes of a task (pickled) sent to a worker that holds one already: it waits
-#: in the pipe, whose buffer holds it whole (some 200 KB on Linux), so sending never
-#: blocks while the worker may itself be sending a large outcome.
+#: The most bytes of a task (pickled) sent to a worker that holds one already, and at
+#: most a quarter of what its pipe holds unread (:func:`_pipe_room`): the task waits in
+#: the pipe whole, so sending it never blocks while the worker may itself be sending a
+#: large outcome that this process is not reading (a pipe of some 200 KB on Linux takes
+#: 16 KB; one of 8 KB, macOS's, 2 KB; one that cannot be asked, none).
 _SECOND_TASK_BYTES = 16 << 10
 
 
@@ -135,10 +138,18 @@ class _Share:
         self.shared = shared
 
 
-def _serve(connection: Connection, shared: Any) -> None:
+def _serve(connection: Connection, shared: Any, main_end: Connection | None = None) -> None:
     """A worker: run each ``(function, task)`` received, send back ``(True, result)`` or
     ``(False, error)``, until ``None`` (or the main process's end of the pipe closing);
-    a :class:`_Share` replaces the object handed to the tasks."""
+    a :class:`_Share` replaces the object handed to the tasks. ``main_end``: the main
+    process's end of the pipe, which a forked worker inherits, and closes."""
+    # A forked worker holds a copy of the main process's end of its own pipe: kept open,
+    # the pipe would never close for it, and a worker whose main process was killed
+    # (SIGKILL, out of memory) would wait for a task for ever. Closed, it reads the end
+    # of the pipe and leaves (and, leaving, closes its copies of the ends of the workers
+    # started before it, which then leave too).
+    if main_end is not None:
+        main_end.close()
     # The terminal sends Ctrl-C to every process of the command: the main process alone
     # decides, and ends the workers. A task's error travels back to the main process;
     # what a worker could print on its own is a broken pipe while it is being ended.
@@ -174,7 +185,7 @@ def _serve(connection: Connection, shared: Any) -> None:
 class _Worker:
     """One worker process and the main process's end of its pipe."""
 
-    __slots__ = ("connection", "held", "process")
+    __slots__ = ("connection", "held", "process", "room")
 
     def __init__(self, process: BaseProcess, connection: Connection) -> None:
         self.process = process
@@ -182,11 +193,33 @@ class _Worker:
         # the numbers of the tasks it holds whose outcomes were not taken, in the order
         # sent (a worker runs its tasks in that order)
         self.held: deque[int] = deque()
+        self.room: int | None = None  # _pipe_room of its pipe, once asked
 
     @property
     def busy(self) -> bool:
         """Whether it holds a task whose outcome was not taken."""
         return bool(self.held)
+
+
+def _pipe_room(connection: Connection) -> int:
+    """The bytes the main process's end of a worker's pipe holds unread, the smaller of
+    its send and receive buffers; 0 where that cannot be asked (a pipe that is not a
+    socket, as on Windows)."""
+    try:
+        with socket.fromfd(connection.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+            sending = end.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+            receiving = end.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+    except (AttributeError, OSError, ValueError):
+        return 0
+    return min(sending, receiving)
+
+
+def _second_task_bytes(worker: _Worker) -> int:
+    """The most bytes of a task (pickled) that may wait in ``worker``'s pipe while it
+    runs another (:data:`_SECOND_TASK_BYTES`)."""
+    if worker.room is None:
+        worker.room = _pipe_room(worker.connection)
+    return min(_SECOND_TASK_BYTES, worker.room // 4)
 
 
 class ProcessPool(Engine):
@@ -230,7 +263,10 @@ class ProcessPool(Engine):
         try:
             for _ in range(self.workers):
                 mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, shared), daemon=True)
+                inherited = mine if forking else None
+                process = context.Process(
+                    target=_serve, args=(theirs, shared, inherited), daemon=True
+                )
                 process.start()
                 self._running.append(_Worker(process, mine))
                 theirs.close()
@@ -343,7 +379,7 @@ class ProcessPool(Engine):
                     if depth == 2 and len(tasks) - sent <= self.workers:
                         break
                     message = message or bytes(ForkingPickler.dumps((function, tasks[sent])))
-                    if depth == 2 and len(message) > _SECOND_TASK_BYTES:
+                    if depth == 2 and len(message) > _second_task_bytes(worker):
                         break
                     self._send(worker, message, sent)
                     sent += 1

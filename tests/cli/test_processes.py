@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -240,3 +241,76 @@ def test_sigterm_leaves_no_scratch_folder_of_a_library_scan(tmp_path: Path, jobs
     assert process.returncode == 143, err
     assert "Traceback" not in err
     assert list(scratch.iterdir()) == []
+
+
+# A pool whose main process is killed (SIGKILL: no chance to end its workers) while they
+# wait for tasks, one of them with a task held in its pipe.
+_KILLED_POOL = """
+import os, signal, time
+from samecode.engine import ProcessPool
+
+with ProcessPool(2) as pool:
+    print(" ".join(str(w.process.pid) for w in pool._running), flush=True)
+    results = pool.map(time.sleep, [(0.01,) for _ in range(20)])
+    next(results)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie left for a parent to reap counts)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the workers")
+def test_workers_leave_when_their_main_process_is_killed() -> None:
+    # a forked worker held a copy of the main process's end of its own pipe, so that the
+    # pipe never closed for it: killed, the main process left its workers waiting for ever
+    process = _start([sys.executable, "-c", _KILLED_POOL])
+    out, _ = _ended(process, 30)
+    assert process.returncode == -signal.SIGKILL
+    workers = [int(pid) for pid in out.split()]
+    assert len(workers) == 2
+    deadline = time.monotonic() + 10
+    while not all(map(_gone, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in workers if not _gone(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
+# Tasks of 12 KB whose outcomes are megabytes, over pipes of small buffers (8 KB, as a
+# socket's on macOS): a task sent to a worker busy sending an outcome would wait for
+# room that comes only once this process reads that outcome, which it would never do.
+_SMALL_PIPES = """
+import os, socket
+from samecode.engine import ProcessPool
+
+def big(number, payload):
+    return number, b"y" * 3_000_000
+
+with ProcessPool(2) as pool:
+    for worker in pool._running:
+        with socket.fromfd(worker.connection.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sent = []
+    real = pool._send
+    pool._send = lambda worker, message, number: sent.append(len(worker.held)) or real(
+        worker, message, number
+    )
+    out = [number for number, _ in pool.map(big, [(i, b"p" * 12_000) for i in range(30)])]
+print(out == list(range(30)), max(sent))
+"""
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="pipes are sockets here only")
+def test_a_pool_over_small_pipes_sends_no_task_that_could_wait_and_ends() -> None:
+    process = _start([sys.executable, "-c", _SMALL_PIPES])
+    out, err = _ended(process, 60)
+    assert process.returncode == 0, err
+    assert out.split() == ["True", "0"]  # every task went to a free worker

@@ -391,3 +391,26 @@ def test_a_pool_raises_a_task_error_with_tasks_still_held_then_runs_the_next_map
         with pytest.raises(ZeroDivisionError):
             list(engine.map(divmod, [(1, 0 if i == 3 else 1) for i in range(40)]))
         assert list(engine.map(divmod, [(i, 1) for i in range(20)])) == [(i, 0) for i in range(20)]
+
+
+def test_pipe_room_is_the_smaller_buffer_and_a_second_task_a_quarter_of_it():
+    import socket
+
+    from samecode import engine as engine_module
+
+    main_end, worker_end = multiprocessing.Pipe()
+    with main_end, worker_end:
+        room = engine_module._pipe_room(main_end)
+        assert room >= 4 * engine_module._SECOND_TASK_BYTES  # Linux: some 200 KB
+        with socket.fromfd(main_end.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            smaller = end.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+        assert engine_module._pipe_room(main_end) == smaller < room
+    with ProcessPool(2) as pool:
+        worker = pool._running[0]
+        worker.room = 8192
+        assert engine_module._second_task_bytes(worker) == 2048
+        worker.room = 0  # a pipe that is not a socket: no second task
+        assert engine_module._second_task_bytes(worker) == 0
+        worker.room = None
+        assert engine_module._second_task_bytes(worker) == engine_module._SECOND_TASK_BYTES
