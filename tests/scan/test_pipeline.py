@@ -363,11 +363,17 @@ def _sends(engine: ProcessPool) -> list[tuple[int, int, int]]:
     return seen
 
 
+def _slept(number: int, seconds: float) -> int:
+    time.sleep(seconds)
+    return number
+
+
 def test_a_pool_worker_holds_a_second_small_task_but_not_the_last_ones():
     with ProcessPool(2) as engine:
         seen = _sends(engine)
-        tasks = [(0.01,) for _ in range(40)]
-        assert list(engine.map(time.sleep, tasks)) == [None] * 40
+        # uneven tasks: a worker's two outcomes come back while the other's are pending
+        tasks = [(n, 0.002 * (n % 7)) for n in range(40)]
+        assert list(engine.map(_slept, tasks)) == list(range(40))
     assert sorted(number for number, _, _ in seen) == list(range(40))
     assert all(held <= 1 for _, held, _ in seen)
     assert any(held == 1 for _, held, _ in seen)  # a second task waited in a pipe
