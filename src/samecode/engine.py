@@ -370,20 +370,16 @@ class ProcessPool(Engine):
         sent = taken = 0
         message = b""  # tasks[sent], pickled once asked for
         while taken < len(tasks):
-            for depth in (1, 2):
-                for worker in running:
-                    if not (sent < len(tasks) and sent < taken + ahead):
-                        break
-                    if len(worker.held) >= depth:
-                        continue
-                    if depth == 2 and len(tasks) - sent <= self.workers:
-                        break
-                    message = message or bytes(ForkingPickler.dumps((function, tasks[sent])))
-                    if depth == 2 and len(message) > _second_task_bytes(worker):
-                        break
-                    self._send(worker, message, sent)
-                    sent += 1
-                    message = b""
+            while sent < len(tasks) and sent < taken + ahead:
+                worker = min(running, key=lambda w: len(w.held))  # a free one first
+                if worker.held and (len(worker.held) > 1 or len(tasks) - sent <= self.workers):
+                    break
+                message = message or bytes(ForkingPickler.dumps((function, tasks[sent])))
+                if worker.held and len(message) > _second_task_bytes(worker):
+                    break
+                self._send(worker, message, sent)
+                sent += 1
+                message = b""
             if taken in done:
                 value = done.pop(taken)
                 taken += 1
