@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import random
 from array import array
 
 import pytest
@@ -144,3 +145,24 @@ def test_counts_refuse_the_state_of_an_older_samecode():
     old = ShingleCounts(16).__dict__
     with pytest.raises(ValueError, match="not the pickled state"):
         ShingleCounts.__new__(ShingleCounts).__setstate__(dict(old))
+
+
+@given(st.integers(min_value=0, max_value=3), st.integers(min_value=0))
+def test_pickled_counts_send_dense_levels_raw_and_come_back_equal(levels, seed):
+    # Sets that fill ``levels`` levels past one bucket in 32 (raw) and leave the others
+    # sparse (compressed); both ways they come back as they were.
+    rng = random.Random(seed)
+    counts = ShingleCounts(16)
+    dense = array("Q", (bucket << 48 | 7 for bucket in rng.sample(range(1 << 16), 4096)))
+    for _ in range(levels):
+        counts.add(dense)
+    counts.add(array("Q", [rng.getrandbits(64) for _ in range(20)]))
+    state = counts.__getstate__()
+    assert state["raw"] == [level < levels for level in range(4)]
+    assert pickle.loads(pickle.dumps(counts)) == counts
+
+
+def test_counts_refuse_raw_levels_of_the_wrong_size():
+    state = {"bits": 16, "levels": [bytes(8)] * 4, "raw": [True] * 4}
+    with pytest.raises(ValueError, match="not the pickled state of ShingleCounts"):
+        ShingleCounts.__new__(ShingleCounts).__setstate__(state)

@@ -99,8 +99,10 @@ class ShingleCounts:
 
     Runtime complexity: ``O(n)`` work in C per set of ``n`` shingles; :meth:`merge` is
     ``O(2**bits)`` in C. Memory: ``4 * 2**bits`` bits; pickled (to a worker process or a
-    Spark task) each level is compressed (``bitarray.util.sc_encode``), so counts of few
-    sets travel in a few bytes a bucket in use rather than ``2**bits / 8`` bytes a level.
+    Spark task) a level is compressed (``bitarray.util.sc_encode``) where at most one
+    bucket in 32 is in use, so counts of few sets travel in a few bytes a bucket in use
+    rather than ``2**bits / 8`` bytes a level; a fuller level travels raw (compressed it
+    would save less than it costs to compress and decompress).
     """
 
     def __init__(self, bits: int) -> None:
@@ -108,7 +110,7 @@ class ShingleCounts:
         if not 16 <= bits <= 32:
             raise SamecodeValueError(f"bits must be from 16 to 32; got {bits}")
         self.bits = bits
-        self.levels = [zeros(1 << bits) for _ in range(_LEVELS)]
+        self.levels = [zeros(1 << bits, endian="big") for _ in range(_LEVELS)]
 
     @classmethod
     def for_total(cls, total: int) -> ShingleCounts:
@@ -171,18 +173,28 @@ class ShingleCounts:
         return merged
 
     def __getstate__(self) -> dict[str, object]:
-        return {"bits": self.bits, "levels": [sc_encode(level) for level in self.levels]}
+        # A level of more than one bucket in 32 set travels raw: compressed it would be
+        # over a quarter of its raw size, and compressing and decompressing it (some 30
+        # ms a level of 2**24 bits) cost more than moving its 2 MiB.
+        levels = self.levels
+        raw = [level.count() > len(level) >> 5 for level in levels]
+        data = [lvl.tobytes() if r else sc_encode(lvl) for lvl, r in zip(levels, raw)]
+        return {"bits": self.bits, "levels": data, "raw": raw}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        bits, levels = state.get("bits"), state.get("levels")
+        bits, levels, raw = state.get("bits"), state.get("levels"), state.get("raw")
         if (
             not isinstance(bits, int)
+            or not 16 <= bits <= 32
             or not isinstance(levels, list)
             or len(levels) != _LEVELS
             or not all(isinstance(level, bytes) for level in levels)
+            or not isinstance(raw, list)
+            or len(raw) != _LEVELS
+            or not all(isinstance(flag, bool) for flag in raw)
         ):
             raise SamecodeValueError("not the pickled state of ShingleCounts")
-        decoded = [sc_decode(level) for level in levels]
+        decoded = [_raw_level(data) if r else sc_decode(data) for data, r in zip(levels, raw)]
         if any(len(level) != 1 << bits for level in decoded):
             raise SamecodeValueError("not the pickled state of ShingleCounts")
         self.bits = bits
@@ -199,6 +211,14 @@ class ShingleCounts:
         return self.bits == other.bits and self.levels == other.levels
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _raw_level(data: bytes) -> bitarray:
+    """A level sent as its bytes (big-endian bits, as :class:`ShingleCounts` makes
+    them)."""
+    level = bitarray(endian="big")
+    level.frombytes(data)
+    return level
 
 
 class HashOrder:
