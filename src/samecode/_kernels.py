@@ -21,7 +21,7 @@ import importlib
 import os
 import sys
 
-__all__ = ["IMPORT_PAYS", "MIN_LENGTH", "PURE", "import_pays", "use_numpy"]
+__all__ = ["IMPORT_PAYS", "MIN_LENGTH", "PURE", "import_pays", "preload", "use_numpy"]
 
 #: The environment variable that, set to anything but ``""`` or ``"0"``, keeps every
 #: kernel in pure Python.
@@ -62,3 +62,15 @@ def import_pays(items: int) -> bool:
     :data:`IMPORT_PAYS`. For a stage of the main process that the workers' own stages
     may leave without numpy."""
     return "numpy" in sys.modules or items >= IMPORT_PAYS
+
+
+def preload() -> bool:
+    """Import the numpy kernels now, where the kernels would use them (numpy installed,
+    ``SAMECODE_PURE`` not set), and say whether they are loaded: for a process about to
+    fork workers, which inherit them instead of each importing them at its first task
+    (and this process after them, for its own share of the job).
+
+    >>> preload() == use_numpy(MIN_LENGTH)
+    True
+    """
+    return use_numpy(MIN_LENGTH)

@@ -42,6 +42,7 @@ from multiprocessing.reduction import ForkingPickler
 from types import FrameType, TracebackType
 from typing import Any, Literal, TypeVar
 
+from samecode._kernels import preload
 from samecode._validation import check_int
 from samecode.errors import SamecodeError, SamecodeTypeError, SamecodeValueError
 
@@ -258,8 +259,12 @@ class ProcessPool(Engine):
         self._stop()
         context = multiprocessing.get_context()
         forking = context.get_start_method() == "fork"
-        if forking:  # the children never collect what they inherit: no page copied for it
-            gc.freeze()
+        if forking:
+            # Each worker would import numpy at its first task (some 0.05 s), and this
+            # process again for what it does with their outcomes: imported here once,
+            # they inherit it (--jobs 2 over the four standard libraries: 3.66 -> 3.56 s).
+            preload()
+            gc.freeze()  # the children never collect what they inherit: no page copied
         try:
             for _ in range(self.workers):
                 mine, theirs = context.Pipe()

@@ -395,3 +395,29 @@ def test_without_numpy_the_scan_runs_the_pure_way(tmp_path: Path) -> None:
     pure, imported = _scan(tmp_path, PYTHONPATH=f"{blocker}{os.pathsep}{SRC}")
     assert imported == ["numpy"]  # the blocker's None, nothing of numpy's own
     assert pure == fast
+
+
+@pytest.mark.skipif(
+    "fork" not in __import__("multiprocessing").get_all_start_methods(),
+    reason="workers inherit modules only where they are forked",
+)
+@pytest.mark.parametrize(("pure", "loaded"), [("", True), ("1", False)])
+def test_a_pool_loads_numpy_before_its_workers_fork(pure: str, loaded: bool) -> None:
+    # Each worker sees numpy before its first task (inherited), unless SAMECODE_PURE
+    # keeps it out of every process.
+    script = (
+        "import multiprocessing, sys\n"
+        "multiprocessing.set_start_method('fork')\n"
+        "from samecode.engine import ProcessPool\n"
+        "def seen(name):\n"
+        "    return name in sys.modules\n"
+        "with ProcessPool(2) as pool:\n"
+        "    print(list(pool.map(seen, [('numpy',), ('numpy',)])), 'numpy' in sys.modules)\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != _kernels.PURE}
+    env = {**env, "PYTHONPATH": SRC, _kernels.PURE: pure}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [f"[{loaded},", f"{loaded}]", str(loaded)]
