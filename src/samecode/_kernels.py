@@ -8,7 +8,8 @@ one on numpy (:mod:`samecode._numpy_kernels`), used when numpy can be imported, 
 input is long enough for numpy's fixed cost per call to pay, and the environment variable
 ``SAMECODE_PURE`` is not set (or is ``0``). The variable is read at each call, so
 that worker processes, which inherit the environment, choose as their parent does; numpy
-is imported the first time it is used, never when the variable is set or numpy is absent.
+is imported the first time it is used, or before a pool forks its workers
+(:func:`preload`), never when the variable is set or numpy is absent.
 
 >>> use_numpy(MIN_LENGTH - 1)  # too short to pay, whatever the environment
 False
@@ -70,7 +71,10 @@ def preload() -> bool:
     fork workers, which inherit them instead of each importing them at its first task
     (and this process after them, for its own share of the job).
 
-    >>> preload() == use_numpy(MIN_LENGTH)
-    True
+    >>> saved = os.environ.get(PURE)
+    >>> os.environ[PURE] = "1"
+    >>> preload()  # not with SAMECODE_PURE, whether numpy is there or not
+    False
+    >>> _ = os.environ.pop(PURE) if saved is None else os.environ.update({PURE: saved})
     """
     return use_numpy(MIN_LENGTH)

@@ -7,6 +7,7 @@ import random
 from array import array
 
 import pytest
+from bitarray.util import sc_encode, zeros
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -162,7 +163,43 @@ def test_pickled_counts_send_dense_levels_raw_and_come_back_equal(levels, seed):
     assert pickle.loads(pickle.dumps(counts)) == counts
 
 
-def test_counts_refuse_raw_levels_of_the_wrong_size():
-    state = {"bits": 16, "levels": [bytes(8)] * 4, "raw": [True] * 4}
+def _sc(bits: int, endian: str = "big") -> bytes:
+    return sc_encode(zeros(1 << bits, endian=endian))
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        [16, [bytes(8192)] * 4],  # not a dict
+        {"bits": 16, "levels": [bytes(8191)] * 4, "raw": [True] * 4},  # a byte short
+        {"bits": 15, "levels": [bytes(4096)] * 4, "raw": [True] * 4},  # too few bits
+        {"bits": True, "levels": [bytes(8192)] * 4, "raw": [True] * 4},
+        {"bits": 16, "levels": [bytes(8192)] * 4, "raw": [1, 1, 1, 1]},  # not bools
+        {"bits": 16, "levels": [bytes(8192)] * 4, "raw": [True] * 3},
+        {"bits": 16, "levels": [b""] * 4, "raw": [False] * 4},  # empty compressed
+        {"bits": 16, "levels": [_sc(17)] * 4, "raw": [False] * 4},  # 2**17 bits stated
+        {"bits": 16, "levels": [_sc(16, "little")] * 4, "raw": [False] * 4},
+        # a head stating 2**39 bits: refused before anything is made of that size
+        {"bits": 16, "levels": [bytes([0x15, 0, 0, 0, 0, 0x80, 0])] * 4, "raw": [False] * 4},
+        {"bits": 16, "levels": [_sc(16)[:-1] + b"\xff\xff"] * 4, "raw": [False] * 4},
+    ],
+)
+def test_counts_refuse_levels_that_are_not_theirs(state):
     with pytest.raises(ValueError, match="not the pickled state of ShingleCounts"):
         ShingleCounts.__new__(ShingleCounts).__setstate__(state)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_a_little_endian_level_travels_as_its_bits(dense):
+    # A level set by hand in the other bit order comes back with the same bits
+    # (big-endian), raw or compressed.
+    counts = ShingleCounts(16)
+    level = zeros(1 << 16, endian="little")
+    level[5000] = level[40_000] = 1
+    if dense:
+        level[:4096] = 1
+    counts.levels[0] = level
+    back = pickle.loads(pickle.dumps(counts))
+    assert back.__getstate__()["raw"][0] is dense
+    assert back.levels[0].endian == "big"
+    assert back.levels[0].tolist() == level.tolist()

@@ -175,13 +175,19 @@ class ShingleCounts:
     def __getstate__(self) -> dict[str, object]:
         # A level of more than one bucket in 32 set travels raw: compressed it would be
         # over a quarter of its raw size, and compressing and decompressing it (some 30
-        # ms a level of 2**24 bits) cost more than moving its 2 MiB.
-        levels = self.levels
+        # ms a level of 2**24 bits) cost more than moving its 2 MiB. Either way its bits
+        # go big-endian, as __setstate__ reads them.
+        levels = [
+            level if level.endian == "big" else bitarray(level, endian="big")
+            for level in self.levels
+        ]
         raw = [level.count() > len(level) >> 5 for level in levels]
         data = [lvl.tobytes() if r else sc_encode(lvl) for lvl, r in zip(levels, raw)]
         return {"bits": self.bits, "levels": data, "raw": raw}
 
-    def __setstate__(self, state: dict[str, object]) -> None:
+    def __setstate__(self, state: object) -> None:
+        if not isinstance(state, dict):
+            raise SamecodeValueError("not the pickled state of ShingleCounts")
         bits, levels, raw = state.get("bits"), state.get("levels"), state.get("raw")
         if (
             not isinstance(bits, int)
@@ -194,11 +200,8 @@ class ShingleCounts:
             or not all(isinstance(flag, bool) for flag in raw)
         ):
             raise SamecodeValueError("not the pickled state of ShingleCounts")
-        decoded = [_raw_level(data) if r else sc_decode(data) for data, r in zip(levels, raw)]
-        if any(len(level) != 1 << bits for level in decoded):
-            raise SamecodeValueError("not the pickled state of ShingleCounts")
+        self.levels = [_level(data, flag, bits) for data, flag in zip(levels, raw)]
         self.bits = bits
-        self.levels = decoded
 
     def count(self, shingle: int) -> int:
         """How many sets the shingle's bucket is in, up to 4."""
@@ -213,11 +216,31 @@ class ShingleCounts:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _raw_level(data: bytes) -> bitarray:
-    """A level sent as its bytes (big-endian bits, as :class:`ShingleCounts` makes
-    them)."""
-    level = bitarray(endian="big")
-    level.frombytes(data)
+def _level(data: bytes, raw: bool, bits: int) -> bitarray:
+    """A level of ``2**bits`` big-endian bits from its pickled ``data``: its bytes
+    (``raw``), or their sparse compression (:func:`~bitarray.util.sc_encode`), whose head
+    (a byte: ``0x10`` for big-endian bits, plus how many bytes of length follow, then the
+    length in bits, little-endian) is checked before anything is decoded.
+
+    :raises ValueError: for data that is not such a level.
+    """
+    size, wrong = 1 << bits, "not the pickled state of ShingleCounts"
+    if raw:
+        if len(data) != size >> 3:
+            raise SamecodeValueError(wrong)
+        level = bitarray(endian="big")
+        level.frombytes(data)
+        return level
+    head = data[0] if data else 0
+    stated = int.from_bytes(data[1 : 1 + (head & 15)], "little")
+    if head >> 4 != 1 or (head & 15) > 8 or stated != size:
+        raise SamecodeValueError(wrong)
+    try:
+        level = sc_decode(data)
+    except (ValueError, StopIteration):  # a body cut short: StopIteration on some versions
+        raise SamecodeValueError(wrong) from None
+    if len(level) != size or level.endian != "big":
+        raise SamecodeValueError(wrong)
     return level
 
 
