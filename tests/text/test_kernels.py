@@ -5,6 +5,7 @@ byte for byte); ``SAMECODE_PURE=1`` keeps numpy out of a process, as does its ab
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import pickle
 import subprocess
@@ -398,7 +399,7 @@ def test_without_numpy_the_scan_runs_the_pure_way(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    "fork" not in __import__("multiprocessing").get_all_start_methods(),
+    "fork" not in multiprocessing.get_all_start_methods(),
     reason="workers inherit modules only where they are forked",
 )
 @pytest.mark.parametrize(("pure", "loaded"), [("", True), ("1", False)])
