@@ -340,6 +340,13 @@ def test_a_real_file_is_the_same_both_ways() -> None:
     assert pickle.dumps(fast) == pickle.dumps(pure)
 
 
+def _environment(**variables: str) -> dict[str, str]:
+    """This environment without ``SAMECODE_PURE``, samecode's sources on the path, and
+    ``variables``: for a fresh process."""
+    env = {key: value for key, value in os.environ.items() if key != _kernels.PURE}
+    return {**env, "PYTHONPATH": SRC, **variables}
+
+
 def _scan(
     tmp_path: Path, options: tuple[str, ...] = ("--fragments",), **variables: str
 ) -> tuple[str, list[str]]:
@@ -359,8 +366,7 @@ def _scan(
         " file=sys.stderr)\n"
         "raise SystemExit(status)\n"
     )
-    env = {key: value for key, value in os.environ.items() if key != _kernels.PURE}
-    env = {**env, "PYTHONPATH": SRC, **variables}
+    env = _environment(**variables)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
@@ -415,8 +421,7 @@ def test_a_pool_loads_numpy_before_its_workers_fork(pure: str, loaded: bool) -> 
         "with ProcessPool(2) as pool:\n"
         "    print(list(pool.map(seen, [('numpy',), ('numpy',)])), 'numpy' in sys.modules)\n"
     )
-    env = {key: value for key, value in os.environ.items() if key != _kernels.PURE}
-    env = {**env, "PYTHONPATH": SRC, _kernels.PURE: pure}
+    env = _environment(**{_kernels.PURE: pure})
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )

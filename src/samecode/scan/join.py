@@ -76,6 +76,8 @@ __all__ = [
 
 # Counts of a shingle are told apart up to this many sets.
 _LEVELS = 4
+#: What a state that :class:`ShingleCounts` did not pickle is refused with.
+_NOT_STATE = "not the pickled state of ShingleCounts"
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 _LITTLE = sys.byteorder == "little"
 _ALL_ONES = (1 << 64) - 1
@@ -187,7 +189,7 @@ class ShingleCounts:
 
     def __setstate__(self, state: object) -> None:
         if not isinstance(state, dict):
-            raise SamecodeValueError("not the pickled state of ShingleCounts")
+            raise SamecodeValueError(_NOT_STATE)
         bits, levels, raw = state.get("bits"), state.get("levels"), state.get("raw")
         if (
             not isinstance(bits, int)
@@ -199,7 +201,7 @@ class ShingleCounts:
             or len(raw) != _LEVELS
             or not all(isinstance(flag, bool) for flag in raw)
         ):
-            raise SamecodeValueError("not the pickled state of ShingleCounts")
+            raise SamecodeValueError(_NOT_STATE)
         self.levels = [_level(data, flag, bits) for data, flag in zip(levels, raw)]
         self.bits = bits
 
@@ -224,24 +226,21 @@ def _level(data: bytes, raw: bool, bits: int) -> bitarray:
 
     :raises ValueError: for data that is not such a level.
     """
-    size, wrong = 1 << bits, "not the pickled state of ShingleCounts"
+    size = 1 << bits
     if raw:
         if len(data) != size >> 3:
-            raise SamecodeValueError(wrong)
+            raise SamecodeValueError(_NOT_STATE)
         level = bitarray(endian="big")
         level.frombytes(data)
         return level
     head = data[0] if data else 0
     stated = int.from_bytes(data[1 : 1 + (head & 15)], "little")
     if head >> 4 != 1 or (head & 15) > 8 or stated != size:
-        raise SamecodeValueError(wrong)
-    try:
-        level = sc_decode(data)
+        raise SamecodeValueError(_NOT_STATE)
+    try:  # the head checked: a level of that size and bit order, or an error
+        return sc_decode(data)
     except (ValueError, StopIteration):  # a body cut short: StopIteration on some versions
-        raise SamecodeValueError(wrong) from None
-    if len(level) != size or level.endian != "big":
-        raise SamecodeValueError(wrong)
-    return level
+        raise SamecodeValueError(_NOT_STATE) from None
 
 
 class HashOrder:
